@@ -1,0 +1,171 @@
+//! Links and static routing.
+//!
+//! A link is one direction: an output queue, a transmitter (one packet on the wire at a
+//! time, serialisation `size·8/rate`), and a propagation pipe. Packets in the pipe leave
+//! in FIFO order (constant delay), so the pipe is a ring buffer and one pending `Arrive`
+//! event per link suffices: no per-packet event is stored in the heap while in flight.
+
+use crate::aqm::QueueDisc;
+use crate::packet::Packet;
+use crate::time::{Dur, SimTime};
+use std::collections::VecDeque;
+
+pub struct Link {
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: f64,
+    pub delay: Dur,
+    pub queue: QueueDisc,
+    /// Packet being serialised, if any.
+    pub in_tx: Option<Packet>,
+    pub tx_start: SimTime,
+    /// Packets propagating, with their arrival time at `to`.
+    pub pipe: VecDeque<(SimTime, Packet)>,
+    pub name: String,
+    /// Cumulative busy (transmitting) time and bytes sent.
+    pub busy_ns: u64,
+    pub bytes_sent: u64,
+    /// Busy time within the current utilisation bin.
+    pub bin_busy_ns: u64,
+    pub bin_start: SimTime,
+    /// ns per byte on this link (8e9 / rate).
+    ns_per_byte: f64,
+}
+
+impl Link {
+    pub fn new(from: u32, to: u32, rate_bps: f64, delay_s: f64, queue: QueueDisc, name: String) -> Link {
+        Link {
+            from,
+            to,
+            rate_bps,
+            delay: Dur::from_secs(delay_s),
+            queue,
+            in_tx: None,
+            tx_start: SimTime::ZERO,
+            pipe: VecDeque::new(),
+            name,
+            busy_ns: 0,
+            bytes_sent: 0,
+            bin_busy_ns: 0,
+            bin_start: SimTime::ZERO,
+            ns_per_byte: 8e9 / rate_bps,
+        }
+    }
+
+    /// Serialisation time of `bytes`, rounded to the nearest nanosecond.
+    #[inline]
+    pub fn tx_time(&self, bytes: u32) -> Dur {
+        Dur((bytes as f64 * self.ns_per_byte).round() as u64)
+    }
+
+    /// Busy time within the bin that started at `bin_start`, up to `now`.
+    pub fn bin_busy(&self, now: SimTime) -> u64 {
+        let mut b = self.bin_busy_ns;
+        if self.in_tx.is_some() {
+            let s = self.tx_start.max(self.bin_start);
+            b += now.saturating_since(s).0;
+        }
+        b
+    }
+}
+
+/// Static routes: for each node with more than one outgoing link, the first-hop link to
+/// every destination (shortest path in hops, ties to the lowest link index); nodes with a
+/// single outgoing link use it for everything.
+pub struct Routes {
+    single: Vec<Option<u32>>,
+    table_of: Vec<u32>,
+    tables: Vec<Vec<u32>>,
+}
+
+pub const NO_ROUTE: u32 = u32::MAX;
+
+impl Routes {
+    pub fn compute(n_nodes: usize, links: &[(u32, u32)]) -> Routes {
+        let mut out: Vec<Vec<u32>> = vec![Vec::new(); n_nodes];
+        for (i, &(f, _)) in links.iter().enumerate() {
+            out[f as usize].push(i as u32);
+        }
+        let mut single = vec![None; n_nodes];
+        let mut table_of = vec![u32::MAX; n_nodes];
+        let mut tables = Vec::new();
+        for n in 0..n_nodes {
+            match out[n].len() {
+                0 => {}
+                1 => single[n] = Some(out[n][0]),
+                _ => {
+                    // BFS from n; record the first hop used to reach each node.
+                    let mut first = vec![NO_ROUTE; n_nodes];
+                    let mut seen = vec![false; n_nodes];
+                    seen[n] = true;
+                    let mut q = VecDeque::new();
+                    for &li in &out[n] {
+                        let to = links[li as usize].1 as usize;
+                        if !seen[to] {
+                            seen[to] = true;
+                            first[to] = li;
+                            q.push_back(to);
+                        }
+                    }
+                    while let Some(m) = q.pop_front() {
+                        for &li in &out[m] {
+                            let to = links[li as usize].1 as usize;
+                            if !seen[to] {
+                                seen[to] = true;
+                                first[to] = first[m];
+                                q.push_back(to);
+                            }
+                        }
+                    }
+                    table_of[n] = tables.len() as u32;
+                    tables.push(first);
+                }
+            }
+        }
+        Routes { single, table_of, tables }
+    }
+
+    #[inline]
+    pub fn next(&self, node: u32, dst: u32) -> u32 {
+        match self.single[node as usize] {
+            Some(l) => l,
+            None => {
+                let t = self.table_of[node as usize];
+                if t == u32::MAX {
+                    NO_ROUTE
+                } else {
+                    self.tables[t as usize][dst as usize]
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dumbbell_routes() {
+        // 0=R1 1=R2 2=S0 3=D0 4=S1 5=D1; links duplex
+        let pairs = [(0, 1), (2, 0), (1, 3), (4, 0), (1, 5)];
+        let mut links = Vec::new();
+        for (a, b) in pairs {
+            links.push((a, b));
+            links.push((b, a));
+        }
+        let r = Routes::compute(6, &links);
+        assert_eq!(links[r.next(2, 3) as usize], (2, 0));
+        assert_eq!(links[r.next(0, 3) as usize], (0, 1));
+        assert_eq!(links[r.next(1, 3) as usize], (1, 3));
+        assert_eq!(links[r.next(1, 4) as usize], (1, 0));
+        assert_eq!(links[r.next(0, 4) as usize], (0, 4));
+    }
+
+    #[test]
+    fn tx_time_rounds() {
+        let q = QueueDisc::new(crate::aqm::AnyAqm::DropTail(crate::aqm::DropTail::packets(5)));
+        let l = Link::new(0, 1, 1.5e6, 0.02, q, "a->b".into());
+        assert_eq!(l.tx_time(1040), Dur(5_546_667));
+    }
+}

@@ -1,0 +1,432 @@
+//! Scenario → model: checks every value, expands the dumbbell, draws the random delays and
+//! start times from the seed, resolves "auto" values, and records the resolved scenario.
+
+use super::queue_spec::{build_queue, LinkInfo};
+use super::schema::*;
+use super::units::{parse_dist, parse_rate, parse_time, Dist, Quantity, TimeDist};
+use crate::aqm::AnyAqm;
+use crate::error::{Result, ScenarioError};
+use crate::rng::{stream, Rng};
+use crate::tcp::{TcpParams, Variant};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+/// One direction of a link.
+#[derive(Clone, Debug)]
+pub struct LinkModel {
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: f64,
+    pub delay_s: f64,
+    pub aqm: AnyAqm,
+    pub name: String,
+}
+
+#[derive(Clone, Debug)]
+pub enum AppModel {
+    Ftp(TcpParams),
+    Cbr { rate_bps: f64, packet_size: u32 },
+}
+
+#[derive(Clone, Debug)]
+pub struct FlowModel {
+    pub src: u32,
+    pub dst: u32,
+    pub app: AppModel,
+    pub start: f64,
+    pub stop: f64,
+    pub label: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub name: String,
+    pub duration: f64,
+    pub seed: u64,
+    pub nodes: Vec<String>,
+    pub links: Vec<LinkModel>,
+    pub flows: Vec<FlowModel>,
+    pub monitored: Vec<u32>,
+    pub sample_interval: f64,
+    pub link_interval: f64,
+    /// The scenario with every value explicit and every "auto" resolved.
+    pub resolved: Value,
+}
+
+fn err<T>(field: impl Into<String>, msg: impl Into<String>) -> Result<T> {
+    Err(ScenarioError::new(field, msg))
+}
+
+fn rate(q: &Quantity, path: &str) -> Result<f64> {
+    parse_rate(q).map_err(|e| ScenarioError::new(path, e))
+}
+fn time(q: &Quantity, path: &str) -> Result<f64> {
+    parse_time(q).map_err(|e| ScenarioError::new(path, e))
+}
+fn dist(d: &Dist, path: &str) -> Result<TimeDist> {
+    parse_dist(d).map_err(|e| ScenarioError::new(path, e))
+}
+
+/// Merge TCP tables: `over` wins over `base`, unset fields fall to ns-2 defaults.
+fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<TcpParams> {
+    let d = TcpParams::default();
+    macro_rules! pick {
+        ($f:ident) => {
+            over.$f.clone().or(base.$f.clone())
+        };
+    }
+    let variant = match pick!(variant) {
+        None => d.variant,
+        Some(v) => match Variant::parse(&v) {
+            Some(v) => v,
+            None => {
+                let hint = if v.eq_ignore_ascii_case("sack") {
+                    " — SACK is not available yet in this version"
+                } else {
+                    ""
+                };
+                return err(format!("{path}.variant"), format!("unknown TCP variant {v:?} (expected one of: {}){hint}", Variant::NAMES));
+            }
+        },
+    };
+    let t = |q: Option<Quantity>, name: &str, dflt: f64| -> Result<f64> {
+        match q {
+            None => Ok(dflt),
+            Some(q) => time(&q, &format!("{path}.{name}")),
+        }
+    };
+    let p = TcpParams {
+        variant,
+        packet_size: pick!(packet_size).unwrap_or(d.packet_size),
+        header: pick!(header).unwrap_or(d.header),
+        window: pick!(window).unwrap_or(d.window),
+        window_init: pick!(window_init).unwrap_or(d.window_init),
+        syn: pick!(syn).unwrap_or(d.syn),
+        delay_growth: pick!(delay_growth).unwrap_or(d.delay_growth),
+        tick: t(pick!(tick), "tick", d.tick)?,
+        min_rto: t(pick!(min_rto), "min_rto", d.min_rto)?,
+        max_rto: t(pick!(max_rto), "max_rto", d.max_rto)?,
+        rto_init: t(pick!(rto_init), "rto_init", d.rto_init)?,
+        dupacks: pick!(dupacks).unwrap_or(d.dupacks),
+        max_burst: pick!(max_burst).unwrap_or(d.max_burst),
+        ecn: pick!(ecn).unwrap_or(d.ecn),
+        limited_transmit: pick!(limited_transmit).unwrap_or(d.limited_transmit),
+        ack_size: pick!(ack_size).unwrap_or(d.ack_size),
+        delayed_ack: pick!(delayed_ack).unwrap_or(d.delayed_ack),
+        delack_interval: t(pick!(delack_interval), "delack_interval", d.delack_interval)?,
+    };
+    if p.packet_size == 0 {
+        return err(format!("{path}.packet_size"), "must be ≥ 1 byte, got 0");
+    }
+    if !(p.window >= 1.0) {
+        return err(format!("{path}.window"), format!("must be ≥ 1 packet, got {}", p.window));
+    }
+    if !(p.window_init >= 1.0) {
+        return err(format!("{path}.window_init"), format!("must be ≥ 1 packet, got {}", p.window_init));
+    }
+    if !(p.tick > 0.0) {
+        return err(format!("{path}.tick"), format!("must be > 0 s, got {}", p.tick));
+    }
+    if p.min_rto > p.max_rto {
+        return err(format!("{path}.min_rto"), format!("must be ≤ max_rto ({}), got {}", p.max_rto, p.min_rto));
+    }
+    if p.dupacks == 0 {
+        return err(format!("{path}.dupacks"), "must be ≥ 1, got 0");
+    }
+    if p.ack_size == 0 {
+        return err(format!("{path}.ack_size"), "must be ≥ 1 byte, got 0");
+    }
+    Ok(p)
+}
+
+fn tcp_json(p: &TcpParams) -> Value {
+    json!({
+        "variant": p.variant.name(), "packet_size": p.packet_size, "header": p.header,
+        "window": p.window, "window_init": p.window_init, "syn": p.syn,
+        "delay_growth": p.delay_growth, "tick": p.tick, "min_rto": p.min_rto,
+        "max_rto": p.max_rto, "rto_init": p.rto_init, "dupacks": p.dupacks,
+        "max_burst": p.max_burst, "ecn": p.ecn, "limited_transmit": p.limited_transmit,
+        "ack_size": p.ack_size, "delayed_ack": p.delayed_ack, "delack_interval": p.delack_interval,
+    })
+}
+
+struct Builder {
+    nodes: Vec<String>,
+    index: HashMap<String, u32>,
+    links: Vec<LinkModel>,
+    links_json: Vec<Value>,
+}
+
+impl Builder {
+    fn node(&mut self, name: &str) -> u32 {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let i = self.nodes.len() as u32;
+        self.nodes.push(name.to_string());
+        self.index.insert(name.to_string(), i);
+        i
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn duplex(&mut self, a: u32, b: u32, rate_bps: f64, delay_s: f64, q: Option<&QueueSpec>, rq: Option<&QueueSpec>, path: &str) -> Result<()> {
+        let info = LinkInfo { rate_bps, delay_s };
+        let (aqm_f, jf) = build_queue(q, &format!("{path}.queue"), info)?;
+        let (aqm_r, jr) = match rq {
+            Some(_) => build_queue(rq, &format!("{path}.reverse_queue"), info)?,
+            None => match q {
+                // Explicit links: the reverse direction gets the same kind of queue.
+                Some(_) if path.starts_with("links") => build_queue(q, &format!("{path}.queue"), info)?,
+                _ => build_queue(None, &format!("{path}.reverse_queue"), info)?,
+            },
+        };
+        for (from, to, aqm, j) in [(a, b, aqm_f, jf), (b, a, aqm_r, jr)] {
+            let name = format!("{}->{}", self.nodes[from as usize], self.nodes[to as usize]);
+            self.links_json.push(json!({"name": name, "rate_bps": rate_bps, "delay_s": delay_s, "queue": j}));
+            self.links.push(LinkModel { from, to, rate_bps, delay_s, aqm, name });
+        }
+        Ok(())
+    }
+}
+
+struct Traffic<'a> {
+    app: &'a str,
+    start: &'a Option<Dist>,
+    stop: &'a Option<Quantity>,
+    tcp: &'a TcpSpec,
+    cbr: &'a Option<CbrSpec>,
+}
+
+fn flow_app(tr: &Traffic, top_tcp: &TcpSpec, duration: f64, path: &str) -> Result<(AppModel, TimeDist, f64, Value)> {
+    let start = match tr.start {
+        Some(d) => dist(d, &format!("{path}.start"))?,
+        None => TimeDist::Fixed(0.0),
+    };
+    let stop = match tr.stop {
+        Some(q) => time(q, &format!("{path}.stop"))?,
+        None => duration,
+    };
+    let max_start = match start {
+        TimeDist::Fixed(v) => v,
+        TimeDist::Uniform(_, hi) => hi,
+    };
+    if stop < max_start {
+        return err(format!("{path}.stop"), format!("must be ≥ start ({max_start} s), got {stop} s"));
+    }
+    match tr.app.to_ascii_lowercase().as_str() {
+        "ftp" => {
+            if tr.cbr.is_some() {
+                return err(format!("{path}.cbr"), "only allowed with app = \"cbr\"");
+            }
+            let p = tcp_params(top_tcp, tr.tcp, &format!("{path}.tcp"))?;
+            let j = json!({"app": "ftp", "tcp": tcp_json(&p)});
+            Ok((AppModel::Ftp(p), start, stop, j))
+        }
+        "cbr" => {
+            let Some(c) = tr.cbr else {
+                return err(format!("{path}.cbr"), "app = \"cbr\" needs a cbr table { rate, packet_size }");
+            };
+            let r = rate(&c.rate, &format!("{path}.cbr.rate"))?;
+            if c.packet_size == 0 {
+                return err(format!("{path}.cbr.packet_size"), "must be ≥ 1 byte, got 0");
+            }
+            let j = json!({"app": "cbr", "cbr": {"rate_bps": r, "packet_size": c.packet_size}});
+            Ok((AppModel::Cbr { rate_bps: r, packet_size: c.packet_size }, start, stop, j))
+        }
+        other => err(format!("{path}.app"), format!("unknown application {other:?} (expected one of: ftp, cbr)")),
+    }
+}
+
+/// Check and resolve a scenario for master seed `seed`.
+pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
+    let duration = time(&spec.duration, "duration")?;
+    if !(duration > 0.0) {
+        return err("duration", format!("must be > 0 s, got {duration}"));
+    }
+    let mut b = Builder { nodes: Vec::new(), index: HashMap::new(), links: Vec::new(), links_json: Vec::new() };
+    let mut flows: Vec<FlowModel> = Vec::new();
+    let mut flows_json: Vec<Value> = Vec::new();
+    let mut monitored_default: Vec<String> = Vec::new();
+    let topo_rng = |k: u64| Rng::new(seed, stream::TOPOLOGY | k);
+    let mut host_k = 0u64;
+
+    let add_flow = |flows: &mut Vec<FlowModel>, flows_json: &mut Vec<Value>, src: u32, dst: u32, app: AppModel, start: TimeDist, stop: f64, j: Value, label: String, nodes: &Vec<String>| {
+        let idx = flows.len() as u64;
+        let mut r = Rng::new(seed, stream::FLOW_START | idx);
+        let st = start.draw(&mut r);
+        let mut jj = j;
+        jj["src"] = json!(nodes[src as usize]);
+        jj["dst"] = json!(nodes[dst as usize]);
+        jj["start"] = json!(st);
+        jj["stop"] = json!(stop);
+        jj["label"] = json!(label);
+        flows_json.push(jj);
+        flows.push(FlowModel { src, dst, app, start: st, stop, label });
+    };
+
+    if spec.dumbbell.is_some() && (!spec.nodes.is_empty() || !spec.links.is_empty()) {
+        return err("dumbbell", "give either a dumbbell or nodes/links, not both");
+    }
+    if let Some(db) = &spec.dumbbell {
+        let r1 = b.node("R1");
+        let r2 = b.node("R2");
+        let brate = rate(&db.bottleneck.rate, "dumbbell.bottleneck.rate")?;
+        let bdelay = time(&db.bottleneck.delay, "dumbbell.bottleneck.delay")?;
+        b.duplex(r1, r2, brate, bdelay, db.bottleneck.queue.as_ref(), db.bottleneck.reverse_queue.as_ref(), "dumbbell.bottleneck")?;
+        monitored_default.push("R1->R2".into());
+        if db.groups.is_empty() {
+            return err("dumbbell.groups", "needs at least one group of sources");
+        }
+        for (gi, g) in db.groups.iter().enumerate() {
+            let gp = format!("dumbbell.groups[{gi}]");
+            if g.count == 0 {
+                return err(format!("{gp}.count"), "must be ≥ 1, got 0");
+            }
+            let arate = rate(&g.access.rate, &format!("{gp}.access.rate"))?;
+            let adelay = dist(&g.access.delay, &format!("{gp}.access.delay"))?;
+            let egress = match &g.egress {
+                Some(e) => Some((rate(&e.rate, &format!("{gp}.egress.rate"))?, dist(&e.delay, &format!("{gp}.egress.delay"))?, e)),
+                None => None,
+            };
+            let tr = Traffic { app: &g.app, start: &g.start, stop: &g.stop, tcp: &g.tcp, cbr: &g.cbr };
+            let (app, start, stop, j) = flow_app(&tr, &spec.tcp, duration, &gp)?;
+            for _ in 0..g.count {
+                let k = host_k;
+                host_k += 1;
+                let s = b.node(&format!("S{k}"));
+                let mut r = topo_rng(2 * k);
+                let d = adelay.draw(&mut r);
+                b.duplex(s, r1, arate, d, g.access.queue.as_ref(), g.access.reverse_queue.as_ref(), &format!("{gp}.access"))?;
+                let dst = match &egress {
+                    Some((er, ed, e)) => {
+                        let dn = b.node(&format!("D{k}"));
+                        let mut r = topo_rng(2 * k + 1);
+                        let dd = ed.draw(&mut r);
+                        b.duplex(r2, dn, *er, dd, e.queue.as_ref(), e.reverse_queue.as_ref(), &format!("{gp}.egress"))?;
+                        dn
+                    }
+                    None => r2,
+                };
+                let label = if g.name.is_empty() { format!("group{gi}") } else { g.name.clone() };
+                add_flow(&mut flows, &mut flows_json, s, dst, app.clone(), start, stop, j.clone(), label, &b.nodes);
+            }
+        }
+    } else {
+        for (i, n) in spec.nodes.iter().enumerate() {
+            if b.index.contains_key(n) {
+                return err(format!("nodes[{i}]"), format!("duplicate node name {n:?}"));
+            }
+            b.node(n);
+        }
+        for (i, l) in spec.links.iter().enumerate() {
+            let p = format!("links[{i}]");
+            let a = *b.index.get(&l.from).ok_or_else(|| ScenarioError::new(format!("{p}.from"), format!("unknown node {:?} (nodes: {})", l.from, spec.nodes.join(", "))))?;
+            let c = *b.index.get(&l.to).ok_or_else(|| ScenarioError::new(format!("{p}.to"), format!("unknown node {:?} (nodes: {})", l.to, spec.nodes.join(", "))))?;
+            if a == c {
+                return err(format!("{p}.to"), "a link needs two different nodes");
+            }
+            let r = rate(&l.rate, &format!("{p}.rate"))?;
+            let d = time(&l.delay, &format!("{p}.delay"))?;
+            b.duplex(a, c, r, d, l.queue.as_ref(), l.reverse_queue.as_ref(), &p)?;
+        }
+    }
+    for (i, f) in spec.flows.iter().enumerate() {
+        let p = format!("flows[{i}]");
+        let names = b.nodes.join(", ");
+        let s = *b.index.get(&f.src).ok_or_else(|| ScenarioError::new(format!("{p}.src"), format!("unknown node {:?} (nodes: {names})", f.src)))?;
+        let d = *b.index.get(&f.dst).ok_or_else(|| ScenarioError::new(format!("{p}.dst"), format!("unknown node {:?} (nodes: {names})", f.dst)))?;
+        if s == d {
+            return err(format!("{p}.dst"), "must differ from src");
+        }
+        if f.count == 0 {
+            return err(format!("{p}.count"), "must be ≥ 1, got 0");
+        }
+        let tr = Traffic { app: &f.app, start: &f.start, stop: &f.stop, tcp: &f.tcp, cbr: &f.cbr };
+        let (app, start, stop, j) = flow_app(&tr, &spec.tcp, duration, &p)?;
+        for _ in 0..f.count {
+            add_flow(&mut flows, &mut flows_json, s, d, app.clone(), start, stop, j.clone(), format!("flows[{i}]"), &b.nodes);
+        }
+    }
+    if b.links.is_empty() {
+        return err("", "the scenario has no links: give a [dumbbell] or nodes and [[links]]");
+    }
+    if flows.is_empty() {
+        return err("flows", "the scenario has no traffic: add a dumbbell group or a [[flows]] entry");
+    }
+
+    // Monitors
+    let queues = spec.monitor.queues.clone().unwrap_or(monitored_default);
+    let mut monitored = Vec::new();
+    for (i, q) in queues.iter().enumerate() {
+        match b.links.iter().position(|l| &l.name == q) {
+            Some(li) => monitored.push(li as u32),
+            None => {
+                let some: Vec<&str> = b.links.iter().take(6).map(|l| l.name.as_str()).collect();
+                return err(format!("monitor.queues[{i}]"), format!("no link {q:?} (links are named \"from->to\", e.g. {})", some.join(", ")));
+            }
+        }
+    }
+    let sample_interval = match &spec.monitor.sample_interval {
+        Some(q) => time(q, "monitor.sample_interval")?,
+        None => 0.01,
+    };
+    if !(sample_interval > 0.0) {
+        return err("monitor.sample_interval", format!("must be > 0 s, got {sample_interval}"));
+    }
+    let link_interval = match &spec.monitor.link_interval {
+        Some(q) => time(q, "monitor.link_interval")?,
+        None => 0.1,
+    };
+    if !(link_interval > 0.0) {
+        return err("monitor.link_interval", format!("must be > 0 s, got {link_interval}"));
+    }
+
+    // Every flow must have a route both ways.
+    let model_nodes = b.nodes.len();
+    let mut adj = vec![Vec::new(); model_nodes];
+    for l in &b.links {
+        adj[l.from as usize].push(l.to);
+    }
+    for (i, f) in flows.iter().enumerate() {
+        if !reachable(&adj, f.src, f.dst) || !reachable(&adj, f.dst, f.src) {
+            return err(format!("flows[{i}]"), format!("no route between {} and {}", b.nodes[f.src as usize], b.nodes[f.dst as usize]));
+        }
+    }
+
+    let resolved = json!({
+        "name": spec.name, "description": spec.description, "notes": spec.notes,
+        "duration": duration, "seed": seed, "nodes": b.nodes, "links": b.links_json,
+        "flows": flows_json,
+        "monitor": {"queues": queues, "sample_interval": sample_interval, "link_interval": link_interval},
+    });
+    Ok(Model {
+        name: spec.name.clone(),
+        duration,
+        seed,
+        nodes: b.nodes,
+        links: b.links,
+        flows,
+        monitored,
+        sample_interval,
+        link_interval,
+        resolved,
+    })
+}
+
+fn reachable(adj: &[Vec<u32>], s: u32, d: u32) -> bool {
+    let mut seen = vec![false; adj.len()];
+    let mut stack = vec![s];
+    seen[s as usize] = true;
+    while let Some(n) = stack.pop() {
+        if n == d {
+            return true;
+        }
+        for &m in &adj[n as usize] {
+            if !seen[m as usize] {
+                seen[m as usize] = true;
+                stack.push(m);
+            }
+        }
+    }
+    false
+}

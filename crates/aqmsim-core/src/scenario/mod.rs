@@ -1,0 +1,29 @@
+//! Scenarios: the schema, its validation, and the resolved model the simulation runs.
+
+pub mod build;
+pub mod queue_spec;
+pub mod schema;
+pub mod units;
+
+pub use build::{AppModel, FlowModel, LinkModel, Model};
+pub use schema::ScenarioSpec;
+
+use crate::error::{Result, ScenarioError};
+
+fn serde_err(e: serde_path_to_error::Error<impl std::fmt::Display>) -> ScenarioError {
+    let path = e.path().to_string();
+    let path = if path == "." { String::new() } else { path };
+    ScenarioError::new(path, e.into_inner().to_string())
+}
+
+/// Parse a scenario from JSON text (the Python API's path).
+pub fn from_json(text: &str) -> Result<ScenarioSpec> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(serde_err)
+}
+
+/// Parse a scenario from TOML text.
+pub fn from_toml(text: &str) -> Result<ScenarioSpec> {
+    let de = toml::Deserializer::new(text);
+    serde_path_to_error::deserialize(de).map_err(serde_err)
+}

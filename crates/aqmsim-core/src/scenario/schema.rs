@@ -1,0 +1,159 @@
+//! The scenario file schema (serde). One schema for TOML files and the Python API (which
+//! hands us the same structure as JSON). Unknown fields are errors.
+
+use super::units::{Dist, Quantity};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioSpec {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    pub notes: BTreeMap<String, String>,
+    pub duration: Quantity,
+    #[serde(default = "one")]
+    pub seed: u64,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    pub dumbbell: Option<DumbbellSpec>,
+    #[serde(default)]
+    pub nodes: Vec<String>,
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    #[serde(default)]
+    pub monitor: MonitorSpec,
+}
+
+fn one() -> u64 {
+    1
+}
+
+/// TCP parameters; every field optional (unset = inherit, finally ns-2's default).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    pub variant: Option<String>,
+    pub packet_size: Option<u32>,
+    pub header: Option<u32>,
+    pub window: Option<f64>,
+    pub window_init: Option<f64>,
+    pub syn: Option<bool>,
+    pub delay_growth: Option<bool>,
+    pub tick: Option<Quantity>,
+    pub min_rto: Option<Quantity>,
+    pub max_rto: Option<Quantity>,
+    pub rto_init: Option<Quantity>,
+    pub dupacks: Option<u32>,
+    pub max_burst: Option<u32>,
+    pub ecn: Option<bool>,
+    pub limited_transmit: Option<bool>,
+    pub ack_size: Option<u32>,
+    pub delayed_ack: Option<bool>,
+    pub delack_interval: Option<Quantity>,
+}
+
+/// A queue table: `kind` plus that discipline's parameters (checked per kind).
+pub type QueueSpec = serde_json::Map<String, serde_json::Value>;
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BottleneckSpec {
+    pub rate: Quantity,
+    pub delay: Quantity,
+    pub queue: Option<QueueSpec>,
+    pub reverse_queue: Option<QueueSpec>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AccessSpec {
+    pub rate: Quantity,
+    pub delay: Dist,
+    pub queue: Option<QueueSpec>,
+    pub reverse_queue: Option<QueueSpec>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CbrSpec {
+    pub rate: Quantity,
+    #[serde(default = "cbr_size")]
+    pub packet_size: u32,
+}
+
+fn cbr_size() -> u32 {
+    210
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupSpec {
+    #[serde(default)]
+    pub name: String,
+    #[serde(default = "one_u32")]
+    pub count: u32,
+    pub access: AccessSpec,
+    pub egress: Option<AccessSpec>,
+    #[serde(default = "ftp")]
+    pub app: String,
+    pub start: Option<Dist>,
+    pub stop: Option<Quantity>,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    pub cbr: Option<CbrSpec>,
+}
+
+fn one_u32() -> u32 {
+    1
+}
+fn ftp() -> String {
+    "ftp".into()
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellSpec {
+    pub bottleneck: BottleneckSpec,
+    pub groups: Vec<GroupSpec>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub from: String,
+    pub to: String,
+    pub rate: Quantity,
+    pub delay: Quantity,
+    pub queue: Option<QueueSpec>,
+    pub reverse_queue: Option<QueueSpec>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub src: String,
+    pub dst: String,
+    #[serde(default = "one_u32")]
+    pub count: u32,
+    #[serde(default = "ftp")]
+    pub app: String,
+    pub start: Option<Dist>,
+    pub stop: Option<Quantity>,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    pub cbr: Option<CbrSpec>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MonitorSpec {
+    pub queues: Option<Vec<String>>,
+    pub sample_interval: Option<Quantity>,
+    pub link_interval: Option<Quantity>,
+}

@@ -1,0 +1,586 @@
+//! The simulation: builds the network from a [`Model`], runs the event loop, and collects
+//! the monitors into [`RunResults`].
+//!
+//! The run covers `[0, duration]`: events at exactly `duration` that were scheduled before
+//! the end marker run; later ones do not.
+
+use crate::aqm::queue::Enqueued;
+use crate::aqm::{Aqm, QueueDisc};
+use crate::monitor::{jain, DropLog, FlowTable, LinkBins, QueueSamples, Summary};
+use crate::net::{Link, Routes, NO_ROUTE};
+use crate::packet::{Kind, Packet};
+use crate::rng::{stream, Rng};
+use crate::scenario::{AppModel, Model};
+use crate::sched::{Event, Scheduler};
+use crate::tcp::{TcpSender, TcpSink};
+use crate::time::{Dur, SimTime};
+
+pub struct Cbr {
+    pub interval: Dur,
+    pub size: u32,
+    pub running: bool,
+    pub sent: u64,
+    pub received: u64,
+    pub received_bytes: u64,
+    pub delay_sum_ns: f64,
+}
+
+pub enum Agent {
+    Tcp { snd: TcpSender, sink: TcpSink },
+    Cbr(Cbr),
+}
+
+pub struct Flow {
+    pub src: u32,
+    pub dst: u32,
+    pub start: SimTime,
+    pub stop: SimTime,
+    pub agent: Agent,
+    /// Earliest pending retransmission-timer event.
+    timer_at: Option<SimTime>,
+    pub label: String,
+}
+
+pub struct RunResults {
+    pub summary: Summary,
+    pub queue: QueueSamples,
+    pub drops: DropLog,
+    pub flows: FlowTable,
+    pub links: LinkBins,
+    pub link_names: Vec<String>,
+    pub resolved: String,
+}
+
+pub struct Simulation {
+    pub now: SimTime,
+    end: SimTime,
+    pub links: Vec<Link>,
+    routes: Routes,
+    pub flows: Vec<Flow>,
+    sched: Scheduler,
+    out: Vec<Packet>,
+    qrng: Vec<Rng>,
+    monitored: Vec<u32>,
+    sample_dt: Dur,
+    link_dt: Dur,
+    pub samples: QueueSamples,
+    pub drops: DropLog,
+    pub bins: LinkBins,
+    nodes: Vec<String>,
+    resolved: String,
+    duration: f64,
+    seed: u64,
+    started: bool,
+    ended: bool,
+}
+
+impl Simulation {
+    pub fn new(model: Model) -> Simulation {
+        let seed = model.seed;
+        let pairs: Vec<(u32, u32)> = model.links.iter().map(|l| (l.from, l.to)).collect();
+        let routes = Routes::compute(model.nodes.len(), &pairs);
+        let qrng = (0..model.links.len()).map(|i| Rng::new(seed, stream::QUEUE | i as u64)).collect();
+        let links: Vec<Link> = model
+            .links
+            .into_iter()
+            .map(|l| Link::new(l.from, l.to, l.rate_bps, l.delay_s, QueueDisc::new(l.aqm), l.name))
+            .collect();
+        let flows = model
+            .flows
+            .into_iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let agent = match f.app {
+                    AppModel::Ftp(p) => {
+                        let mut r = Rng::new(seed, stream::TCP | i as u64);
+                        let boot = r.uniform() * p.tick;
+                        let sink = TcpSink::new(i as u32, f.src, p.ack_size, p.header, p.delayed_ack, p.delack_interval, p.syn);
+                        Agent::Tcp { snd: TcpSender::new(p, i as u32, f.dst, boot), sink }
+                    }
+                    AppModel::Cbr { rate_bps, packet_size } => Agent::Cbr(Cbr {
+                        interval: Dur::from_secs(packet_size as f64 * 8.0 / rate_bps),
+                        size: packet_size,
+                        running: false,
+                        sent: 0,
+                        received: 0,
+                        received_bytes: 0,
+                        delay_sum_ns: 0.0,
+                    }),
+                };
+                Flow {
+                    src: f.src,
+                    dst: f.dst,
+                    start: SimTime::from_secs(f.start),
+                    stop: SimTime::from_secs(f.stop),
+                    agent,
+                    timer_at: None,
+                    label: f.label,
+                }
+            })
+            .collect();
+        Simulation {
+            now: SimTime::ZERO,
+            end: SimTime::from_secs(model.duration),
+            links,
+            routes,
+            flows,
+            sched: Scheduler::with_capacity(1024),
+            out: Vec::with_capacity(64),
+            qrng,
+            monitored: model.monitored,
+            sample_dt: Dur::from_secs(model.sample_interval),
+            link_dt: Dur::from_secs(model.link_interval),
+            samples: QueueSamples::default(),
+            drops: DropLog::default(),
+            bins: LinkBins::default(),
+            nodes: model.nodes,
+            resolved: model.resolved.to_string(),
+            duration: model.duration,
+            seed,
+            started: false,
+            ended: false,
+        }
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.sched.events_processed()
+    }
+
+    /// Run to the end and collect the results.
+    pub fn run(mut self) -> RunResults {
+        self.run_until(self.end);
+        self.finish()
+    }
+
+    /// Process every event up to and including `t` (or the end of the run).
+    pub fn run_until(&mut self, t: SimTime) {
+        if !self.started {
+            self.started = true;
+            self.init();
+        }
+        while let Some(next) = self.sched.peek_time() {
+            if next > t || next > self.end || self.ended {
+                break;
+            }
+            let (t, ev) = self.sched.pop().expect("peeked");
+            self.now = t;
+            if !self.dispatch(ev) {
+                self.ended = true;
+            }
+        }
+    }
+
+    fn init(&mut self) {
+        self.sched.schedule(self.end, Event::End);
+        for (i, f) in self.flows.iter().enumerate() {
+            if f.start < self.end {
+                self.sched.schedule(f.start, Event::Start { flow: i as u32 });
+            }
+            if f.stop < self.end {
+                self.sched.schedule(f.stop, Event::Stop { flow: i as u32 });
+            }
+        }
+        if !self.monitored.is_empty() {
+            self.sched.schedule(SimTime::ZERO, Event::Sample);
+            self.sched.schedule(SimTime::ZERO + self.link_dt, Event::LinkBin);
+        }
+    }
+
+    /// Handle one event; false at the end of the run.
+    #[inline]
+    fn dispatch(&mut self, ev: Event) -> bool {
+        match ev {
+            Event::TxDone { link } => self.tx_done(link),
+            Event::Arrive { link } => self.arrive(link),
+            Event::RtxTimer { flow, .. } => self.rtx_timer(flow),
+            Event::DelAck { flow, gen } => self.delack(flow, gen),
+            Event::Start { flow } => self.start(flow),
+            Event::Stop { flow } => self.stop(flow),
+            Event::CbrSend { flow } => self.cbr_send(flow),
+            Event::Sample => self.sample(),
+            Event::LinkBin => self.link_bin(),
+            Event::End => return false,
+        }
+        true
+    }
+
+    // ------------------------------------------------------------------ network
+
+    #[inline]
+    fn send_from(&mut self, node: u32, pkt: Packet) {
+        let l = self.routes.next(node, pkt.dst);
+        debug_assert!(l != NO_ROUTE, "no route from {node} to {}", pkt.dst);
+        self.link_recv(l, pkt);
+    }
+
+    #[inline]
+    fn link_recv(&mut self, l: u32, pkt: Packet) {
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        let qlen = link.queue.len();
+        match link.queue.enqueue(pkt, now, &mut self.qrng[l as usize]) {
+            Enqueued::Dropped(r) => self.log_drop(l, pkt.flow, r as u8, 0, qlen),
+            Enqueued::Queued { marked } => {
+                if let Some(r) = marked {
+                    self.log_drop(l, pkt.flow, r as u8, 1, qlen);
+                }
+                let link = &mut self.links[l as usize];
+                if link.in_tx.is_none() {
+                    if let Some(p) = link.queue.dequeue(now) {
+                        self.start_tx(l, p);
+                    }
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn log_drop(&mut self, l: u32, flow: u32, reason: u8, action: u8, qlen: u32) {
+        let d = &mut self.drops;
+        d.t.push(self.now.secs());
+        d.link.push(l);
+        d.flow.push(flow);
+        d.reason.push(reason);
+        d.action.push(action);
+        d.qlen.push(qlen);
+    }
+
+    #[inline]
+    fn start_tx(&mut self, l: u32, pkt: Packet) {
+        let link = &mut self.links[l as usize];
+        let tx = link.tx_time(pkt.size);
+        link.in_tx = Some(pkt);
+        link.tx_start = self.now;
+        self.sched.schedule(self.now + tx, Event::TxDone { link: l });
+    }
+
+    fn tx_done(&mut self, l: u32) {
+        let now = self.now;
+        let link = &mut self.links[l as usize];
+        let pkt = link.in_tx.take().expect("TxDone without a packet in transmission");
+        link.busy_ns += now.since(link.tx_start).0;
+        link.bin_busy_ns += now.saturating_since(link.tx_start.max(link.bin_start)).0;
+        link.bytes_sent += pkt.size as u64;
+        let at = now + link.delay;
+        if link.pipe.is_empty() {
+            self.sched.schedule(at, Event::Arrive { link: l });
+        }
+        link.pipe.push_back((at, pkt));
+        if let Some(next) = link.queue.dequeue(now) {
+            self.start_tx(l, next);
+        }
+    }
+
+    fn arrive(&mut self, l: u32) {
+        let link = &mut self.links[l as usize];
+        let (_, pkt) = link.pipe.pop_front().expect("Arrive with an empty pipe");
+        if let Some(&(t, _)) = link.pipe.front() {
+            self.sched.schedule(t, Event::Arrive { link: l });
+        }
+        let node = link.to;
+        if pkt.dst == node {
+            self.deliver(pkt);
+        } else {
+            self.send_from(node, pkt);
+        }
+    }
+
+    // ------------------------------------------------------------------ agents
+
+    fn deliver(&mut self, pkt: Packet) {
+        let now = self.now;
+        let fi = pkt.flow as usize;
+        let flow = &mut self.flows[fi];
+        match (&mut flow.agent, pkt.kind) {
+            (Agent::Tcp { sink, .. }, Kind::Data) => {
+                let dst = flow.dst;
+                if let Some(ack) = sink.recv(&pkt, now) {
+                    self.send_from(dst, ack);
+                } else if sink.wants_timer() {
+                    let at = now + Dur::from_secs(sink.delack_interval);
+                    let gen = sink.delack_gen;
+                    self.sched.schedule(at, Event::DelAck { flow: pkt.flow, gen });
+                }
+            }
+            (Agent::Tcp { snd, .. }, Kind::Ack) => {
+                let mut out = std::mem::take(&mut self.out);
+                snd.recv_ack(&pkt, now, &mut out);
+                self.flush(fi, out);
+            }
+            (Agent::Cbr(c), Kind::Udp) => {
+                c.received += 1;
+                c.received_bytes += pkt.size as u64;
+                c.delay_sum_ns += now.saturating_since(pkt.t_sent).0 as f64;
+            }
+            _ => debug_assert!(false, "packet kind does not match the flow's agent"),
+        }
+    }
+
+    /// Send what a TCP sender produced and keep its timer event in step with its deadline.
+    fn flush(&mut self, fi: usize, mut out: Vec<Packet>) {
+        let src = self.flows[fi].src;
+        for p in out.drain(..) {
+            self.send_from(src, p);
+        }
+        self.out = out;
+        self.sync_timer(fi);
+    }
+
+    fn sync_timer(&mut self, fi: usize) {
+        let flow = &mut self.flows[fi];
+        if let Agent::Tcp { snd, .. } = &flow.agent {
+            if let Some(d) = snd.rtx_deadline() {
+                if flow.timer_at.map_or(true, |e| e > d) {
+                    flow.timer_at = Some(d);
+                    self.sched.schedule(d, Event::RtxTimer { flow: fi as u32, gen: 0 });
+                }
+            }
+        }
+    }
+
+    fn rtx_timer(&mut self, f: u32) {
+        let fi = f as usize;
+        let now = self.now;
+        let flow = &mut self.flows[fi];
+        if flow.timer_at == Some(now) {
+            flow.timer_at = None;
+        }
+        let fire = match &flow.agent {
+            Agent::Tcp { snd, .. } => snd.rtx_deadline() == Some(now),
+            Agent::Cbr(_) => false,
+        };
+        if fire {
+            if let Agent::Tcp { snd, .. } = &mut self.flows[fi].agent {
+                let mut out = std::mem::take(&mut self.out);
+                snd.on_timeout(now, &mut out);
+                self.flush(fi, out);
+            }
+        } else {
+            self.sync_timer(fi);
+        }
+    }
+
+    fn delack(&mut self, f: u32, gen: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        let dst = flow.dst;
+        if let Agent::Tcp { sink, .. } = &mut flow.agent {
+            if let Some(ack) = sink.on_delack_timer(gen, now) {
+                self.send_from(dst, ack);
+            }
+        }
+    }
+
+    fn start(&mut self, f: u32) {
+        let fi = f as usize;
+        let now = self.now;
+        match &mut self.flows[fi].agent {
+            Agent::Tcp { snd, .. } => {
+                let mut out = std::mem::take(&mut self.out);
+                snd.start_bulk(now, &mut out);
+                self.flush(fi, out);
+            }
+            Agent::Cbr(c) => {
+                c.running = true;
+                self.cbr_send(f);
+            }
+        }
+    }
+
+    fn stop(&mut self, f: u32) {
+        match &mut self.flows[f as usize].agent {
+            Agent::Tcp { snd, .. } => snd.stop(),
+            Agent::Cbr(c) => c.running = false,
+        }
+    }
+
+    fn cbr_send(&mut self, f: u32) {
+        let now = self.now;
+        let flow = &mut self.flows[f as usize];
+        let (src, dst) = (flow.src, flow.dst);
+        if let Agent::Cbr(c) = &mut flow.agent {
+            if !c.running || now >= flow.stop {
+                return;
+            }
+            c.sent += 1;
+            let pkt = Packet::new(Kind::Udp, f, c.sent as i32, c.size, dst, now);
+            let next = now + c.interval;
+            self.sched.schedule(next, Event::CbrSend { flow: f });
+            self.send_from(src, pkt);
+        }
+    }
+
+    // ------------------------------------------------------------------ monitors
+
+    fn sample(&mut self) {
+        for &l in &self.monitored {
+            let link = &self.links[l as usize];
+            let st = link.queue.aqm.state();
+            let s = &mut self.samples;
+            s.t.push(self.now.secs());
+            s.link.push(l);
+            s.len_pkts.push(link.queue.len());
+            s.len_bytes.push(link.queue.bytes());
+            s.avg.push(st.avg);
+            s.p.push(st.p);
+            s.max_p.push(st.max_p);
+            s.min_th.push(st.min_th);
+            s.max_th.push(st.max_th);
+        }
+        let next = self.now + self.sample_dt;
+        if next <= self.end {
+            self.sched.schedule(next, Event::Sample);
+        }
+    }
+
+    fn link_bin(&mut self) {
+        let now = self.now;
+        for &l in &self.monitored {
+            let link = &mut self.links[l as usize];
+            let span = now.saturating_since(link.bin_start).0;
+            if span > 0 {
+                let u = link.bin_busy(now) as f64 / span as f64;
+                self.bins.t.push(link.bin_start.secs());
+                self.bins.link.push(l);
+                self.bins.utilisation.push(u);
+            }
+            link.bin_busy_ns = 0;
+            link.bin_start = now;
+        }
+        let next = now + self.link_dt;
+        if next <= self.end {
+            self.sched.schedule(next, Event::LinkBin);
+        }
+    }
+
+    // ------------------------------------------------------------------ results
+
+    /// Collect the results (call after `run_until` reached the end).
+    pub fn finish(mut self) -> RunResults {
+        let now = self.end;
+        self.now = now;
+        // Close the last utilisation bin and the time integrals.
+        if !self.monitored.is_empty() {
+            let last = self.links[self.monitored[0] as usize].bin_start;
+            if now > last {
+                self.link_bin();
+            }
+        }
+        for l in &mut self.links {
+            l.queue.settle(now);
+            if l.in_tx.is_some() {
+                l.busy_ns += now.saturating_since(l.tx_start).0;
+            }
+        }
+        let dur_ns = now.0.max(1) as f64;
+        let dur = self.duration;
+        let mut s = Summary::default();
+        s.put("duration", dur);
+        s.put("seed", self.seed as f64);
+        s.put("events", self.sched.events_processed() as f64);
+        if let Some(&b) = self.monitored.first() {
+            let link = &self.links[b as usize];
+            let st = &link.queue.stats;
+            s.put("bottleneck_arrivals", st.arrivals as f64);
+            s.put("bottleneck_departures", st.departures as f64);
+            s.put("bottleneck_drops", st.dropped() as f64);
+            s.put("drops_early", st.drops[0] as f64);
+            s.put("drops_forced", st.drops[1] as f64);
+            s.put("drops_overflow", st.drops[2] as f64);
+            s.put("marks", st.marks as f64);
+            s.put("bottleneck_queued_end", link.queue.len() as f64);
+            s.put("time_avg_queue_pkts", st.area_pkt_ns / dur_ns);
+            s.put("time_avg_queue_bytes", st.area_byte_ns / dur_ns);
+            s.put("max_queue_pkts", st.max_len as f64);
+            s.put("mean_queueing_delay_s", if st.departures > 0 { st.qdelay_sum_ns / st.departures as f64 * 1e-9 } else { 0.0 });
+            s.put("utilisation", link.busy_ns as f64 / dur_ns);
+            s.put("bottleneck_rate_bps", link.rate_bps);
+            s.put("loss_ratio", if st.arrivals > 0 { st.dropped() as f64 / st.arrivals as f64 } else { 0.0 });
+        }
+        let mut ft = FlowTable::default();
+        let mut tputs = Vec::new();
+        let (mut tot_thr, mut tot_good, mut dsum, mut dn) = (0.0, 0.0, 0.0, 0u64);
+        let (mut tot_sent, mut tot_rtx, mut tot_to) = (0u64, 0u64, 0u64);
+        for (i, f) in self.flows.iter().enumerate() {
+            ft.flow.push(i as u32);
+            ft.label.push(f.label.clone());
+            ft.src.push(self.nodes[f.src as usize].clone());
+            ft.dst.push(self.nodes[f.dst as usize].clone());
+            ft.start.push(f.start.secs());
+            ft.stop.push(f.stop.secs());
+            match &f.agent {
+                Agent::Tcp { snd, sink } => {
+                    let thr = sink.stats.received_bytes as f64 * 8.0 / dur;
+                    let good = sink.stats.delivered_payload as f64 * 8.0 / dur;
+                    ft.app.push("ftp".into());
+                    ft.variant.push(snd.p.variant.name().into());
+                    ft.sent.push(snd.stats.sent);
+                    ft.retransmitted.push(snd.stats.retransmitted);
+                    ft.timeouts.push(snd.stats.timeouts);
+                    ft.received.push(sink.stats.received);
+                    ft.delivered.push(sink.stats.delivered);
+                    ft.throughput_bps.push(thr);
+                    ft.goodput_bps.push(good);
+                    let md = if sink.stats.received > 0 { sink.stats.delay_sum_ns / sink.stats.received as f64 * 1e-9 } else { 0.0 };
+                    ft.mean_delay_s.push(md);
+                    tot_thr += thr;
+                    tot_good += good;
+                    dsum += sink.stats.delay_sum_ns;
+                    dn += sink.stats.received;
+                    tot_sent += snd.stats.sent;
+                    tot_rtx += snd.stats.retransmitted;
+                    tot_to += snd.stats.timeouts;
+                    tputs.push(thr);
+                }
+                Agent::Cbr(c) => {
+                    let thr = c.received_bytes as f64 * 8.0 / dur;
+                    ft.app.push("cbr".into());
+                    ft.variant.push("udp".into());
+                    ft.sent.push(c.sent);
+                    ft.retransmitted.push(0);
+                    ft.timeouts.push(0);
+                    ft.received.push(c.received);
+                    ft.delivered.push(c.received);
+                    ft.throughput_bps.push(thr);
+                    ft.goodput_bps.push(thr);
+                    ft.mean_delay_s.push(if c.received > 0 { c.delay_sum_ns / c.received as f64 * 1e-9 } else { 0.0 });
+                    tot_thr += thr;
+                    tot_good += thr;
+                }
+            }
+        }
+        s.put("throughput_bps", tot_thr);
+        s.put("goodput_bps", tot_good);
+        s.put("packets_sent", tot_sent as f64);
+        s.put("packets_retransmitted", tot_rtx as f64);
+        s.put("timeouts", tot_to as f64);
+        s.put("mean_e2e_delay_s", if dn > 0 { dsum / dn as f64 * 1e-9 } else { 0.0 });
+        s.put("jain_fairness", jain(&tputs));
+        RunResults {
+            summary: s,
+            queue: self.samples,
+            drops: self.drops,
+            flows: ft,
+            links: self.bins,
+            link_names: self.links.iter().map(|l| l.name.clone()).collect(),
+            resolved: self.resolved,
+        }
+    }
+}
+
+/// Check, build and run a scenario given as JSON (the Python entry point).
+pub fn run_json(json: &str, seed: Option<u64>) -> crate::error::Result<RunResults> {
+    let spec = crate::scenario::from_json(json)?;
+    let seed = seed.unwrap_or(spec.seed);
+    let model = crate::scenario::build::build(&spec, seed)?;
+    Ok(Simulation::new(model).run())
+}
+
+/// Check and build a scenario given as TOML.
+pub fn run_toml(toml: &str, seed: Option<u64>) -> crate::error::Result<RunResults> {
+    let spec = crate::scenario::from_toml(toml)?;
+    let seed = seed.unwrap_or(spec.seed);
+    let model = crate::scenario::build::build(&spec, seed)?;
+    Ok(Simulation::new(model).run())
+}

@@ -1,0 +1,85 @@
+//! ns-2 style one-way TCP: a sender agent and a sink agent per flow, packet-numbered.
+//!
+//! The sender follows ns-2 2.35's `Agent/TCP` (Tahoe), `Agent/TCP/Reno`,
+//! `Agent/TCP/Newreno` and `Agent/TCP/Sack1` step for step, with ns-2's defaults: the
+//! point is that a scenario run here and in ns-2 gives the same dynamics. See
+//! `docs/ns2-faithfulness.md` for what is followed and where we differ.
+
+pub mod rtt;
+pub mod sender;
+pub mod sink;
+
+pub use sender::{TcpSender, Variant};
+pub use sink::TcpSink;
+
+/// Sender parameters, with ns-2 2.35's `Agent/TCP` defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpParams {
+    pub variant: Variant,
+    /// Payload bytes per packet (`packetSize_`, 1000).
+    pub packet_size: u32,
+    /// TCP/IP header bytes added on the wire (`tcpip_base_hdr_size_`, 40).
+    pub header: u32,
+    /// Advertised-window cap in packets (`window_`, 20).
+    pub window: f64,
+    /// Initial congestion window (`windowInit_`, 2).
+    pub window_init: f64,
+    /// Open with a 40-byte SYN as packet 0 (`syn_`, true) and hold the window at 1 until it
+    /// is acknowledged (`delay_growth_`, true).
+    pub syn: bool,
+    pub delay_growth: bool,
+    /// Clock granularity of the RTT estimator, s (`tcpTick_`, 0.01).
+    pub tick: f64,
+    pub min_rto: f64,
+    pub max_rto: f64,
+    /// RTO before the first measurement (`rtxcur_init_`, 3 s).
+    pub rto_init: f64,
+    /// Duplicate ACKs that trigger fast retransmit (`numdupacks_`, 3).
+    pub dupacks: u32,
+    /// Packets sent per ACK at most, 0 = unlimited (`maxburst_`).
+    pub max_burst: u32,
+    /// ECN capable (`ecn_`).
+    pub ecn: bool,
+    /// Limited transmit on the first two duplicate ACKs (`singledup_`, 1).
+    pub limited_transmit: bool,
+    /// ACK size in bytes (sink `packetSize_`, 40).
+    pub ack_size: u32,
+    /// Sink delays ACKs (`Agent/TCPSink/DelAck`), with this interval (`interval_`, 0.1 s).
+    pub delayed_ack: bool,
+    pub delack_interval: f64,
+}
+
+impl Default for TcpParams {
+    fn default() -> Self {
+        TcpParams {
+            variant: Variant::Reno,
+            packet_size: 1000,
+            header: 40,
+            window: 20.0,
+            window_init: 2.0,
+            syn: true,
+            delay_growth: true,
+            tick: 0.01,
+            min_rto: 0.2,
+            max_rto: 60.0,
+            rto_init: 3.0,
+            dupacks: 3,
+            max_burst: 0,
+            ecn: false,
+            limited_transmit: true,
+            ack_size: 40,
+            delayed_ack: false,
+            delack_interval: 0.1,
+        }
+    }
+}
+
+/// Why the congestion window last changed (ns-2 `last_cwnd_action_`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CwndAction {
+    None,
+    Ecn,
+    Timeout,
+    DupAck,
+    Exited,
+}

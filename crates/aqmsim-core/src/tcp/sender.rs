@@ -1,0 +1,571 @@
+//! The TCP sender: ns-2 2.35's `TcpAgent` (Tahoe), `RenoTcpAgent` and `NewRenoTcpAgent`.
+//!
+//! The code follows ns-2's structure on purpose (`send_much`, `output`, `newack`,
+//! `opencwnd`, `slowdown`, `dupack_action`, `timeout`), so each step can be checked against
+//! ns-2's tcp.cc / tcp-reno.cc / tcp-newreno.cc. Sequence numbers count packets; with `syn`
+//! packet 0 is a 40-byte SYN.
+//!
+//! I/O is sans-IO: methods take `now` and push packets to `out`; the retransmission timer
+//! is a deadline the simulation arms through [`TcpSender::rtx_deadline`].
+
+use super::rtt::RttEstimator;
+use super::{CwndAction, TcpParams};
+use crate::packet::{ecn, Kind, Packet};
+use crate::time::SimTime;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Tahoe,
+    Reno,
+    NewReno,
+}
+
+impl Variant {
+    pub fn parse(s: &str) -> Option<Variant> {
+        match s.to_ascii_lowercase().as_str() {
+            "tahoe" => Some(Variant::Tahoe),
+            "reno" => Some(Variant::Reno),
+            "newreno" => Some(Variant::NewReno),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Tahoe => "tahoe",
+            Variant::Reno => "reno",
+            Variant::NewReno => "newreno",
+        }
+    }
+    pub const NAMES: &'static str = "tahoe, reno, newreno";
+}
+
+/// Cumulative counters of a sender.
+#[derive(Clone, Debug, Default)]
+pub struct SenderStats {
+    /// Data packets sent (SYN included), retransmissions included.
+    pub sent: u64,
+    pub sent_bytes: u64,
+    /// Retransmitted packets.
+    pub retransmitted: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Fast retransmits.
+    pub fast_retransmits: u64,
+    /// Window reductions in response to ECN-Echo.
+    pub ecn_responses: u64,
+    pub acks: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    pub p: TcpParams,
+    pub flow: u32,
+    pub dst: u32,
+    // window state (ns-2 names)
+    pub cwnd: f64,
+    pub ssthresh: i32,
+    wnd_init: f64,
+    pub t_seqno: i32,
+    pub highest_ack: i32,
+    pub last_ack: i32,
+    pub maxseq: i32,
+    /// One past the last packet the application has given us.
+    pub curseq: i32,
+    pub recover: i32,
+    pub dupacks: u32,
+    /// Reno window inflation during fast recovery.
+    pub dupwnd: u32,
+    pub last_cwnd_action: CwndAction,
+    first_decrease: bool,
+    cong_action: bool,
+    ect: bool,
+    ecn_backoff: bool,
+    ecn_burst: bool,
+    firstpartial: bool,
+    // RTT
+    pub rtt: RttEstimator,
+    rtt_active: bool,
+    rtt_seq: i32,
+    rtt_ts: SimTime,
+    // timer
+    rtx_deadline: Option<SimTime>,
+    pub stats: SenderStats,
+}
+
+const MAXSEQ: i32 = i32::MAX - 1;
+
+impl TcpSender {
+    /// `boot_time` is this agent's random clock phase in [0, tick) (ns-2 `boot_time_`).
+    pub fn new(p: TcpParams, flow: u32, dst: u32, boot_time: f64) -> TcpSender {
+        let rtt = RttEstimator::new(p.tick, p.min_rto, p.max_rto, p.rto_init, boot_time);
+        let cwnd = if p.syn && p.delay_growth { 1.0 } else { p.window_init };
+        TcpSender {
+            flow,
+            dst,
+            cwnd,
+            ssthresh: p.window as i32,
+            wnd_init: p.window_init,
+            t_seqno: 0,
+            highest_ack: -1,
+            last_ack: -1,
+            maxseq: -1,
+            curseq: 0,
+            recover: 0,
+            dupacks: 0,
+            dupwnd: 0,
+            last_cwnd_action: CwndAction::None,
+            first_decrease: true,
+            cong_action: false,
+            ect: false,
+            ecn_backoff: false,
+            ecn_burst: false,
+            firstpartial: false,
+            rtt,
+            rtt_active: false,
+            rtt_seq: -1,
+            rtt_ts: SimTime::ZERO,
+            rtx_deadline: None,
+            stats: SenderStats::default(),
+            p,
+        }
+    }
+
+    /// Deadline of the retransmission timer, if armed.
+    pub fn rtx_deadline(&self) -> Option<SimTime> {
+        self.rtx_deadline
+    }
+
+    // ---------------------------------------------------------------- application
+
+    /// FTP: an unlimited backlog from now on.
+    pub fn start_bulk(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.curseq = MAXSEQ;
+        self.send_much(false, now, out);
+    }
+
+    /// Stop handing new data to TCP: what has been sent is still delivered reliably.
+    pub fn stop(&mut self) {
+        self.curseq = self.curseq.min(self.maxseq + 1).max(self.t_seqno.min(self.maxseq + 1));
+    }
+
+    /// Send exactly `n` more packets (a finite transfer).
+    pub fn advance(&mut self, n: i32, now: SimTime, out: &mut Vec<Packet>) {
+        self.curseq = self.curseq.saturating_add(n).min(MAXSEQ);
+        self.send_much(false, now, out);
+    }
+
+    // ---------------------------------------------------------------- window
+
+    #[inline]
+    fn window(&self) -> i32 {
+        let w = match self.p.variant {
+            Variant::Tahoe => self.cwnd.min(self.p.window) as i32,
+            Variant::Reno | Variant::NewReno => {
+                (self.cwnd as i32 + self.dupwnd as i32).min(self.p.window as i32)
+            }
+        };
+        w
+    }
+    #[inline]
+    fn windowd(&self) -> f64 {
+        match self.p.variant {
+            Variant::Tahoe => self.cwnd.min(self.p.window),
+            Variant::Reno | Variant::NewReno => (self.cwnd + self.dupwnd as f64).min(self.p.window),
+        }
+    }
+
+    fn initial_window(&self) -> f64 {
+        self.wnd_init
+    }
+
+    fn opencwnd(&mut self) {
+        if self.cwnd < self.ssthresh as f64 {
+            self.cwnd += 1.0;
+        } else {
+            self.cwnd += 1.0 / self.cwnd;
+        }
+    }
+
+    const CLOSE_SSTHRESH_HALF: u32 = 1;
+    const CLOSE_CWND_HALF: u32 = 2;
+    const CLOSE_CWND_RESTART: u32 = 4;
+    const CLOSE_CWND_ONE: u32 = 8;
+
+    fn slowdown(&mut self, how: u32) {
+        let halfwin = self.windowd() / 2.0;
+        if how & Self::CLOSE_SSTHRESH_HALF != 0 {
+            // decrease_num_ 0.5: halfwin and decreasewin are the same value.
+            self.ssthresh = halfwin as i32;
+        }
+        if how & Self::CLOSE_CWND_HALF != 0 {
+            self.cwnd = halfwin;
+        } else if how & Self::CLOSE_CWND_RESTART != 0 || how & Self::CLOSE_CWND_ONE != 0 {
+            self.cwnd = 1.0;
+        }
+        if self.ssthresh < 2 {
+            self.ssthresh = 2;
+        }
+        if self.cwnd < 1.0 {
+            self.cwnd = 1.0;
+        }
+        if how & (Self::CLOSE_CWND_HALF | Self::CLOSE_CWND_RESTART | Self::CLOSE_CWND_ONE) != 0 {
+            self.cong_action = true;
+        }
+        self.first_decrease = false;
+    }
+
+    // ---------------------------------------------------------------- timer
+
+    fn set_rtx_timer(&mut self, now: SimTime) {
+        let t = self.rtt.timeout();
+        self.rtx_deadline = Some(now + crate::time::Dur::from_secs(t));
+    }
+    fn cancel_rtx_timer(&mut self) {
+        self.rtx_deadline = None;
+    }
+    fn reset_rtx_timer(&mut self, mild: bool, backoff: bool, now: SimTime) {
+        if backoff {
+            self.rtt.backoff();
+        }
+        self.set_rtx_timer(now);
+        if !mild {
+            self.t_seqno = self.highest_ack + 1;
+        }
+        self.rtt_active = false;
+    }
+    fn newtimer(&mut self, ackno: i32, now: SimTime) {
+        if self.t_seqno > ackno || ackno < self.maxseq || self.cwnd < 1.0 {
+            self.set_rtx_timer(now);
+        } else {
+            self.cancel_rtx_timer();
+        }
+    }
+
+    // ---------------------------------------------------------------- sending
+
+    fn output(&mut self, seqno: i32, now: SimTime, out: &mut Vec<Packet>) {
+        let is_rtx = seqno <= self.maxseq;
+        let size = if seqno == 0 && self.p.syn { self.p.header } else { self.p.packet_size + self.p.header };
+        let mut pkt = Packet::new(Kind::Data, self.flow, seqno, size, self.dst, now);
+        pkt.rtx = is_rtx;
+        if self.p.ecn {
+            pkt.ecn |= ecn::ECT;
+        }
+        if self.cong_action {
+            // SetCWRonRetransmit_ true: CWR goes on the next packet, retransmission or not.
+            pkt.ecn |= ecn::CWR;
+            self.cong_action = false;
+        }
+        if seqno == 0 && self.p.ecn {
+            // ns-2: the connection's first packet is not ECT and carries ECE (negotiation).
+            pkt.ecn = (pkt.ecn & !ecn::ECT) | ecn::ECE;
+        }
+        let force_timer = self.highest_ack == self.maxseq;
+        out.push(pkt);
+        self.stats.sent += 1;
+        self.stats.sent_bytes += size as u64;
+        if seqno > self.maxseq {
+            self.maxseq = seqno;
+            if !self.rtt_active {
+                self.rtt_active = true;
+                if seqno > self.rtt_seq {
+                    self.rtt_seq = seqno;
+                    self.rtt_ts = now;
+                }
+            }
+        } else {
+            self.stats.retransmitted += 1;
+        }
+        if self.rtx_deadline.is_none() || force_timer {
+            self.set_rtx_timer(now);
+        }
+    }
+
+    fn send_much(&mut self, _force: bool, now: SimTime, out: &mut Vec<Packet>) {
+        let mut win = self.window();
+        let mut npackets = 0u32;
+        while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
+            let s = self.t_seqno;
+            self.output(s, now, out);
+            npackets += 1;
+            self.t_seqno += 1;
+            win = self.window();
+            if self.p.max_burst != 0 && npackets == self.p.max_burst {
+                break;
+            }
+        }
+    }
+
+    fn send_much_burst(&mut self, now: SimTime, out: &mut Vec<Packet>, maxburst: u32) {
+        let saved = self.p.max_burst;
+        self.p.max_burst = maxburst;
+        self.send_much(false, now, out);
+        self.p.max_burst = saved;
+    }
+
+    /// Limited transmit (ns-2 `send_one`, `singledup_`).
+    fn send_one(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if self.t_seqno <= self.highest_ack + self.p.window as i32
+            && self.t_seqno < self.curseq
+            && (self.t_seqno as f64) <= self.highest_ack as f64 + self.cwnd + self.dupacks as f64
+        {
+            let s = self.t_seqno;
+            self.output(s, now, out);
+            self.t_seqno += 1;
+        }
+    }
+
+    // ---------------------------------------------------------------- receiving
+
+    fn newack(&mut self, ackno: i32, ece: bool, now: SimTime) {
+        self.dupacks = 0;
+        self.last_ack = ackno;
+        self.highest_ack = ackno;
+        if self.t_seqno < ackno + 1 {
+            self.t_seqno = ackno + 1;
+        }
+        if self.rtt_active && ackno >= self.rtt_seq {
+            if !self.ect || !self.ecn_backoff || !ece {
+                self.rtt.t_backoff = 1;
+                self.ecn_backoff = false;
+            }
+            self.rtt_active = false;
+            let tao = now.saturating_since(self.rtt_ts).secs();
+            self.rtt.update(tao, now.secs());
+        }
+        self.newtimer(ackno, now);
+    }
+
+    fn recv_newack_helper(&mut self, ack: &Packet, now: SimTime) {
+        let ece = ack.has(ecn::ECE);
+        self.newack(ack.seq, ece, now);
+        if !self.ect || !ece {
+            self.opencwnd();
+        }
+        if self.ect {
+            if !ece {
+                self.ecn_backoff = false;
+            }
+            self.ecn_burst = ece;
+        }
+        if !self.ect && ece && !ack.has(ecn::CWR) {
+            self.ect = true;
+        }
+    }
+
+    fn ecn_response(&mut self, seqno: i32, now: SimTime) {
+        if seqno > self.recover || self.last_cwnd_action == CwndAction::Timeout {
+            self.recover = self.maxseq;
+            self.last_cwnd_action = CwndAction::Ecn;
+            if self.cwnd <= 1.0 {
+                if self.ecn_backoff {
+                    self.rtt.backoff();
+                } else {
+                    self.ecn_backoff = true;
+                }
+            } else {
+                self.ecn_backoff = false;
+            }
+            self.slowdown(Self::CLOSE_CWND_HALF | Self::CLOSE_SSTHRESH_HALF);
+            self.stats.ecn_responses += 1;
+        }
+        let _ = now;
+    }
+
+    /// An ACK arrived.
+    pub fn recv_ack(&mut self, ack: &Packet, now: SimTime, out: &mut Vec<Packet>) {
+        self.stats.acks += 1;
+        if ack.has(ecn::ECE) && self.p.ecn {
+            self.ecn_response(ack.seq, now);
+        }
+        match self.p.variant {
+            Variant::Tahoe => self.recv_tahoe(ack, now, out),
+            Variant::Reno => self.recv_reno(ack, now, out),
+            Variant::NewReno => self.recv_newreno(ack, now, out),
+        }
+    }
+
+    fn recv_tahoe(&mut self, ack: &Packet, now: SimTime, out: &mut Vec<Packet>) {
+        let seqno = ack.seq;
+        if seqno > self.last_ack {
+            self.recv_newack_helper(ack, now);
+            if self.last_ack == 0 && self.p.delay_growth {
+                self.cwnd = self.initial_window();
+            }
+        } else if seqno == self.last_ack {
+            self.dupacks += 1;
+            if self.dupacks == self.p.dupacks {
+                self.dupack_action_tahoe(now);
+            } else if self.dupacks < self.p.dupacks && self.p.limited_transmit {
+                self.send_one(now, out);
+            }
+        }
+        // aggressive_maxburst_ 1: always try to send.
+        self.send_much(false, now, out);
+    }
+
+    fn dupack_action_tahoe(&mut self, now: SimTime) {
+        let recovered = self.highest_ack > self.recover;
+        if !(recovered || self.highest_ack == 0) {
+            if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
+                self.last_cwnd_action = CwndAction::DupAck;
+                self.slowdown(Self::CLOSE_CWND_ONE);
+                self.reset_rtx_timer(false, false, now);
+                self.stats.fast_retransmits += 1;
+            }
+            return; // bug_fix_
+        }
+        self.recover = self.maxseq;
+        self.last_cwnd_action = CwndAction::DupAck;
+        self.slowdown(Self::CLOSE_SSTHRESH_HALF | Self::CLOSE_CWND_ONE);
+        self.reset_rtx_timer(false, false, now);
+        self.stats.fast_retransmits += 1;
+    }
+
+    fn recv_reno(&mut self, ack: &Packet, now: SimTime, out: &mut Vec<Packet>) {
+        let seqno = ack.seq;
+        if seqno > self.last_ack {
+            if self.last_cwnd_action == CwndAction::DupAck {
+                self.last_cwnd_action = CwndAction::Exited;
+            }
+            self.dupwnd = 0;
+            self.recv_newack_helper(ack, now);
+            if self.last_ack == 0 && self.p.delay_growth {
+                self.cwnd = self.initial_window();
+            }
+        } else if seqno == self.last_ack {
+            self.dupacks += 1;
+            if self.dupacks == self.p.dupacks {
+                self.dupack_action_reno(now, out, false);
+            } else if self.dupacks > self.p.dupacks && self.last_cwnd_action == CwndAction::DupAck {
+                self.dupwnd += 1;
+            } else if self.dupacks < self.p.dupacks && self.p.limited_transmit {
+                self.send_one(now, out);
+            }
+        }
+        if self.dupacks == 0 || self.dupacks > self.p.dupacks - 1 {
+            self.send_much(false, now, out);
+        }
+    }
+
+    /// Reno and NewReno fast retransmit (they differ only in `allow_fast_retransmit`).
+    fn dupack_action_reno(&mut self, now: SimTime, out: &mut Vec<Packet>, newreno: bool) {
+        let recovered = self.highest_ack > self.recover;
+        let allow = !newreno && self.last_cwnd_action == CwndAction::DupAck;
+        if !(recovered || allow || self.highest_ack == 0) {
+            if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
+                self.last_cwnd_action = CwndAction::DupAck;
+                self.reset_rtx_timer(true, false, now);
+                let s = self.last_ack + 1;
+                self.output(s, now, out);
+                self.dupwnd = self.p.dupacks;
+                self.stats.fast_retransmits += 1;
+            }
+            return; // bug_fix_
+        }
+        self.recover = self.maxseq;
+        self.last_cwnd_action = CwndAction::DupAck;
+        if newreno {
+            self.reset_rtx_timer(true, false, now);
+            self.slowdown(Self::CLOSE_SSTHRESH_HALF | Self::CLOSE_CWND_HALF);
+        } else {
+            self.slowdown(Self::CLOSE_SSTHRESH_HALF | Self::CLOSE_CWND_HALF);
+            self.reset_rtx_timer(true, false, now);
+        }
+        let s = self.last_ack + 1;
+        self.output(s, now, out);
+        self.dupwnd = self.p.dupacks;
+        self.stats.fast_retransmits += 1;
+    }
+
+    fn recv_newreno(&mut self, ack: &Packet, now: SimTime, out: &mut Vec<Packet>) {
+        let seqno = ack.seq;
+        if seqno > self.last_ack {
+            if seqno >= self.recover || self.last_cwnd_action != CwndAction::DupAck {
+                if self.dupwnd > 0 {
+                    self.dupwnd = 0;
+                    if self.last_cwnd_action == CwndAction::DupAck {
+                        self.last_cwnd_action = CwndAction::Exited;
+                    }
+                }
+                self.firstpartial = false;
+                self.recv_newack_helper(ack, now);
+                if self.last_ack == 0 && self.p.delay_growth {
+                    self.cwnd = self.initial_window();
+                }
+            } else {
+                // Partial ACK (partial_window_deflation_ 1, newreno_changes1_ 1).
+                if !self.firstpartial {
+                    self.firstpartial = true;
+                    self.newtimer(seqno, now);
+                }
+                let deflate = (seqno - self.last_ack) as u32;
+                if self.dupwnd > deflate {
+                    self.dupwnd -= deflate - 1;
+                } else {
+                    self.cwnd -= (deflate - self.dupwnd) as f64;
+                    self.dupwnd = 1;
+                }
+                if self.cwnd < 1.0 {
+                    self.cwnd = 1.0;
+                }
+                self.last_ack = seqno;
+                self.highest_ack = seqno;
+                if self.t_seqno < seqno + 1 {
+                    self.t_seqno = seqno + 1;
+                }
+                if self.rtt_active && seqno >= self.rtt_seq {
+                    self.rtt_active = false;
+                    self.rtt.t_backoff = 1;
+                }
+                let s = self.last_ack + 1;
+                self.output(s, now, out);
+            }
+        } else if seqno == self.last_ack {
+            self.dupacks += 1;
+            if self.dupacks == self.p.dupacks {
+                self.dupack_action_reno(now, out, true);
+            } else if self.dupacks > self.p.dupacks && self.last_cwnd_action == CwndAction::DupAck {
+                self.dupwnd += 1;
+            } else if self.dupacks < self.p.dupacks && self.p.limited_transmit {
+                self.send_one(now, out);
+            }
+        }
+        // aggressive_maxburst_ 1: whether or not the ACK was valid.
+        if self.dupacks == 0 {
+            self.send_much(false, now, out);
+        } else if self.dupacks > self.p.dupacks - 1 {
+            self.send_much_burst(now, out, 2);
+        }
+    }
+
+    /// The retransmission timer fired at `now` (the caller checked the deadline).
+    pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.rtx_deadline = None;
+        if matches!(self.p.variant, Variant::Reno | Variant::NewReno) {
+            self.dupwnd = 0;
+            self.dupacks = 0;
+            self.recover = self.maxseq;
+        }
+        self.stats.timeouts += 1;
+        if self.cwnd < 1.0 {
+            self.cwnd = 1.0;
+        }
+        self.recover = self.maxseq;
+        if self.highest_ack == -1 && self.wnd_init > 1.0 {
+            self.wnd_init = 1.0;
+        }
+        let idle = self.highest_ack == self.maxseq;
+        if idle {
+            self.slowdown(Self::CLOSE_CWND_ONE);
+        } else if self.highest_ack < self.recover && self.last_cwnd_action == CwndAction::Ecn {
+            self.slowdown(Self::CLOSE_CWND_ONE);
+        } else {
+            self.last_cwnd_action = CwndAction::Timeout;
+            self.slowdown(Self::CLOSE_SSTHRESH_HALF | Self::CLOSE_CWND_RESTART);
+        }
+        self.reset_rtx_timer(false, !idle, now);
+        self.last_cwnd_action = CwndAction::Timeout;
+        self.send_much(false, now, out);
+    }
+}

@@ -1,0 +1,266 @@
+//! The TCP sink: ns-2's `Agent/TCPSink` (an ACK per packet) and `Agent/TCPSink/DelAck`.
+//!
+//! ACKs carry the cumulative ack (highest in-order sequence number), up to three SACK
+//! blocks (most recent first, as ns-2's Sack1 sink), and ECN-Echo: once a CE-marked
+//! ECN-capable packet arrives, every ACK echoes ECE until a packet with CWR arrives.
+
+use crate::packet::{ecn, Kind, Packet, MAX_SACK};
+use crate::time::SimTime;
+
+#[derive(Clone, Debug, Default)]
+pub struct SinkStats {
+    /// Data packets received (duplicates included).
+    pub received: u64,
+    pub received_bytes: u64,
+    /// New in-order packets delivered to the application.
+    pub delivered: u64,
+    /// Payload bytes of those (goodput).
+    pub delivered_payload: u64,
+    /// Σ end-to-end delay of received packets, ns.
+    pub delay_sum_ns: f64,
+    pub acks_sent: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct TcpSink {
+    pub flow: u32,
+    /// The sender's node (where ACKs go).
+    pub dst: u32,
+    pub ack_size: u32,
+    pub header: u32,
+    /// First sequence number carrying data (1 when packet 0 is a SYN).
+    first_data: i32,
+    /// Payload bytes of a data packet of this flow (learnt from the first one).
+    payload: u64,
+    /// Next in-order sequence number expected.
+    next: i32,
+    maxseen: i32,
+    /// Out-of-order packets held, as sorted disjoint inclusive ranges.
+    ooo: Vec<(i32, i32)>,
+    /// Most recently changed block first (for SACK).
+    recent: Vec<i32>,
+    ecn_unacked: bool,
+    pub delayed: bool,
+    pub delack_interval: f64,
+    /// A packet waiting for its delayed ACK (its seq, flags, send time).
+    pending: Option<Packet>,
+    pub delack_gen: u32,
+    pub stats: SinkStats,
+}
+
+impl TcpSink {
+    pub fn new(flow: u32, dst: u32, ack_size: u32, header: u32, delayed: bool, delack_interval: f64, syn: bool) -> Self {
+        TcpSink {
+            first_data: if syn { 1 } else { 0 },
+            payload: 0,
+            flow,
+            dst,
+            ack_size,
+            header,
+            next: 0,
+            maxseen: -1,
+            ooo: Vec::new(),
+            recent: Vec::new(),
+            ecn_unacked: false,
+            delayed,
+            delack_interval,
+            pending: None,
+            delack_gen: 0,
+            stats: SinkStats::default(),
+        }
+    }
+
+    /// Cumulative ack: highest in-order sequence number received.
+    pub fn cum_ack(&self) -> i32 {
+        self.next - 1
+    }
+
+    /// Record `seq`; returns the number of new in-order packets it released.
+    fn update(&mut self, seq: i32) -> u32 {
+        if seq > self.maxseen {
+            self.maxseen = seq;
+        }
+        if seq < self.next {
+            return 0;
+        }
+        if seq == self.next {
+            let mut n = 1;
+            self.next += 1;
+            // absorb ranges that are now contiguous
+            while let Some(&(lo, hi)) = self.ooo.first() {
+                if lo <= self.next {
+                    if hi >= self.next {
+                        n += (hi - self.next + 1) as u32;
+                        self.next = hi + 1;
+                    }
+                    self.ooo.remove(0);
+                } else {
+                    break;
+                }
+            }
+            return n;
+        }
+        // out of order: insert into ranges
+        let idx = self.ooo.partition_point(|&(lo, _)| lo <= seq);
+        if idx > 0 && self.ooo[idx - 1].1 >= seq {
+            return 0; // duplicate
+        }
+        let join_left = idx > 0 && self.ooo[idx - 1].1 + 1 == seq;
+        let join_right = idx < self.ooo.len() && self.ooo[idx].0 == seq + 1;
+        match (join_left, join_right) {
+            (true, true) => {
+                self.ooo[idx - 1].1 = self.ooo[idx].1;
+                self.ooo.remove(idx);
+            }
+            (true, false) => self.ooo[idx - 1].1 = seq,
+            (false, true) => self.ooo[idx].0 = seq,
+            (false, false) => self.ooo.insert(idx, (seq, seq)),
+        }
+        self.recent.retain(|&s| s != seq);
+        self.recent.insert(0, seq);
+        self.recent.truncate(16);
+        0
+    }
+
+    fn sack_blocks(&self, ack: &mut Packet) {
+        let mut n = 0usize;
+        for &s in &self.recent {
+            if n == MAX_SACK {
+                break;
+            }
+            if s < self.next {
+                continue;
+            }
+            if let Some(&(lo, hi)) = self.ooo.iter().find(|&&(lo, hi)| lo <= s && s <= hi) {
+                if ack.sack[..n].iter().any(|&b| b == (lo, hi)) {
+                    continue;
+                }
+                ack.sack[n] = (lo, hi);
+                n += 1;
+            }
+        }
+        ack.nsack = n as u8;
+    }
+
+    fn make_ack(&mut self, data: &Packet, now: SimTime) -> Packet {
+        let mut ack = Packet::new(Kind::Ack, self.flow, self.cum_ack(), self.ack_size, self.dst, now);
+        ack.t_sent = data.t_sent;
+        if data.has(ecn::ECT) {
+            if self.ecn_unacked {
+                ack.ecn |= ecn::ECE;
+            }
+        } else if data.has(ecn::ECE) {
+            // SYN negotiating ECN: echo it.
+            ack.ecn |= ecn::ECE;
+        }
+        self.sack_blocks(&mut ack);
+        self.stats.acks_sent += 1;
+        ack
+    }
+
+    /// A data packet arrived. Returns an ACK to send now, if any; when the sink delays the
+    /// ACK it returns `None` and sets [`TcpSink::wants_timer`].
+    pub fn recv(&mut self, data: &Packet, now: SimTime) -> Option<Packet> {
+        self.stats.received += 1;
+        self.stats.received_bytes += data.size as u64;
+        self.stats.delay_sum_ns += now.saturating_since(data.t_sent).0 as f64;
+        if data.has(ecn::CWR) {
+            self.ecn_unacked = false;
+        }
+        if data.has(ecn::ECT) && data.has(ecn::CE) {
+            self.ecn_unacked = true;
+        }
+        let before = self.next;
+        let delivered = self.update(data.seq);
+        if delivered > 0 {
+            self.stats.delivered += delivered as u64;
+            // Payload of the data packets released (the SYN carries none); all data
+            // packets of a flow have the same size.
+            let data_pkts = (self.next - before.max(self.first_data)).max(0) as u64;
+            if data.seq >= self.first_data {
+                self.payload = data.size.saturating_sub(self.header) as u64;
+            }
+            self.stats.delivered_payload += data_pkts * self.payload;
+        }
+        if self.delayed {
+            let in_order = data.seq == self.cum_ack();
+            if self.pending.is_none() && in_order && data.seq >= self.maxseen && data.seq != 0 {
+                self.pending = Some(*data);
+                self.delack_gen = self.delack_gen.wrapping_add(1);
+                return None;
+            }
+            self.pending = None;
+            self.delack_gen = self.delack_gen.wrapping_add(1);
+        }
+        Some(self.make_ack(data, now))
+    }
+
+    /// Whether a delayed ACK is waiting (the caller arms the timer with `delack_gen`).
+    pub fn wants_timer(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// The delayed-ACK timer of generation `gen` fired.
+    pub fn on_delack_timer(&mut self, gen: u32, now: SimTime) -> Option<Packet> {
+        if gen != self.delack_gen {
+            return None;
+        }
+        let p = self.pending.take()?;
+        Some(self.make_ack(&p, now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(seq: i32) -> Packet {
+        Packet::new(Kind::Data, 0, seq, 1040, 1, SimTime::ZERO)
+    }
+
+    #[test]
+    fn cumulative_and_sack_blocks() {
+        let mut s = TcpSink::new(0, 0, 40, 40, false, 0.1, true);
+        for q in [0, 1, 2] {
+            assert_eq!(s.recv(&data(q), SimTime::ZERO).unwrap().seq, q);
+        }
+        // lose 3, receive 4, 5, then 7
+        let a = s.recv(&data(4), SimTime::ZERO).unwrap();
+        assert_eq!((a.seq, a.nsack, a.sack[0]), (2, 1, (4, 4)));
+        let a = s.recv(&data(5), SimTime::ZERO).unwrap();
+        assert_eq!((a.seq, a.nsack, a.sack[0]), (2, 1, (4, 5)));
+        let a = s.recv(&data(7), SimTime::ZERO).unwrap();
+        assert_eq!((a.seq, a.nsack, a.sack[0], a.sack[1]), (2, 2, (7, 7), (4, 5)));
+        // the hole fills: cumulative jumps to 5
+        let a = s.recv(&data(3), SimTime::ZERO).unwrap();
+        assert_eq!((a.seq, a.nsack, a.sack[0]), (5, 1, (7, 7)));
+        assert_eq!(s.stats.delivered, 6);
+    }
+
+    #[test]
+    fn ecn_echo_until_cwr() {
+        let mut s = TcpSink::new(0, 0, 40, 40, false, 0.1, true);
+        let mut d = data(0);
+        d.ecn = ecn::ECT | ecn::CE;
+        assert!(s.recv(&d, SimTime::ZERO).unwrap().has(ecn::ECE));
+        let mut d1 = data(1);
+        d1.ecn = ecn::ECT;
+        assert!(s.recv(&d1, SimTime::ZERO).unwrap().has(ecn::ECE));
+        let mut d2 = data(2);
+        d2.ecn = ecn::ECT | ecn::CWR;
+        assert!(!s.recv(&d2, SimTime::ZERO).unwrap().has(ecn::ECE));
+    }
+
+    #[test]
+    fn delayed_ack_every_second_packet() {
+        let mut s = TcpSink::new(0, 0, 40, 40, true, 0.1, true);
+        assert!(s.recv(&data(0), SimTime::ZERO).is_some(), "SYN acked at once");
+        assert!(s.recv(&data(1), SimTime::ZERO).is_none());
+        assert_eq!(s.recv(&data(2), SimTime::ZERO).unwrap().seq, 2);
+        assert!(s.recv(&data(3), SimTime::ZERO).is_none());
+        let g = s.delack_gen;
+        assert_eq!(s.on_delack_timer(g, SimTime::ZERO).unwrap().seq, 3);
+        // out of order is acked at once
+        assert_eq!(s.recv(&data(5), SimTime::ZERO).unwrap().seq, 3);
+    }
+}

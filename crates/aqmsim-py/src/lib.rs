@@ -1,0 +1,167 @@
+//! Python bindings: `aqmsim._core`. Converts types and nothing else.
+//!
+//! Every Rust error becomes `ScenarioError` (a `ValueError`) or `SimulationError` (a
+//! `RuntimeError`); a panic inside the engine is caught and becomes `SimulationError`
+//! carrying the seed and the panic message, never a `PanicException` that would escape
+//! `except Exception`. The GIL is released while the simulation runs.
+
+use aqmsim_core::aqm::Reason;
+use aqmsim_core::scenario::queue_spec::DISCIPLINES;
+use aqmsim_core::sim::RunResults;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Instant;
+
+pyo3::create_exception!(_core, ScenarioError, PyValueError, "A scenario that cannot be run as written; the message names the field.");
+pyo3::create_exception!(_core, SimulationError, PyRuntimeError, "The simulation failed while running.");
+
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".into()
+    }
+}
+
+enum Failure {
+    Scenario(String),
+    Panic(String),
+}
+
+fn to_pyerr(f: Failure, seed: Option<u64>) -> PyErr {
+    match f {
+        Failure::Scenario(m) => ScenarioError::new_err(m),
+        Failure::Panic(m) => SimulationError::new_err(format!(
+            "internal error in the simulator (seed {}): {m}",
+            seed.map_or("default".to_string(), |s| s.to_string())
+        )),
+    }
+}
+
+fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let s = PyDict::new(py);
+    for (k, v) in &r.summary.items {
+        s.set_item(k, v)?;
+    }
+    s.set_item("wall_seconds", wall)?;
+    d.set_item("summary", s)?;
+    let names = &r.link_names;
+    let link_names = |ids: &[u32]| -> Vec<&str> { ids.iter().map(|&i| names[i as usize].as_str()).collect() };
+
+    let q = PyDict::new(py);
+    q.set_item("t", PyList::new(py, &r.queue.t)?)?;
+    q.set_item("link", PyList::new(py, link_names(&r.queue.link))?)?;
+    q.set_item("len_pkts", PyList::new(py, &r.queue.len_pkts)?)?;
+    q.set_item("len_bytes", PyList::new(py, &r.queue.len_bytes)?)?;
+    q.set_item("avg", PyList::new(py, &r.queue.avg)?)?;
+    q.set_item("p", PyList::new(py, &r.queue.p)?)?;
+    q.set_item("max_p", PyList::new(py, &r.queue.max_p)?)?;
+    q.set_item("min_th", PyList::new(py, &r.queue.min_th)?)?;
+    q.set_item("max_th", PyList::new(py, &r.queue.max_th)?)?;
+    d.set_item("queue", q)?;
+
+    let dr = PyDict::new(py);
+    dr.set_item("t", PyList::new(py, &r.drops.t)?)?;
+    dr.set_item("link", PyList::new(py, link_names(&r.drops.link))?)?;
+    dr.set_item("flow", PyList::new(py, &r.drops.flow)?)?;
+    let reasons: Vec<&str> = r
+        .drops
+        .reason
+        .iter()
+        .map(|&x| Reason::ALL.get(x as usize).map_or("?", |r| r.name()))
+        .collect();
+    dr.set_item("reason", PyList::new(py, reasons)?)?;
+    let actions: Vec<&str> = r.drops.action.iter().map(|&a| if a == 0 { "drop" } else { "mark" }).collect();
+    dr.set_item("action", PyList::new(py, actions)?)?;
+    dr.set_item("qlen_pkts", PyList::new(py, &r.drops.qlen)?)?;
+    d.set_item("drops", dr)?;
+
+    let f = PyDict::new(py);
+    let ft = &r.flows;
+    f.set_item("flow", PyList::new(py, &ft.flow)?)?;
+    f.set_item("label", PyList::new(py, &ft.label)?)?;
+    f.set_item("src", PyList::new(py, &ft.src)?)?;
+    f.set_item("dst", PyList::new(py, &ft.dst)?)?;
+    f.set_item("app", PyList::new(py, &ft.app)?)?;
+    f.set_item("variant", PyList::new(py, &ft.variant)?)?;
+    f.set_item("start", PyList::new(py, &ft.start)?)?;
+    f.set_item("stop", PyList::new(py, &ft.stop)?)?;
+    f.set_item("sent", PyList::new(py, &ft.sent)?)?;
+    f.set_item("retransmitted", PyList::new(py, &ft.retransmitted)?)?;
+    f.set_item("timeouts", PyList::new(py, &ft.timeouts)?)?;
+    f.set_item("received", PyList::new(py, &ft.received)?)?;
+    f.set_item("delivered", PyList::new(py, &ft.delivered)?)?;
+    f.set_item("throughput_bps", PyList::new(py, &ft.throughput_bps)?)?;
+    f.set_item("goodput_bps", PyList::new(py, &ft.goodput_bps)?)?;
+    f.set_item("mean_delay_s", PyList::new(py, &ft.mean_delay_s)?)?;
+    d.set_item("flows", f)?;
+
+    let l = PyDict::new(py);
+    l.set_item("t", PyList::new(py, &r.links.t)?)?;
+    l.set_item("link", PyList::new(py, link_names(&r.links.link))?)?;
+    l.set_item("utilisation", PyList::new(py, &r.links.utilisation)?)?;
+    d.set_item("links", l)?;
+    d.set_item("resolved", &r.resolved)?;
+    Ok(d)
+}
+
+/// Run a scenario (JSON text) with `seed` (None: the scenario's own seed).
+#[pyfunction]
+#[pyo3(signature = (scenario_json, seed=None))]
+fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
+    let text = scenario_json.to_owned();
+    let t0 = Instant::now();
+    let out = py.allow_threads(move || {
+        catch_unwind(AssertUnwindSafe(|| aqmsim_core::run_json(&text, seed)))
+            .map_err(|p| Failure::Panic(panic_message(p)))
+            .and_then(|r| r.map_err(|e| Failure::Scenario(e.to_string())))
+    });
+    let wall = t0.elapsed().as_secs_f64();
+    match out {
+        Ok(r) => results_to_py(py, r, wall),
+        Err(f) => Err(to_pyerr(f, seed)),
+    }
+}
+
+/// Check a scenario (JSON text); returns the resolved scenario as JSON text.
+#[pyfunction]
+#[pyo3(signature = (scenario_json, seed=None))]
+fn validate(scenario_json: &str, seed: Option<u64>) -> PyResult<String> {
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let spec = aqmsim_core::scenario::from_json(scenario_json)?;
+        let s = seed.unwrap_or(spec.seed);
+        aqmsim_core::scenario::build::build(&spec, s).map(|m| m.resolved.to_string())
+    }));
+    match r {
+        Ok(Ok(s)) => Ok(s),
+        Ok(Err(e)) => Err(ScenarioError::new_err(e.to_string())),
+        Err(p) => Err(to_pyerr(Failure::Panic(panic_message(p)), seed)),
+    }
+}
+
+/// Every discipline with its parameters: {name: [(field, default, allowed), ...]}.
+#[pyfunction]
+fn disciplines<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, params) in DISCIPLINES {
+        let v: Vec<(&str, &str, &str)> = params.to_vec();
+        d.set_item(*name, v)?;
+    }
+    Ok(d)
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(disciplines, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
