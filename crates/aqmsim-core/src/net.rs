@@ -28,6 +28,10 @@ pub struct Link {
     /// Busy time within the current utilisation bin.
     pub bin_busy_ns: u64,
     pub bin_start: SimTime,
+    /// Data sequence numbers lost on entering (first transmission only), sorted.
+    pub drop_seqs: Vec<i32>,
+    /// Packets lost that way.
+    pub lost: u64,
     /// ns per byte on this link (8e9 / rate).
     ns_per_byte: f64,
 }
@@ -48,6 +52,8 @@ impl Link {
             bytes_sent: 0,
             bin_busy_ns: 0,
             bin_start: SimTime::ZERO,
+            drop_seqs: Vec::new(),
+            lost: 0,
             ns_per_byte: 8e9 / rate_bps,
         }
     }

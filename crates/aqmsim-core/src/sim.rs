@@ -15,6 +15,10 @@ use crate::sched::{Event, Scheduler};
 use crate::tcp::{TcpSender, TcpSink};
 use crate::time::{Dur, SimTime};
 
+/// Drop-log reason code of a deterministic link loss (`drop_seqs`); codes 0–2 are
+/// `aqm::Reason`.
+pub const LOSS: u8 = 3;
+
 pub struct Cbr {
     pub interval: Dur,
     pub size: u32,
@@ -83,7 +87,11 @@ impl Simulation {
         let links: Vec<Link> = model
             .links
             .into_iter()
-            .map(|l| Link::new(l.from, l.to, l.rate_bps, l.delay_s, QueueDisc::new(l.aqm), l.name))
+            .map(|l| {
+                let mut link = Link::new(l.from, l.to, l.rate_bps, l.delay_s, QueueDisc::new(l.aqm), l.name);
+                link.drop_seqs = l.drop_seqs;
+                link
+            })
             .collect();
         let flows = model
             .flows
@@ -94,7 +102,7 @@ impl Simulation {
                     AppModel::Ftp(p) => {
                         let mut r = Rng::new(seed, stream::TCP | i as u64);
                         let boot = r.uniform() * p.tick;
-                        let sink = TcpSink::new(i as u32, f.src, p.ack_size, p.header, p.delayed_ack, p.delack_interval, p.syn);
+                        let sink = TcpSink::new(i as u32, f.src, p.ack_size, p.header, p.delayed_ack, p.delack_interval, p.syn, p.variant == crate::tcp::Variant::Sack);
                         Agent::Tcp { snd: TcpSender::new(p, i as u32, f.dst, boot), sink }
                     }
                     AppModel::Cbr { rate_bps, packet_size } => Agent::Cbr(Cbr {
@@ -219,6 +227,11 @@ impl Simulation {
         let now = self.now;
         let link = &mut self.links[l as usize];
         let qlen = link.queue.len();
+        if !link.drop_seqs.is_empty() && pkt.kind == Kind::Data && !pkt.rtx && link.drop_seqs.binary_search(&pkt.seq).is_ok() {
+            link.lost += 1;
+            self.log_drop(l, pkt.flow, LOSS, 0, qlen);
+            return;
+        }
         match link.queue.enqueue(pkt, now, &mut self.qrng[l as usize]) {
             Enqueued::Dropped(r) => self.log_drop(l, pkt.flow, r as u8, 0, qlen),
             Enqueued::Queued { marked } => {

@@ -73,7 +73,7 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
         .drops
         .reason
         .iter()
-        .map(|&x| Reason::ALL.get(x as usize).map_or("?", |r| r.name()))
+        .map(|&x| if x == aqmsim_core::sim::LOSS { "loss" } else { Reason::ALL.get(x as usize).map_or("?", |r| r.name()) })
         .collect();
     dr.set_item("reason", PyList::new(py, reasons)?)?;
     let actions: Vec<&str> = r.drops.action.iter().map(|&a| if a == 0 { "drop" } else { "mark" }).collect();

@@ -20,6 +20,8 @@ pub struct LinkModel {
     pub delay_s: f64,
     pub aqm: AnyAqm,
     pub name: String,
+    /// Data sequence numbers lost (first transmission only) on entering this link.
+    pub drop_seqs: Vec<i32>,
 }
 
 #[derive(Clone, Debug)]
@@ -80,12 +82,7 @@ fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<TcpParams> {
         Some(v) => match Variant::parse(&v) {
             Some(v) => v,
             None => {
-                let hint = if v.eq_ignore_ascii_case("sack") {
-                    " — SACK is not available yet in this version"
-                } else {
-                    ""
-                };
-                return err(format!("{path}.variant"), format!("unknown TCP variant {v:?} (expected one of: {}){hint}", Variant::NAMES));
+                return err(format!("{path}.variant"), format!("unknown TCP variant {v:?} (expected one of: {})", Variant::NAMES));
             }
         },
     };
@@ -168,6 +165,18 @@ impl Builder {
         i
     }
 
+    fn set_drops(&mut self, link: usize, seqs: &[i32], path: &str) -> Result<()> {
+        if let Some(&bad) = seqs.iter().find(|&&s| s < 0) {
+            return err(path, format!("sequence numbers must be ≥ 0, got {bad}"));
+        }
+        let mut v = seqs.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        self.links_json[link]["drop_seqs"] = json!(v);
+        self.links[link].drop_seqs = v;
+        Ok(())
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn duplex(&mut self, a: u32, b: u32, rate_bps: f64, delay_s: f64, q: Option<&QueueSpec>, rq: Option<&QueueSpec>, path: &str) -> Result<()> {
         let info = LinkInfo { rate_bps, delay_s };
@@ -183,7 +192,7 @@ impl Builder {
         for (from, to, aqm, j) in [(a, b, aqm_f, jf), (b, a, aqm_r, jr)] {
             let name = format!("{}->{}", self.nodes[from as usize], self.nodes[to as usize]);
             self.links_json.push(json!({"name": name, "rate_bps": rate_bps, "delay_s": delay_s, "queue": j}));
-            self.links.push(LinkModel { from, to, rate_bps, delay_s, aqm, name });
+            self.links.push(LinkModel { from, to, rate_bps, delay_s, aqm, name, drop_seqs: Vec::new() });
         }
         Ok(())
     }
@@ -273,6 +282,9 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         let brate = rate(&db.bottleneck.rate, "dumbbell.bottleneck.rate")?;
         let bdelay = time(&db.bottleneck.delay, "dumbbell.bottleneck.delay")?;
         b.duplex(r1, r2, brate, bdelay, db.bottleneck.queue.as_ref(), db.bottleneck.reverse_queue.as_ref(), "dumbbell.bottleneck")?;
+        if let Some(d) = &db.bottleneck.drop_seqs {
+            b.set_drops(b.links.len() - 2, d, "dumbbell.bottleneck.drop_seqs")?;
+        }
         monitored_default.push("R1->R2".into());
         if db.groups.is_empty() {
             return err("dumbbell.groups", "needs at least one group of sources");
@@ -328,6 +340,9 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
             let r = rate(&l.rate, &format!("{p}.rate"))?;
             let d = time(&l.delay, &format!("{p}.delay"))?;
             b.duplex(a, c, r, d, l.queue.as_ref(), l.reverse_queue.as_ref(), &p)?;
+            if let Some(ds) = &l.drop_seqs {
+                b.set_drops(b.links.len() - 2, ds, &format!("{p}.drop_seqs"))?;
+            }
         }
     }
     for (i, f) in spec.flows.iter().enumerate() {

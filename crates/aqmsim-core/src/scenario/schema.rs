@@ -66,6 +66,9 @@ pub type QueueSpec = serde_json::Map<String, serde_json::Value>;
 pub struct BottleneckSpec {
     pub rate: Quantity,
     pub delay: Quantity,
+    /// Deterministic loss (like ns-2's `ErrorModel/List`): the first transmission of data
+    /// packets with these sequence numbers is lost on entering the link (forward direction).
+    pub drop_seqs: Option<Vec<i32>>,
     pub queue: Option<QueueSpec>,
     pub reverse_queue: Option<QueueSpec>,
 }
@@ -130,6 +133,8 @@ pub struct LinkSpec {
     pub to: String,
     pub rate: Quantity,
     pub delay: Quantity,
+    /// As `BottleneckSpec::drop_seqs`, for the from->to direction.
+    pub drop_seqs: Option<Vec<i32>>,
     pub queue: Option<QueueSpec>,
     pub reverse_queue: Option<QueueSpec>,
 }

@@ -6,6 +6,7 @@
 //! `docs/ns2-faithfulness.md` for what is followed and where we differ.
 
 pub mod rtt;
+pub mod sack;
 pub mod sender;
 pub mod sink;
 

@@ -18,6 +18,7 @@ pub enum Variant {
     Tahoe,
     Reno,
     NewReno,
+    Sack,
 }
 
 impl Variant {
@@ -26,6 +27,7 @@ impl Variant {
             "tahoe" => Some(Variant::Tahoe),
             "reno" => Some(Variant::Reno),
             "newreno" => Some(Variant::NewReno),
+            "sack" | "sack1" => Some(Variant::Sack),
             _ => None,
         }
     }
@@ -34,9 +36,10 @@ impl Variant {
             Variant::Tahoe => "tahoe",
             Variant::Reno => "reno",
             Variant::NewReno => "newreno",
+            Variant::Sack => "sack",
         }
     }
-    pub const NAMES: &'static str = "tahoe, reno, newreno";
+    pub const NAMES: &'static str = "tahoe, reno, newreno, sack";
 }
 
 /// Cumulative counters of a sender.
@@ -81,7 +84,8 @@ pub struct TcpSender {
     ect: bool,
     ecn_backoff: bool,
     ecn_burst: bool,
-    firstpartial: bool,
+    pub(crate) firstpartial: bool,
+    pub(crate) sack: super::sack::SackState,
     // RTT
     pub rtt: RttEstimator,
     rtt_active: bool,
@@ -120,6 +124,7 @@ impl TcpSender {
             ecn_backoff: false,
             ecn_burst: false,
             firstpartial: false,
+            sack: super::sack::SackState::default(),
             rtt,
             rtt_active: false,
             rtt_seq: -1,
@@ -144,8 +149,9 @@ impl TcpSender {
     }
 
     /// Stop handing new data to TCP: what has been sent is still delivered reliably.
+    /// (ns-2: FTP `stop` → `advance 0` → `curseq_ = maxseq_`.)
     pub fn stop(&mut self) {
-        self.curseq = self.curseq.min(self.maxseq + 1).max(self.t_seqno.min(self.maxseq + 1));
+        self.curseq = self.maxseq;
     }
 
     /// Send exactly `n` more packets (a finite transfer).
@@ -157,24 +163,23 @@ impl TcpSender {
     // ---------------------------------------------------------------- window
 
     #[inline]
-    fn window(&self) -> i32 {
-        let w = match self.p.variant {
-            Variant::Tahoe => self.cwnd.min(self.p.window) as i32,
+    pub(crate) fn window(&self) -> i32 {
+        match self.p.variant {
+            Variant::Tahoe | Variant::Sack => self.cwnd.min(self.p.window) as i32,
             Variant::Reno | Variant::NewReno => {
                 (self.cwnd as i32 + self.dupwnd as i32).min(self.p.window as i32)
             }
-        };
-        w
+        }
     }
     #[inline]
     fn windowd(&self) -> f64 {
         match self.p.variant {
-            Variant::Tahoe => self.cwnd.min(self.p.window),
+            Variant::Tahoe | Variant::Sack => self.cwnd.min(self.p.window),
             Variant::Reno | Variant::NewReno => (self.cwnd + self.dupwnd as f64).min(self.p.window),
         }
     }
 
-    fn initial_window(&self) -> f64 {
+    pub(crate) fn initial_window(&self) -> f64 {
         self.wnd_init
     }
 
@@ -186,12 +191,12 @@ impl TcpSender {
         }
     }
 
-    const CLOSE_SSTHRESH_HALF: u32 = 1;
-    const CLOSE_CWND_HALF: u32 = 2;
-    const CLOSE_CWND_RESTART: u32 = 4;
-    const CLOSE_CWND_ONE: u32 = 8;
+    pub(crate) const CLOSE_SSTHRESH_HALF: u32 = 1;
+    pub(crate) const CLOSE_CWND_HALF: u32 = 2;
+    pub(crate) const CLOSE_CWND_RESTART: u32 = 4;
+    pub(crate) const CLOSE_CWND_ONE: u32 = 8;
 
-    fn slowdown(&mut self, how: u32) {
+    pub(crate) fn slowdown(&mut self, how: u32) {
         let halfwin = self.windowd() / 2.0;
         if how & Self::CLOSE_SSTHRESH_HALF != 0 {
             // decrease_num_ 0.5: halfwin and decreasewin are the same value.
@@ -205,9 +210,8 @@ impl TcpSender {
         if self.ssthresh < 2 {
             self.ssthresh = 2;
         }
-        if self.cwnd < 1.0 {
-            self.cwnd = 1.0;
-        }
+        // ns-2.35 has no `cwnd ≥ 1` clamp here: an ECN halving of cwnd 1.5 gives 0.75,
+        // window() = 0, and the retransmission timer brings cwnd back to 1.
         if how & (Self::CLOSE_CWND_HALF | Self::CLOSE_CWND_RESTART | Self::CLOSE_CWND_ONE) != 0 {
             self.cong_action = true;
         }
@@ -223,7 +227,7 @@ impl TcpSender {
     fn cancel_rtx_timer(&mut self) {
         self.rtx_deadline = None;
     }
-    fn reset_rtx_timer(&mut self, mild: bool, backoff: bool, now: SimTime) {
+    pub(crate) fn reset_rtx_timer(&mut self, mild: bool, backoff: bool, now: SimTime) {
         if backoff {
             self.rtt.backoff();
         }
@@ -233,7 +237,7 @@ impl TcpSender {
         }
         self.rtt_active = false;
     }
-    fn newtimer(&mut self, ackno: i32, now: SimTime) {
+    pub(crate) fn newtimer(&mut self, ackno: i32, now: SimTime) {
         if self.t_seqno > ackno || ackno < self.maxseq || self.cwnd < 1.0 {
             self.set_rtx_timer(now);
         } else {
@@ -243,7 +247,7 @@ impl TcpSender {
 
     // ---------------------------------------------------------------- sending
 
-    fn output(&mut self, seqno: i32, now: SimTime, out: &mut Vec<Packet>) {
+    pub(crate) fn output(&mut self, seqno: i32, now: SimTime, out: &mut Vec<Packet>) {
         let is_rtx = seqno <= self.maxseq;
         let size = if seqno == 0 && self.p.syn { self.p.header } else { self.p.packet_size + self.p.header };
         let mut pkt = Packet::new(Kind::Data, self.flow, seqno, size, self.dst, now);
@@ -282,6 +286,9 @@ impl TcpSender {
     }
 
     fn send_much(&mut self, _force: bool, now: SimTime, out: &mut Vec<Packet>) {
+        if self.p.variant == Variant::Sack {
+            return self.send_much_sack(now, out);
+        }
         let mut win = self.window();
         let mut npackets = 0u32;
         while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
@@ -304,7 +311,7 @@ impl TcpSender {
     }
 
     /// Limited transmit (ns-2 `send_one`, `singledup_`).
-    fn send_one(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    pub(crate) fn send_one(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if self.t_seqno <= self.highest_ack + self.p.window as i32
             && self.t_seqno < self.curseq
             && (self.t_seqno as f64) <= self.highest_ack as f64 + self.cwnd + self.dupacks as f64
@@ -317,7 +324,7 @@ impl TcpSender {
 
     // ---------------------------------------------------------------- receiving
 
-    fn newack(&mut self, ackno: i32, ece: bool, now: SimTime) {
+    pub(crate) fn newack(&mut self, ackno: i32, ece: bool, now: SimTime) {
         self.dupacks = 0;
         self.last_ack = ackno;
         self.highest_ack = ackno;
@@ -336,7 +343,7 @@ impl TcpSender {
         self.newtimer(ackno, now);
     }
 
-    fn recv_newack_helper(&mut self, ack: &Packet, now: SimTime) {
+    pub(crate) fn recv_newack_helper(&mut self, ack: &Packet, now: SimTime) {
         let ece = ack.has(ecn::ECE);
         self.newack(ack.seq, ece, now);
         if !self.ect || !ece {
@@ -382,6 +389,7 @@ impl TcpSender {
             Variant::Tahoe => self.recv_tahoe(ack, now, out),
             Variant::Reno => self.recv_reno(ack, now, out),
             Variant::NewReno => self.recv_newreno(ack, now, out),
+            Variant::Sack => self.recv_sack(ack, now, out),
         }
     }
 
@@ -542,12 +550,15 @@ impl TcpSender {
     /// The retransmission timer fired at `now` (the caller checked the deadline).
     pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.rtx_deadline = None;
-        if matches!(self.p.variant, Variant::Reno | Variant::NewReno) {
-            self.dupwnd = 0;
-            self.dupacks = 0;
-            self.recover = self.maxseq;
+        match self.p.variant {
+            Variant::Reno | Variant::NewReno => {
+                self.dupwnd = 0;
+                self.dupacks = 0;
+                self.recover = self.maxseq;
+            }
+            Variant::Sack => self.timeout_sack_prologue(),
+            Variant::Tahoe => {}
         }
-        self.stats.timeouts += 1;
         if self.cwnd < 1.0 {
             self.cwnd = 1.0;
         }
@@ -561,6 +572,7 @@ impl TcpSender {
         } else if self.highest_ack < self.recover && self.last_cwnd_action == CwndAction::Ecn {
             self.slowdown(Self::CLOSE_CWND_ONE);
         } else {
+            self.stats.timeouts += 1;
             self.last_cwnd_action = CwndAction::Timeout;
             self.slowdown(Self::CLOSE_SSTHRESH_HALF | Self::CLOSE_CWND_RESTART);
         }

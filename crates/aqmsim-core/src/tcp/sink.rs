@@ -28,6 +28,8 @@ pub struct TcpSink {
     pub dst: u32,
     pub ack_size: u32,
     pub header: u32,
+    /// Send SACK blocks (ns-2 `Agent/TCPSink/Sack1`); each block adds 8 bytes to the ACK.
+    pub sack: bool,
     /// First sequence number carrying data (1 when packet 0 is a SYN).
     first_data: i32,
     /// Payload bytes of a data packet of this flow (learnt from the first one).
@@ -49,8 +51,9 @@ pub struct TcpSink {
 }
 
 impl TcpSink {
-    pub fn new(flow: u32, dst: u32, ack_size: u32, header: u32, delayed: bool, delack_interval: f64, syn: bool) -> Self {
+    pub fn new(flow: u32, dst: u32, ack_size: u32, header: u32, delayed: bool, delack_interval: f64, syn: bool, sack: bool) -> Self {
         TcpSink {
+            sack,
             first_data: if syn { 1 } else { 0 },
             payload: 0,
             flow,
@@ -153,7 +156,10 @@ impl TcpSink {
             // SYN negotiating ECN: echo it.
             ack.ecn |= ecn::ECE;
         }
-        self.sack_blocks(&mut ack);
+        if self.sack {
+            self.sack_blocks(&mut ack);
+            ack.size += 8 * ack.nsack as u32;
+        }
         self.stats.acks_sent += 1;
         ack
     }
@@ -220,13 +226,13 @@ mod tests {
 
     #[test]
     fn cumulative_and_sack_blocks() {
-        let mut s = TcpSink::new(0, 0, 40, 40, false, 0.1, true);
+        let mut s = TcpSink::new(0, 0, 40, 40, false, 0.1, true, true);
         for q in [0, 1, 2] {
             assert_eq!(s.recv(&data(q), SimTime::ZERO).unwrap().seq, q);
         }
         // lose 3, receive 4, 5, then 7
         let a = s.recv(&data(4), SimTime::ZERO).unwrap();
-        assert_eq!((a.seq, a.nsack, a.sack[0]), (2, 1, (4, 4)));
+        assert_eq!((a.seq, a.nsack, a.sack[0], a.size), (2, 1, (4, 4), 48));
         let a = s.recv(&data(5), SimTime::ZERO).unwrap();
         assert_eq!((a.seq, a.nsack, a.sack[0]), (2, 1, (4, 5)));
         let a = s.recv(&data(7), SimTime::ZERO).unwrap();
@@ -239,7 +245,7 @@ mod tests {
 
     #[test]
     fn ecn_echo_until_cwr() {
-        let mut s = TcpSink::new(0, 0, 40, 40, false, 0.1, true);
+        let mut s = TcpSink::new(0, 0, 40, 40, false, 0.1, true, true);
         let mut d = data(0);
         d.ecn = ecn::ECT | ecn::CE;
         assert!(s.recv(&d, SimTime::ZERO).unwrap().has(ecn::ECE));
@@ -253,7 +259,7 @@ mod tests {
 
     #[test]
     fn delayed_ack_every_second_packet() {
-        let mut s = TcpSink::new(0, 0, 40, 40, true, 0.1, true);
+        let mut s = TcpSink::new(0, 0, 40, 40, true, 0.1, true, true);
         assert!(s.recv(&data(0), SimTime::ZERO).is_some(), "SYN acked at once");
         assert!(s.recv(&data(1), SimTime::ZERO).is_none());
         assert_eq!(s.recv(&data(2), SimTime::ZERO).unwrap().seq, 2);

@@ -1,0 +1,41 @@
+//! Quick speed probe: `cargo run --release --example dumbbell_speed -- N [seconds] [rate]`.
+use aqmsim_core::scenario::{build::build, from_toml};
+use aqmsim_core::sim::Simulation;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
+    let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(60.0);
+    let rate = args.get(3).cloned().unwrap_or_else(|| "100Mb".into());
+    let sc = format!(
+        r#"
+duration = {secs}
+[tcp]
+variant = "reno"
+packet_size = 1000
+[dumbbell.bottleneck]
+rate = "{rate}"
+delay = "10ms"
+queue = {{ kind = "red", limit = 300, min_th = 30, max_th = 90, max_p = 0.1, w_q = 0.002, gentle = false, bytes = false, queue_in_bytes = false }}
+[[dumbbell.groups]]
+count = {n}
+access = {{ rate = "100Mb", delay = "1ms", queue = {{ kind = "droptail", limit = 1000 }} }}
+egress = {{ rate = "100Mb", delay = "1ms", queue = {{ kind = "droptail", limit = 1000 }} }}
+start = {{ uniform = [0, 1] }}
+"#
+    );
+    let model = build(&from_toml(&sc).unwrap(), 1).unwrap();
+    let t0 = Instant::now();
+    let sim = Simulation::new(model);
+    let r = sim.run();
+    let wall = t0.elapsed().as_secs_f64();
+    let dep = r.summary.get("bottleneck_departures").unwrap();
+    eprintln!(
+        "N={n} {secs}s {rate}: wall {wall:.3}s, bottleneck pkts {dep}, {:.0} pkt/s, util {:.3}, drops {}, events {}",
+        dep / wall,
+        r.summary.get("utilisation").unwrap(),
+        r.summary.get("bottleneck_drops").unwrap(),
+        r.summary.get("events").unwrap()
+    );
+}
