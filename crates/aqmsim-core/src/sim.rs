@@ -234,18 +234,36 @@ impl Simulation {
         }
         match link.queue.enqueue(pkt, now, &mut self.qrng[l as usize]) {
             Enqueued::Dropped(r) => self.log_drop(l, pkt.flow, r as u8, 0, qlen),
+            Enqueued::DroppedHead(head, r) => self.log_drop(l, head.flow, r as u8, 0, qlen),
             Enqueued::Queued { marked } => {
                 if let Some(r) = marked {
                     self.log_drop(l, pkt.flow, r as u8, 1, qlen);
                 }
-                let link = &mut self.links[l as usize];
-                if link.in_tx.is_none() {
-                    if let Some(p) = link.queue.dequeue(now) {
+                if self.links[l as usize].in_tx.is_none() {
+                    if let Some(p) = self.dequeue(l) {
                         self.start_tx(l, p);
                     }
                 }
             }
         }
+    }
+
+    /// Dequeue from link `l`, logging what the discipline did at the head.
+    #[inline]
+    fn dequeue(&mut self, l: u32) -> Option<Packet> {
+        let now = self.now;
+        let q = &mut self.links[l as usize].queue;
+        let p = q.dequeue(now);
+        if !q.front_events.is_empty() {
+            let evs = std::mem::take(&mut q.front_events);
+            for e in &evs {
+                self.log_drop(l, e.flow, e.reason as u8, e.marked as u8, e.qlen);
+            }
+            let mut evs = evs;
+            evs.clear();
+            self.links[l as usize].queue.front_events = evs;
+        }
+        p
     }
 
     #[inline]
@@ -280,7 +298,7 @@ impl Simulation {
             self.sched.schedule(at, Event::Arrive { link: l });
         }
         link.pipe.push_back((at, pkt));
-        if let Some(next) = link.queue.dequeue(now) {
+        if let Some(next) = self.dequeue(l) {
             self.start_tx(l, next);
         }
     }

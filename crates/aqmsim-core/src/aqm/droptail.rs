@@ -16,14 +16,16 @@ pub struct DropTail {
     pub limit: u32,
     /// Limit in bytes, when the queue is measured in bytes.
     pub limit_bytes: Option<u64>,
+    /// On overflow drop the head of the queue instead of the arrival (ns-2 `drop_front_`).
+    pub drop_front: bool,
 }
 
 impl DropTail {
     pub fn packets(limit: u32) -> Self {
-        DropTail { limit, limit_bytes: None }
+        DropTail { limit, limit_bytes: None, drop_front: false }
     }
     pub fn bytes(limit_bytes: u64) -> Self {
-        DropTail { limit: u32::MAX, limit_bytes: Some(limit_bytes) }
+        DropTail { limit: u32::MAX, limit_bytes: Some(limit_bytes), drop_front: false }
     }
 }
 
@@ -35,7 +37,11 @@ impl Aqm for DropTail {
             None => q.len_pkts + 1 >= self.limit,
         };
         if full {
-            Verdict::Drop(Reason::Overflow)
+            if self.drop_front {
+                Verdict::DropHead(Reason::Overflow)
+            } else {
+                Verdict::Drop(Reason::Overflow)
+            }
         } else {
             Verdict::Enqueue
         }

@@ -47,6 +47,19 @@ pub enum Verdict {
     /// Enqueue with the CE bit set.
     Mark(Reason),
     Drop(Reason),
+    /// Enqueue the arrival and drop the packet at the head of the queue instead
+    /// (drop-from-front, paper 004). With an empty queue the arrival itself is dropped.
+    DropHead(Reason),
+}
+
+/// A discipline's decision about the head packet as it leaves for the wire.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FrontAction {
+    Pass,
+    /// Set CE on the departing packet (mark-front, paper 004).
+    Mark(Reason),
+    /// Drop it and offer the next one.
+    Drop(Reason),
 }
 
 /// What the queue looks like when the discipline is asked.
@@ -77,8 +90,10 @@ pub trait Aqm {
     /// The link found the queue empty when it wanted the next packet: the queue is idle
     /// from `now` (RED's idle-time correction starts counting here).
     fn on_idle(&mut self, _now: SimTime) {}
-    /// A packet left the queue for the wire.
-    fn on_dequeue(&mut self, _pkt: &Packet, _q: &QueueView, _now: SimTime) {}
+    /// The head packet `pkt` is about to leave for the wire; `q` is the queue without it.
+    fn on_dequeue(&mut self, _pkt: &Packet, _q: &QueueView, _now: SimTime) -> FrontAction {
+        FrontAction::Pass
+    }
     /// Current state for the monitors.
     fn state(&self) -> AqmState;
 }
@@ -106,7 +121,7 @@ impl Aqm for AnyAqm {
         }
     }
     #[inline]
-    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) {
+    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) -> FrontAction {
         match self {
             AnyAqm::DropTail(d) => d.on_dequeue(pkt, q, now),
             AnyAqm::Red(d) => d.on_dequeue(pkt, q, now),

@@ -3,7 +3,7 @@
 //! Every packet that arrives is exactly one of departed, dropped, or still queued
 //! (`QueueStats::conserved`, checked in debug builds after every operation and by tests).
 
-use super::{Aqm, AnyAqm, QueueView, Reason, Verdict};
+use super::{Aqm, AnyAqm, FrontAction, QueueView, Reason, Verdict};
 use crate::packet::{ecn, Packet};
 use crate::rng::Rng;
 use crate::time::SimTime;
@@ -39,6 +39,19 @@ impl QueueStats {
 pub enum Enqueued {
     Queued { marked: Option<Reason> },
     Dropped(Reason),
+    /// The arrival was queued and this packet, from the head, was dropped instead.
+    DroppedHead(Packet, Reason),
+}
+
+/// A drop or mark made as a packet left the queue (mark-front and friends).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct FrontEvent {
+    pub flow: u32,
+    pub reason: Reason,
+    /// true: marked, false: dropped.
+    pub marked: bool,
+    /// Packets waiting when it happened.
+    pub qlen: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -48,11 +61,13 @@ pub struct QueueDisc {
     pub aqm: AnyAqm,
     pub stats: QueueStats,
     last_change: SimTime,
+    /// Drops and marks made at dequeue since the caller last drained them.
+    pub front_events: Vec<FrontEvent>,
 }
 
 impl QueueDisc {
     pub fn new(aqm: AnyAqm) -> QueueDisc {
-        QueueDisc { buf: VecDeque::new(), bytes: 0, aqm, stats: QueueStats::default(), last_change: SimTime::ZERO }
+        QueueDisc { buf: VecDeque::new(), bytes: 0, aqm, stats: QueueStats::default(), last_change: SimTime::ZERO, front_events: Vec::new() }
     }
 
     #[inline]
@@ -92,6 +107,20 @@ impl QueueDisc {
                 self.stats.drops[r as usize] += 1;
                 Enqueued::Dropped(r)
             }
+            Verdict::DropHead(r) => {
+                self.stats.drops[r as usize] += 1;
+                match self.buf.pop_front() {
+                    None => Enqueued::Dropped(r),
+                    Some(head) => {
+                        self.integrate(now);
+                        self.bytes -= head.size as u64;
+                        pkt.t_enq = now;
+                        self.bytes += pkt.size as u64;
+                        self.buf.push_back(pkt);
+                        Enqueued::DroppedHead(head, r)
+                    }
+                }
+            }
             Verdict::Enqueue | Verdict::Mark(_) => {
                 let marked = if let Verdict::Mark(r) = verdict {
                     pkt.ecn |= ecn::CE;
@@ -116,28 +145,46 @@ impl QueueDisc {
     }
 
     /// Take the head packet for transmission, or tell the discipline the queue is idle.
+    /// The discipline may mark the departing packet or drop it (then the next is offered);
+    /// such events are appended to `front_events`.
     #[inline]
     pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
-        match self.buf.pop_front() {
-            Some(pkt) => {
-                let dt = now.saturating_since(self.last_change).0 as f64;
-                self.stats.area_pkt_ns += (self.buf.len() + 1) as f64 * dt;
-                self.stats.area_byte_ns += self.bytes as f64 * dt;
-                self.last_change = now;
-                self.bytes -= pkt.size as u64;
-                self.stats.departures += 1;
-                self.stats.departure_bytes += pkt.size as u64;
-                self.stats.qdelay_sum_ns += now.saturating_since(pkt.t_enq).0 as f64;
-                let view = self.view();
-                self.aqm.on_dequeue(&pkt, &view, now);
-                debug_assert!(self.conserved());
-                Some(pkt)
-            }
-            None => {
+        loop {
+            let Some(mut pkt) = self.buf.pop_front() else {
                 self.aqm.on_idle(now);
-                None
+                return None;
+            };
+            self.integrate_removed(now);
+            self.bytes -= pkt.size as u64;
+            let view = self.view();
+            match self.aqm.on_dequeue(&pkt, &view, now) {
+                FrontAction::Pass => {}
+                FrontAction::Mark(r) => {
+                    pkt.ecn |= ecn::CE;
+                    self.stats.marks += 1;
+                    self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: true, qlen: view.len_pkts });
+                }
+                FrontAction::Drop(r) => {
+                    self.stats.drops[r as usize] += 1;
+                    self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: false, qlen: view.len_pkts });
+                    continue;
+                }
             }
+            self.stats.departures += 1;
+            self.stats.departure_bytes += pkt.size as u64;
+            self.stats.qdelay_sum_ns += now.saturating_since(pkt.t_enq).0 as f64;
+            debug_assert!(self.conserved());
+            return Some(pkt);
         }
+    }
+
+    /// Integrate up to `now` counting the packet just popped as still present.
+    #[inline]
+    fn integrate_removed(&mut self, now: SimTime) {
+        let dt = now.saturating_since(self.last_change).0 as f64;
+        self.stats.area_pkt_ns += (self.buf.len() + 1) as f64 * dt;
+        self.stats.area_byte_ns += self.bytes as f64 * dt;
+        self.last_change = now;
     }
 
     /// Bring the time integrals up to `now` (call before reading them).
@@ -161,8 +208,10 @@ mod tests {
 
     proptest! {
         #[test]
-        fn conservation_and_bound_over_random_traces(ops in proptest::collection::vec(any::<bool>(), 1..400), limit in 2u32..20) {
-            let mut q = QueueDisc::new(AnyAqm::DropTail(DropTail::packets(limit)));
+        fn conservation_and_bound_over_random_traces(ops in proptest::collection::vec(any::<bool>(), 1..400), limit in 2u32..20, front: bool) {
+            let mut dt = DropTail::packets(limit);
+            dt.drop_front = front;
+            let mut q = QueueDisc::new(AnyAqm::DropTail(dt));
             let mut rng = Rng::new(1, 1);
             let mut t = 0u64;
             for (i, arrive) in ops.into_iter().enumerate() {

@@ -11,7 +11,7 @@
 //!    - else if this is the first arrival since avg crossed min_th: `count = 1`, no drop;
 //!    - else `p = calculate_p(avg)`, count-corrected (`p_a`, with or without `wait`),
 //!      scaled by `size / mean_pktsize` in byte mode; drop (or mark, when ECN is on, the
-//!      packet is ECN-capable and `p_initial ≤ mark_p`) when `u ≤ p`, and reset count;
+//!      packet is ECN-capable and `p_initial < mark_p`) when `u ≤ p`, and reset count;
 //! 4. otherwise `old = false`, p = 0;
 //! 5. if `q ≥ limit` (bytes: `limit · mean_pktsize`): overflow drop, count reset.
 //!
@@ -40,7 +40,8 @@ pub struct RedParams {
     pub wait: bool,
     /// ns-2 `setbit_`: mark ECN-capable packets instead of dropping them.
     pub ecn: bool,
-    /// ns-2 `use_mark_p_` / `mark_p_`: with ECN, mark only while p_initial ≤ mark_p.
+    /// ns-2 `use_mark_p_` / `mark_p_`: with ECN, mark only while p_initial < mark_p
+    /// (so mark_p ≥ 1.0 — ns-2 scripts use 2 — marks everywhere).
     pub use_mark_p: bool,
     pub mark_p: f64,
     /// ns-2 `bytes_`: scale the drop probability by size / mean_pktsize.
@@ -142,7 +143,7 @@ impl Aqm for Red {
                 if rng.uniform() <= pa && pa > 0.0 {
                     v.count = 0;
                     v.count_bytes = 0;
-                    verdict = if p.ecn && pkt.has(ecn::ECT) && (!p.use_mark_p || p1 <= p.mark_p) {
+                    verdict = if p.ecn && pkt.has(ecn::ECT) && (!p.use_mark_p || p1 < p.mark_p) {
                         Verdict::Mark(reason)
                     } else {
                         Verdict::Drop(reason)
@@ -169,8 +170,9 @@ impl Aqm for Red {
         self.vars.idle_since = now;
     }
 
-    fn on_dequeue(&mut self, _pkt: &Packet, _q: &QueueView, _now: SimTime) {
+    fn on_dequeue(&mut self, _pkt: &Packet, _q: &QueueView, _now: SimTime) -> super::FrontAction {
         self.vars.idle = false;
+        super::FrontAction::Pass
     }
 
     fn state(&self) -> AqmState {

@@ -16,6 +16,7 @@ pub const DISCIPLINES: &[(&str, &[(&str, &str, &str)])] = &[
         &[
             ("limit", "50", "packets ≥ 1; includes the packet in transmission (ns-2)"),
             ("limit_bytes", "—", "bytes ≥ 1; when set, the queue is limited in bytes"),
+            ("drop_front", "false", "bool: on overflow drop the head packet, not the arrival (ns-2 drop_front_)"),
         ],
     ),
     (
@@ -29,7 +30,7 @@ pub const DISCIPLINES: &[(&str, &[(&str, &str, &str)])] = &[
             ("gentle", "true", "bool"),
             ("wait", "true", "bool"),
             ("ecn", "false", "bool (ns-2 setbit_)"),
-            ("mark_p", "0.1", "(0, 1]; ECN marks only while p ≤ mark_p"),
+            ("mark_p", "0.1", "> 0; with ECN, mark only while p < mark_p (2 = always mark)"),
             ("bytes", "true", "bool (ns-2 bytes_)"),
             ("queue_in_bytes", "true", "bool (ns-2 queue_in_bytes_)"),
             ("mean_pktsize", "500", "bytes > 0"),
@@ -52,6 +53,7 @@ struct DropTailSpec {
     kind: String,
     limit: Option<u32>,
     limit_bytes: Option<u64>,
+    drop_front: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -102,7 +104,7 @@ fn auto_or(v: &Option<AutoNum>, path: &str) -> Result<Option<f64>> {
 /// Build a discipline from its table; returns it and its resolved parameters as JSON.
 pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, link: LinkInfo) -> Result<(AnyAqm, Value)> {
     let Some(m) = spec else {
-        return Ok((AnyAqm::DropTail(DropTail::packets(50)), json!({"kind": "droptail", "limit": 50})));
+        return Ok((AnyAqm::DropTail(DropTail::packets(50)), json!({"kind": "droptail", "limit": 50, "drop_front": false})));
     };
     let kind = match m.get("kind") {
         Some(Value::String(s)) => s.to_ascii_lowercase(),
@@ -119,13 +121,19 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
                 if lb == 0 {
                     return Err(ScenarioError::new(format!("{path}.limit_bytes"), "must be ≥ 1 byte"));
                 }
-                return Ok((AnyAqm::DropTail(DropTail::bytes(lb)), json!({"kind": "droptail", "limit_bytes": lb})));
+                let mut d = DropTail::bytes(lb);
+                d.drop_front = s.drop_front.unwrap_or(false);
+                let j = json!({"kind": "droptail", "limit_bytes": lb, "drop_front": d.drop_front});
+                return Ok((AnyAqm::DropTail(d), j));
             }
             let limit = s.limit.unwrap_or(50);
             if limit == 0 {
                 return Err(ScenarioError::new(format!("{path}.limit"), "must be ≥ 1 packet, got 0"));
             }
-            Ok((AnyAqm::DropTail(DropTail::packets(limit)), json!({"kind": "droptail", "limit": limit})))
+            let mut d = DropTail::packets(limit);
+            d.drop_front = s.drop_front.unwrap_or(false);
+            let j = json!({"kind": "droptail", "limit": limit, "drop_front": d.drop_front});
+            Ok((AnyAqm::DropTail(d), j))
         }
         "red" => {
             let s: RedSpec = parse_as(m, path)?;
@@ -162,8 +170,8 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
                 return Err(ScenarioError::new(f("max_p"), format!("must be in (0, 1], got {max_p}")));
             }
             let mark_p = s.mark_p.unwrap_or(0.1);
-            if !(mark_p > 0.0 && mark_p <= 1.0) {
-                return Err(ScenarioError::new(f("mark_p"), format!("must be in (0, 1], got {mark_p}")));
+            if !(mark_p > 0.0 && mark_p.is_finite()) {
+                return Err(ScenarioError::new(f("mark_p"), format!("must be > 0 (≥ 1 marks at every probability), got {mark_p}")));
             }
             let w_q = match auto_or(&s.w_q, &f("w_q"))? {
                 Some(v) => v,

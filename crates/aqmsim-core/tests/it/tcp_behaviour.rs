@@ -159,7 +159,7 @@ fn sack_recovers_three_losses_in_one_window_without_timeout() {
 #[test]
 fn an_ecn_echo_halves_the_window_without_a_loss() {
     // RED marking every ECN-capable arrival once 6 packets wait (w_q = 1: avg = q).
-    let red = r#"{ kind = "red", limit = 10000, min_th = 5, max_th = 6, max_p = 1.0, mark_p = 1.0, w_q = 1.0, gentle = false, wait = false, ecn = true, bytes = false, queue_in_bytes = false }"#;
+    let red = r#"{ kind = "red", limit = 10000, min_th = 5, max_th = 6, max_p = 1.0, mark_p = 2.0, w_q = 1.0, gentle = false, wait = false, ecn = true, bytes = false, queue_in_bytes = false }"#;
     let mut sim = lossy("reno", &[], 1000, red, true);
     let (before, after, _) = step_until(&mut sim, |s| s.stats.ecn_responses == 1);
     assert!(after <= before / 2.0 + 1e-9 && after >= (before - 1.0) / 2.0, "{before} -> {after}");
