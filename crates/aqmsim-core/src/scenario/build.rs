@@ -172,7 +172,8 @@ impl Builder {
         let mut v = seqs.to_vec();
         v.sort_unstable();
         v.dedup();
-        self.links_json[link]["drop_seqs"] = json!(v);
+        // links_json holds one entry per duplex link, forward direction first.
+        self.links_json[link / 2]["drop_seqs"] = json!(v);
         self.links[link].drop_seqs = v;
         Ok(())
     }
@@ -189,9 +190,12 @@ impl Builder {
                 _ => build_queue(None, &format!("{path}.reverse_queue"), info)?,
             },
         };
-        for (from, to, aqm, j) in [(a, b, aqm_f, jf), (b, a, aqm_r, jr)] {
+        self.links_json.push(json!({
+            "from": self.nodes[a as usize], "to": self.nodes[b as usize],
+            "rate": rate_bps, "delay": delay_s, "queue": jf, "reverse_queue": jr,
+        }));
+        for (from, to, aqm) in [(a, b, aqm_f), (b, a, aqm_r)] {
             let name = format!("{}->{}", self.nodes[from as usize], self.nodes[to as usize]);
-            self.links_json.push(json!({"name": name, "rate_bps": rate_bps, "delay_s": delay_s, "queue": j}));
             self.links.push(LinkModel { from, to, rate_bps, delay_s, aqm, name, drop_seqs: Vec::new() });
         }
         Ok(())
@@ -239,7 +243,7 @@ fn flow_app(tr: &Traffic, top_tcp: &TcpSpec, duration: f64, path: &str) -> Resul
             if c.packet_size == 0 {
                 return err(format!("{path}.cbr.packet_size"), "must be ≥ 1 byte, got 0");
             }
-            let j = json!({"app": "cbr", "cbr": {"rate_bps": r, "packet_size": c.packet_size}});
+            let j = json!({"app": "cbr", "cbr": {"rate": r, "packet_size": c.packet_size}});
             Ok((AppModel::Cbr { rate_bps: r, packet_size: c.packet_size }, start, stop, j))
         }
         other => err(format!("{path}.app"), format!("unknown application {other:?} (expected one of: ftp, cbr)")),
@@ -359,7 +363,8 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         let tr = Traffic { app: &f.app, start: &f.start, stop: &f.stop, tcp: &f.tcp, cbr: &f.cbr };
         let (app, start, stop, j) = flow_app(&tr, &spec.tcp, duration, &p)?;
         for _ in 0..f.count {
-            add_flow(&mut flows, &mut flows_json, s, d, app.clone(), start, stop, j.clone(), format!("flows[{i}]"), &b.nodes);
+            let label = f.label.clone().unwrap_or_else(|| format!("flows[{i}]"));
+            add_flow(&mut flows, &mut flows_json, s, d, app.clone(), start, stop, j.clone(), label, &b.nodes);
         }
     }
     if b.links.is_empty() {

@@ -142,6 +142,8 @@ pub struct LinkSpec {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FlowSpec {
+    /// A name for reports (default `flows[i]`).
+    pub label: Option<String>,
     pub src: String,
     pub dst: String,
     #[serde(default = "one_u32")]

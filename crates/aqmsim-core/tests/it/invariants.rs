@@ -52,3 +52,17 @@ fn red_drops_are_mostly_early_droptail_only_overflow() {
     // RED keeps a shorter queue than DropTail with the same buffer.
     assert!(s.get("time_avg_queue_pkts").unwrap() < d.summary.get("time_avg_queue_pkts").unwrap());
 }
+
+#[test]
+fn the_resolved_scenario_is_itself_a_valid_scenario_with_the_same_results() {
+    let sc = dumbbell(4, red_packet_mode(), 5.0, "");
+    let spec = from_toml(&sc).unwrap();
+    let model = build(&spec, 9).unwrap();
+    let resolved = model.resolved.to_string();
+    let again = aqmsim_core::scenario::from_json(&resolved).expect("resolved form parses");
+    let model2 = build(&again, 9).unwrap();
+    assert_eq!(model2.resolved, model.resolved, "resolving is idempotent");
+    let a = Simulation::new(model).run();
+    let b = Simulation::new(model2).run();
+    assert_eq!(a.summary.items, b.summary.items);
+}
