@@ -1,0 +1,331 @@
+"""Run a scenario in ns-2 and compare with aqmsim.
+
+:func:`run_ns2` exports the scenario (:func:`aqmsim.ns2.export.to_tcl`), runs ``ns`` on
+it and returns a dict whose keys match aqmsim's summary where the quantity is the same:
+
+================================  ============================================================
+key                               ns-2 source
+================================  ============================================================
+bottleneck_arrivals               QueueMonitor ``parrivals_`` (every packet reaching the queue,
+                                  dropped ones included; SYNs and ACKs included)
+bottleneck_departures             ``pdepartures_`` (dequeued = transmission started)
+bottleneck_drops                  ``pdrops_`` (early, forced and overflow alike)
+marks                             ``pmarks_`` (departing packets with CE and ECT)
+bottleneck_queued_end             ``pkts_`` at the end (waiting, not in transmission)
+time_avg_queue_pkts               pkts integrator ``sum_`` / duration (waiting packets)
+time_avg_queue_bytes              bytes integrator ``sum_`` / duration
+utilisation                       ``bdepartures_`` · 8 / (rate · duration)
+throughput_bps                    Σ over flows of every byte reaching the sink agent
+                                  (headers and duplicate retransmissions included) · 8 / duration
+goodput_bps                       Σ over flows of new in-order payload bytes · 8 / duration
+================================  ============================================================
+
+"bottleneck" is the first entry of ``monitor.queues`` (a dumbbell's R1->R2). Per-flow
+numbers are in ``result["flows"]`` (a list of dicts) and every monitored queue's counters
+in ``result["queues"]``.
+
+:func:`compare` runs both simulators for several seeds on the same drawn topology
+(:func:`aqmsim.ns2.export.pin_draws`) and returns a DataFrame.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Union
+
+from .export import Plan, build_plan, pin_draws, render_tcl
+
+__all__ = [
+    "Ns2Error",
+    "Ns2NotFoundError",
+    "ns_available",
+    "ns_binary",
+    "run_ns2",
+    "parse_summary",
+    "compare",
+    "DEFAULT_METRICS",
+]
+
+#: The metrics :func:`compare` reports by default (keys of both summaries).
+DEFAULT_METRICS = (
+    "throughput_bps",
+    "goodput_bps",
+    "utilisation",
+    "bottleneck_arrivals",
+    "bottleneck_departures",
+    "bottleneck_drops",
+    "marks",
+    "time_avg_queue_pkts",
+    "jain_fairness",
+)
+
+INSTALL_HINT = (
+    "install ns-2.35 with `make ns2` (Debian/Ubuntu: `sudo apt-get install ns2`), "
+    "or point AQMSIM_NS at the binary"
+)
+
+
+class Ns2Error(RuntimeError):
+    """ns-2 failed on an exported script; the message holds the script path and stderr."""
+
+
+class Ns2NotFoundError(Ns2Error):
+    """The ns-2 binary is not installed."""
+
+
+def ns_binary() -> Optional[str]:
+    """Path of the ns-2 binary: ``$AQMSIM_NS`` if set, else ``ns`` on PATH, else None."""
+    env = os.environ.get("AQMSIM_NS")
+    if env:
+        return env if (os.path.isfile(env) and os.access(env, os.X_OK)) else shutil.which(env)
+    return shutil.which("ns")
+
+
+def ns_available() -> bool:
+    """Whether ns-2 can be run (the binary exists; it is not started)."""
+    return ns_binary() is not None
+
+
+def _require_ns() -> str:
+    ns = ns_binary()
+    if ns is None:
+        raise Ns2NotFoundError(f"ns-2 (`ns`) was not found on PATH: {INSTALL_HINT}")
+    return ns
+
+
+def _value(s: str) -> Union[int, float, str]:
+    try:
+        return int(s)
+    except ValueError:
+        pass
+    try:
+        return float(s)
+    except ValueError:
+        return s
+
+
+def parse_summary(path: Union[str, Path]) -> Dict[str, Any]:
+    """The ``key value`` lines the exported script writes at the end, as a flat dict."""
+    out: Dict[str, Any] = {}
+    with open(path, "r", encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            key, _, val = line.partition(" ")
+            out[key] = _value(val.strip())
+    return out
+
+
+def _goodput_bytes(fp, delivered: int) -> int:
+    """New in-order payload bytes, from TCPSink ``bytes_`` (in-order wire bytes).
+
+    ``bytes_`` counts whole packets as they reach the application in order: the 40-byte
+    SYN (sequence 0, with ``syn_``) and data packets of packetSize_ + header bytes.
+    """
+    if fp.app != "ftp":
+        return delivered
+    t = fp.tcp
+    wire = int(t["packet_size"]) + int(t["header"])
+    data = delivered
+    if t["syn"] and delivered > 0:
+        data -= int(t["header"])
+    return (data // wire) * int(t["packet_size"])
+
+
+def _result(plan: Plan, raw: Dict[str, Any]) -> Dict[str, Any]:
+    D = plan.duration
+    res: Dict[str, Any] = {"backend": "ns2", "seed": plan.seed, "duration": D}
+    queues: Dict[str, Dict[str, Any]] = {}
+    for mi, name in enumerate(plan.monitored):
+        p = f"queue.{mi}."
+        rate = float(raw[p + "rate"])
+        q = {
+            "link": name,
+            "rate_bps": rate,
+            "arrivals": raw[p + "parrivals_"],
+            "departures": raw[p + "pdepartures_"],
+            "drops": raw[p + "pdrops_"],
+            "marks": raw[p + "pmarks_"],
+            "queued_end": raw[p + "pkts_"],
+            "arrival_bytes": raw[p + "barrivals_"],
+            "departure_bytes": raw[p + "bdepartures_"],
+            "drop_bytes": raw[p + "bdrops_"],
+            "queued_end_bytes": raw[p + "size_"],
+            "time_avg_queue_pkts": float(raw[p + "pkts_integral"]) / D,
+            "time_avg_queue_bytes": float(raw[p + "bytes_integral"]) / D,
+            "utilisation": float(raw[p + "bdepartures_"]) * 8.0 / (rate * D),
+        }
+        queues[name] = q
+    res["queues"] = queues
+    if plan.monitored:
+        b = queues[plan.monitored[0]]
+        res["bottleneck"] = plan.monitored[0]
+        res["bottleneck_arrivals"] = b["arrivals"]
+        res["bottleneck_departures"] = b["departures"]
+        res["bottleneck_drops"] = b["drops"]
+        res["bottleneck_queued_end"] = b["queued_end"]
+        res["marks"] = b["marks"]
+        res["time_avg_queue_pkts"] = b["time_avg_queue_pkts"]
+        res["time_avg_queue_bytes"] = b["time_avg_queue_bytes"]
+        res["utilisation"] = b["utilisation"]
+    flows: List[Dict[str, Any]] = []
+    for fp in plan.flows:
+        p = f"flow.{fp.index}."
+        delivered = int(raw.get(p + "delivered_bytes", 0))
+        fl: Dict[str, Any] = {
+            "flow": fp.index,
+            "src": fp.src,
+            "dst": fp.dst,
+            "app": fp.app,
+            "variant": fp.tcp.get("variant", "udp") if fp.app == "ftp" else "cbr",
+            "start": fp.start,
+            "stop": fp.stop,
+            "received": int(raw[p + "rx_pkts"]),
+            "received_bytes": int(raw[p + "rx_bytes"]),
+            "delivered_bytes": delivered,
+            "goodput_bytes": _goodput_bytes(fp, delivered),
+        }
+        if fp.app == "ftp":
+            fl.update({
+                "sent": int(raw[p + "ndatapack_"]),
+                "retransmitted": int(raw[p + "nrexmitpack_"]),
+                "timeouts": int(raw[p + "nrexmit_"]),
+                "cwnd_cuts": int(raw[p + "ncwndcuts_"]),
+                "acks_received": int(raw[p + "nackpack_"]),
+                "cwnd_end": float(raw[p + "cwnd_"]),
+                "ssthresh_end": float(raw[p + "ssthresh_"]),
+            })
+        else:
+            fl["lost"] = int(raw[p + "nlost_"])
+        fl["throughput_bps"] = fl["received_bytes"] * 8.0 / D
+        fl["goodput_bps"] = fl["goodput_bytes"] * 8.0 / D
+        flows.append(fl)
+    res["flows"] = flows
+    res["flow_delivered_bytes"] = [f["delivered_bytes"] for f in flows]
+    res["flow_received_bytes"] = [f["received_bytes"] for f in flows]
+    res["throughput_bps"] = sum(f["received_bytes"] for f in flows) * 8.0 / D
+    res["goodput_bps"] = sum(f["goodput_bytes"] for f in flows) * 8.0 / D
+    # Jain's index over the TCP flows (as aqmsim's summary): (Σx)² / (n·Σx²)
+    x = [f["throughput_bps"] for f in flows if f["app"] == "ftp"] or [f["throughput_bps"] for f in flows]
+    res["jain_fairness"] = (sum(x) ** 2 / (len(x) * sum(v * v for v in x))) if x and any(x) else float("nan")
+    res["draws"] = dict(plan.draws)
+    return res
+
+
+def run_ns2(
+    scenario: Mapping[str, Any],
+    seed: int,
+    workdir: Union[str, Path, None] = None,
+    *,
+    timeout: Optional[float] = 900.0,
+    full_trace: bool = False,
+    samples: bool = True,
+) -> Dict[str, Any]:
+    """Export ``scenario`` for ``seed``, run ``ns`` and return the parsed results.
+
+    Files go to ``workdir/ns2-seed<seed>/`` (a new temporary directory when ``workdir`` is
+    None): ``script.tcl``, ``summary.txt``, ``queue_<i>.txt`` and, with ``full_trace``,
+    ``trace_<i>.tr``. ``result["dir"]`` names it. Raises :class:`Ns2NotFoundError` when
+    ns-2 is missing, :class:`Ns2Error` when it fails or exceeds ``timeout`` seconds, and
+    :class:`~aqmsim.ns2.export.Ns2ExportError` when the scenario cannot be exported.
+    """
+    ns = _require_ns()
+    plan = build_plan(scenario, seed)
+    base = Path(workdir) if workdir is not None else Path(tempfile.mkdtemp(prefix="aqmsim-ns2-"))
+    out = (base / f"ns2-seed{seed}").resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    summary = out / "summary.txt"
+    if summary.exists():
+        summary.unlink()
+    script = out / "script.tcl"
+    script.write_text(render_tcl(plan, str(out), full_trace=full_trace, samples=samples))
+    try:
+        proc = subprocess.run([ns, str(script)], cwd=str(out), capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired as exc:
+        raise Ns2Error(f"ns-2 did not finish {script} within {timeout} s") from exc
+    (out / "ns.stdout").write_text(proc.stdout)
+    (out / "ns.stderr").write_text(proc.stderr)
+    if proc.returncode != 0 or not summary.exists():
+        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-20:])
+        raise Ns2Error(f"ns-2 failed on {script} (exit code {proc.returncode}):\n{tail}")
+    res = _result(plan, parse_summary(summary))
+    res["dir"] = str(out)
+    res["script"] = str(script)
+    res["ns_warnings"] = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "warning" in ln.lower()]
+    return res
+
+
+def _rel(a: float, b: float) -> float:
+    """(a − b)/|b|; 0 when both are 0; inf when only b is 0."""
+    if a is None or b is None:
+        return float("nan")
+    a, b = float(a), float(b)
+    if math.isnan(a) or math.isnan(b):
+        return float("nan")
+    if b == 0:
+        return 0.0 if a == 0 else math.copysign(float("inf"), a)
+    return (a - b) / abs(b)
+
+
+def compare(
+    scenario: Mapping[str, Any],
+    seeds: Iterable[int],
+    *,
+    metrics: Sequence[str] = DEFAULT_METRICS,
+    pin: bool = True,
+    workdir: Union[str, Path, None] = None,
+    timeout: Optional[float] = 900.0,
+):
+    """aqmsim and ns-2 side by side, for each seed and metric.
+
+    Returns a DataFrame with columns ``seed, metric, aqmsim, ns2, rel_diff`` (rel_diff =
+    (aqmsim − ns2)/|ns2|): one row per seed and metric, then one row per metric with
+    ``seed == "mean"`` holding the means over seeds and the relative difference of the
+    means. Per-seed values differ because the two simulators draw RED's coin from
+    different random streams; the mean over seeds is what should agree.
+
+    With ``pin`` (the default) each seed's random access delays and start times are drawn
+    once (:func:`~aqmsim.ns2.export.pin_draws`) and both simulators run that same pinned
+    scenario, so only the coin differs. Metrics missing from either side are skipped.
+    """
+    import pandas as pd
+
+    import aqmsim  # the engine (needs the compiled extension)
+
+    seeds = list(seeds)
+    if not seeds:
+        raise ValueError("compare: give at least one seed")
+    _require_ns()
+    own_tmp = workdir is None
+    base = Path(tempfile.mkdtemp(prefix="aqmsim-xcheck-")) if workdir is None else Path(workdir)
+    rows: List[Dict[str, Any]] = []
+    try:
+        for s in seeds:
+            sc = pin_draws(scenario, s) if pin else dict(scenario)
+            ours = dict(aqmsim.Scenario.from_dict(sc).run(seed=s).summary)
+            theirs = run_ns2(sc, s, base, timeout=timeout, samples=False)
+            for m in metrics:
+                if m not in ours or m not in theirs:
+                    continue
+                a, b = float(ours[m]), float(theirs[m])
+                rows.append({"seed": s, "metric": m, "aqmsim": a, "ns2": b, "rel_diff": _rel(a, b)})
+    finally:
+        if own_tmp:
+            shutil.rmtree(base, ignore_errors=True)
+    means: List[Dict[str, Any]] = []
+    present = {r["metric"] for r in rows}
+    for m in [m for m in metrics if m in present]:
+        vals = [r for r in rows if r["metric"] == m]
+        a = sum(r["aqmsim"] for r in vals) / len(vals)
+        b = sum(r["ns2"] for r in vals) / len(vals)
+        means.append({"seed": "mean", "metric": m, "aqmsim": a, "ns2": b, "rel_diff": _rel(a, b)})
+    df = pd.DataFrame(rows + means, columns=["seed", "metric", "aqmsim", "ns2", "rel_diff"])
+    df["seed"] = df["seed"].astype(object)
+    return df

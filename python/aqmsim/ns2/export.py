@@ -1,0 +1,842 @@
+"""Scenario -> ns-2.35 Tcl script.
+
+:func:`to_tcl` turns a scenario (the dict a TOML scenario file holds, see
+``docs/scenario-reference.md``) into a script that ``ns`` runs as it is. The script builds
+the same topology, queues, agents and applications, and at ``duration`` writes what the
+cross-check compares (``summary.txt``: ``key value`` lines) into ``trace_dir``.
+
+Rules the exporter keeps (``docs/ns2-faithfulness.md`` explains each):
+
+* **Every parameter is written.** Each queue and each agent gets every parameter that
+  matters set on the instance (``$q set thresh_ 5``), so the script does not depend on
+  ns-2's class defaults. ``"auto"`` values become ns-2's own sentinels (``thresh_ 0``,
+  ``q_weight_ -1``), so ns-2 resolves them itself.
+* **Randomness is drawn here.** Uniform access delays and start times are drawn in
+  Python from the seed before the script is written, one stream per component
+  (:func:`component_rng`), and the script holds the drawn numbers. The only randomness
+  left in ns-2 is its default RNG (RED's coin, TCP's ``boot_time_``), which the script
+  puts on substream ``seed`` of MRG32k3a seed 1: independent streams per seed.
+* **Links are simplex pairs.** Each direction is its own ``simplex-link`` with its own
+  queue (what ``duplex-link`` does, but allowing a different discipline per direction).
+
+>>> from aqmsim.ns2.export import to_tcl
+>>> tcl = to_tcl(scenario_dict, seed=1, trace_dir="/tmp/run1")   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+__all__ = [
+    "Ns2ExportError",
+    "parse_rate",
+    "parse_time",
+    "component_rng",
+    "draw",
+    "Plan",
+    "LinkPlan",
+    "FlowPlan",
+    "build_plan",
+    "pin_draws",
+    "to_tcl",
+    "render_tcl",
+    "TCP_DEFAULTS",
+    "TCP_AGENTS",
+]
+
+
+class Ns2ExportError(ValueError):
+    """The scenario cannot be written as an ns-2 script; the message names the field."""
+
+
+# ---------------------------------------------------------------------------- units
+_NUM = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(.*?)\s*$")
+
+# Multipliers, the same table as crates/aqmsim-core/src/scenario/units.rs.
+_RATE_UNITS = {
+    "": 1.0, "b": 1.0, "bps": 1.0, "bit": 1.0,
+    "k": 1e3, "K": 1e3, "kb": 1e3, "Kb": 1e3, "kbps": 1e3, "Kbps": 1e3,
+    "M": 1e6, "m": 1e6, "Mb": 1e6, "mb": 1e6, "Mbps": 1e6, "mbps": 1e6,
+    "G": 1e9, "g": 1e9, "Gb": 1e9, "gb": 1e9, "Gbps": 1e9, "gbps": 1e9,
+}
+_TIME_UNITS = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
+
+
+def _split(value: Any, what: str, where: str) -> Tuple[float, str]:
+    if isinstance(value, bool):
+        raise Ns2ExportError(f"{where}: expected a {what}, got {value!r}")
+    if isinstance(value, (int, float)):
+        return float(value), ""
+    if isinstance(value, str):
+        m = _NUM.match(value)
+        if m:
+            return float(m.group(1)), m.group(2)
+    example = '"10Mb"' if what == "rate" else '"20ms"'
+    raise Ns2ExportError(f"{where}: expected a {what} like {example}, got {value!r}")
+
+
+def parse_rate(value: Any, where: str = "rate") -> float:
+    """Bits per second from ``"10Mb"``, ``"1.5Mbps"``, ``"100Kb"``, ``"1Gb"`` or a number.
+
+    k/K = 1e3, M = 1e6, G = 1e9; ``b`` and ``bps`` both mean bit/s (ns-2's ``MB`` = bytes
+    is not accepted: scenario rates are always bits).
+    """
+    n, unit = _split(value, "rate", where)
+    if unit not in _RATE_UNITS:
+        raise Ns2ExportError(f"{where}: unknown rate unit in {value!r} (use b, Kb, Mb, Gb, e.g. \"10Mb\")")
+    v = n * _RATE_UNITS[unit]
+    if not (math.isfinite(v) and v > 0):
+        raise Ns2ExportError(f"{where}: must be a positive rate, got {value!r}")
+    return v
+
+
+def parse_time(value: Any, where: str = "time") -> float:
+    """Seconds from ``"20ms"``, ``"1.5s"``, ``"500us"``, ``"5ns"`` or a number."""
+    n, unit = _split(value, "time", where)
+    if unit not in _TIME_UNITS:
+        raise Ns2ExportError(f"{where}: unknown time unit in {value!r} (use s, ms, us, ns, e.g. \"20ms\")")
+    v = n * _TIME_UNITS[unit]
+    if not (math.isfinite(v) and v >= 0):
+        raise Ns2ExportError(f"{where}: must be a time >= 0, got {value!r}")
+    return v
+
+
+def component_rng(seed: int, component: str) -> random.Random:
+    """The random stream of one component (``"access/3"``, ``"start/0"``) for ``seed``.
+
+    Each component has its own stream (a string-seeded ``random.Random``, stable across
+    Python runs and machines), so adding a host does not shift anyone else's draws.
+    """
+    return random.Random(f"aqmsim-ns2/{int(seed)}/{component}")
+
+
+def draw(dist: Any, rng: random.Random, where: str) -> float:
+    """A time from a distribution: a fixed time, or ``{uniform = [lo, hi]}`` (seconds)."""
+    if isinstance(dist, Mapping):
+        keys = set(dist)
+        if keys != {"uniform"}:
+            raise Ns2ExportError(f"{where}: a distribution is a time or {{uniform = [lo, hi]}}, got keys {sorted(keys)}")
+        bounds = dist["uniform"]
+        if not isinstance(bounds, (list, tuple)) or len(bounds) != 2:
+            raise Ns2ExportError(f"{where}.uniform: expected [lo, hi], got {bounds!r}")
+        lo = parse_time(bounds[0], f"{where}.uniform[0]")
+        hi = parse_time(bounds[1], f"{where}.uniform[1]")
+        if hi < lo:
+            raise Ns2ExportError(f"{where}.uniform: hi ({hi}) must be >= lo ({lo})")
+        return lo + (hi - lo) * rng.random()
+    return parse_time(dist, where)
+
+
+# ---------------------------------------------------------------------------- TCP
+#: ns-2.35's defaults for the scenario's TCP table (printed from the binary).
+TCP_DEFAULTS: Dict[str, Any] = {
+    "variant": "reno",
+    "packet_size": 1000,
+    "header": 40,
+    "window": 20,
+    "window_init": 2,
+    "syn": True,
+    "delay_growth": True,
+    "tick": 0.01,
+    "min_rto": 0.2,
+    "max_rto": 60.0,
+    "rto_init": 3.0,
+    "dupacks": 3,
+    "max_burst": 0,
+    "ecn": False,
+    "limited_transmit": True,
+    "ack_size": 40,
+    "delayed_ack": False,
+    "delack_interval": 0.1,
+}
+_TCP_TIMES = {"tick", "min_rto", "max_rto", "rto_init", "delack_interval"}
+_TCP_BOOLS = {"syn", "delay_growth", "ecn", "limited_transmit", "delayed_ack"}
+
+#: variant -> (sender class, sink class, sink class with delayed ACKs)
+TCP_AGENTS: Dict[str, Tuple[str, str, str]] = {
+    "tahoe": ("Agent/TCP", "Agent/TCPSink", "Agent/TCPSink/DelAck"),
+    "reno": ("Agent/TCP/Reno", "Agent/TCPSink", "Agent/TCPSink/DelAck"),
+    "newreno": ("Agent/TCP/Newreno", "Agent/TCPSink", "Agent/TCPSink/DelAck"),
+    "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1", "Agent/TCPSink/Sack1/DelAck"),
+}
+
+
+def _resolve_tcp(layers: Sequence[Tuple[Optional[Mapping[str, Any]], str]]) -> Dict[str, Any]:
+    """Merge TCP tables (ns-2 defaults <- top-level <- group), checking every field."""
+    out = dict(TCP_DEFAULTS)
+    for table, where in layers:
+        if table is None:
+            continue
+        if not isinstance(table, Mapping):
+            raise Ns2ExportError(f"{where}: expected a table, got {table!r}")
+        for k, v in table.items():
+            w = f"{where}.{k}"
+            if k not in TCP_DEFAULTS:
+                raise Ns2ExportError(f"{w}: unknown TCP field (known: {', '.join(TCP_DEFAULTS)})")
+            if k == "variant":
+                if not isinstance(v, str) or v.lower() not in TCP_AGENTS:
+                    raise Ns2ExportError(f"{w}: unknown TCP variant {v!r} (expected one of: {', '.join(TCP_AGENTS)})")
+                v = v.lower()
+            elif k in _TCP_TIMES:
+                v = parse_time(v, w)
+            elif k in _TCP_BOOLS:
+                if not isinstance(v, bool):
+                    raise Ns2ExportError(f"{w}: expected true or false, got {v!r}")
+            else:
+                if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+                    raise Ns2ExportError(f"{w}: expected a number >= 0, got {v!r}")
+            out[k] = v
+    return out
+
+
+# ---------------------------------------------------------------------------- queues
+_DROPTAIL_FIELDS = {"kind", "limit", "limit_bytes"}
+_RED_FIELDS = {
+    "kind", "limit", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "ecn", "mark_p",
+    "bytes", "queue_in_bytes", "mean_pktsize", "target_delay",
+}
+
+
+def _auto(v: Any, where: str) -> Optional[float]:
+    if v is None or v == "auto":
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise Ns2ExportError(f"{where}: must be a number or \"auto\", got {v!r}")
+    return float(v)
+
+
+def _bool(q: Mapping[str, Any], k: str, default: bool, where: str) -> bool:
+    v = q.get(k, default)
+    if not isinstance(v, bool):
+        raise Ns2ExportError(f"{where}.{k}: expected true or false, got {v!r}")
+    return v
+
+
+def normalize_queue(q: Optional[Mapping[str, Any]], where: str) -> Dict[str, Any]:
+    """A queue table with every parameter present (defaults are ns-2 2.35's).
+
+    "auto" values stay ``None`` (the script writes ns-2's sentinel for them).
+    """
+    if q is None:
+        return {"kind": "droptail", "limit": 50, "limit_bytes": None}
+    if not isinstance(q, Mapping):
+        raise Ns2ExportError(f"{where}: expected a queue table, got {q!r}")
+    kind = q.get("kind")
+    if not isinstance(kind, str):
+        raise Ns2ExportError(f"{where}.kind: missing (one of: droptail, red)")
+    kind = kind.lower()
+    if kind == "droptail":
+        unknown = set(q) - _DROPTAIL_FIELDS
+        if unknown:
+            raise Ns2ExportError(f"{where}.{sorted(unknown)[0]}: unknown field for droptail")
+        if "limit" in q and "limit_bytes" in q:
+            raise Ns2ExportError(f"{where}.limit_bytes: give either limit or limit_bytes, not both")
+        lb = q.get("limit_bytes")
+        if lb is not None and (isinstance(lb, bool) or not isinstance(lb, int) or lb < 1):
+            raise Ns2ExportError(f"{where}.limit_bytes: must be an integer >= 1, got {lb!r}")
+        limit = q.get("limit", 50)
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise Ns2ExportError(f"{where}.limit: must be an integer >= 1 packets, got {limit!r}")
+        return {"kind": "droptail", "limit": limit, "limit_bytes": lb}
+    if kind == "red":
+        unknown = set(q) - _RED_FIELDS
+        if unknown:
+            raise Ns2ExportError(f"{where}.{sorted(unknown)[0]}: unknown field for red")
+        limit = q.get("limit", 50)
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise Ns2ExportError(f"{where}.limit: must be an integer >= 1 packets, got {limit!r}")
+        max_p = q.get("max_p", 0.1)
+        if isinstance(max_p, bool) or not isinstance(max_p, (int, float)) or not 0 < max_p <= 1:
+            raise Ns2ExportError(f"{where}.max_p: must be in (0, 1], got {max_p!r}")
+        mark_p = q.get("mark_p", 0.1)
+        if isinstance(mark_p, bool) or not isinstance(mark_p, (int, float)) or not 0 < mark_p <= 1:
+            raise Ns2ExportError(f"{where}.mark_p: must be in (0, 1], got {mark_p!r}")
+        mps = q.get("mean_pktsize", 500)
+        if isinstance(mps, bool) or not isinstance(mps, (int, float)) or mps <= 0 or float(mps) != int(mps):
+            # ns-2 holds mean_pktsize_ in an int.
+            raise Ns2ExportError(f"{where}.mean_pktsize: must be a whole number of bytes > 0 for ns-2, got {mps!r}")
+        w_q = _auto(q.get("w_q"), f"{where}.w_q")
+        if w_q is not None and not 0 < w_q <= 1:
+            raise Ns2ExportError(f"{where}.w_q: must be in (0, 1] or \"auto\", got {w_q!r}")
+        min_th = _auto(q.get("min_th"), f"{where}.min_th")
+        max_th = _auto(q.get("max_th"), f"{where}.max_th")
+        if min_th is not None and min_th <= 0:
+            raise Ns2ExportError(f"{where}.min_th: must be > 0 packets, got {min_th}")
+        if min_th is not None and max_th is not None and max_th <= min_th:
+            raise Ns2ExportError(f"{where}.max_th: must be > min_th ({min_th}), got {max_th}")
+        return {
+            "kind": "red",
+            "limit": limit,
+            "min_th": min_th,
+            "max_th": max_th,
+            "max_p": float(max_p),
+            "w_q": w_q,
+            "gentle": _bool(q, "gentle", True, where),
+            "wait": _bool(q, "wait", True, where),
+            "ecn": _bool(q, "ecn", False, where),
+            "mark_p": float(mark_p),
+            "bytes": _bool(q, "bytes", True, where),
+            "queue_in_bytes": _bool(q, "queue_in_bytes", True, where),
+            "mean_pktsize": int(mps),
+            "target_delay": parse_time(q.get("target_delay", 0.005), f"{where}.target_delay"),
+        }
+    raise Ns2ExportError(
+        f"{where}.kind: discipline {kind!r} has no ns-2 2.35 equivalent the exporter knows "
+        "(exportable: droptail, red)"
+    )
+
+
+# ---------------------------------------------------------------------------- plan
+@dataclass
+class LinkPlan:
+    """One direction of a link: ``src -> dst`` with its own queue."""
+
+    src: str
+    dst: str
+    rate: float  # bit/s
+    delay: float  # s
+    queue: Dict[str, Any]
+    where: str  # scenario path of the queue table
+
+    @property
+    def name(self) -> str:
+        return f"{self.src}->{self.dst}"
+
+
+@dataclass
+class FlowPlan:
+    index: int
+    src: str
+    dst: str
+    app: str  # "ftp" | "cbr"
+    start: float
+    stop: float
+    group: str
+    tcp: Dict[str, Any] = field(default_factory=dict)
+    cbr_rate: float = 0.0
+    cbr_size: int = 0
+
+
+@dataclass
+class Plan:
+    """The scenario resolved for ns-2: every default applied, every random value drawn."""
+
+    name: str
+    seed: int
+    duration: float
+    nodes: List[str]
+    links: List[LinkPlan]
+    flows: List[FlowPlan]
+    monitored: List[str]  # link names "a->b"
+    sample_interval: float
+    draws: Dict[str, float]  # "access_delay/3" -> 0.0021, "start/0" -> 0.41, ...
+
+    def link(self, name: str) -> LinkPlan:
+        for lk in self.links:
+            if lk.name == name:
+                return lk
+        raise KeyError(name)
+
+
+_TOP_FIELDS = {"name", "description", "notes", "duration", "seed", "tcp", "dumbbell", "nodes", "links", "flows", "monitor"}
+_GROUP_FIELDS = {"name", "count", "access", "egress", "app", "start", "stop", "tcp", "cbr"}
+_FLOW_FIELDS = {"src", "dst", "count", "app", "start", "stop", "tcp", "cbr"}
+_ACCESS_FIELDS = {"rate", "delay", "queue", "reverse_queue"}
+
+
+def _check_fields(table: Any, allowed: set, where: str) -> None:
+    if not isinstance(table, Mapping):
+        raise Ns2ExportError(f"{where}: expected a table, got {table!r}")
+    for k in table:
+        if k not in allowed:
+            raise Ns2ExportError(f"{where}.{k}: unknown field (known: {', '.join(sorted(allowed))})")
+
+
+def _count(t: Mapping[str, Any], where: str) -> int:
+    c = t.get("count", 1)
+    if isinstance(c, bool) or not isinstance(c, int) or c < 1:
+        raise Ns2ExportError(f"{where}.count: must be an integer >= 1, got {c!r}")
+    return c
+
+
+def _traffic(t: Mapping[str, Any], where: str, top_tcp: Any, duration: float, seed: int,
+             index: int, src: str, dst: str, group: str, draws: Dict[str, float]) -> FlowPlan:
+    app = t.get("app", "ftp")
+    if app not in ("ftp", "cbr"):
+        raise Ns2ExportError(f"{where}.app: must be \"ftp\" or \"cbr\", got {app!r}")
+    start = draw(t.get("start", 0.0), component_rng(seed, f"start/{index}"), f"{where}.start")
+    draws[f"start/{index}"] = start
+    stop = parse_time(t["stop"], f"{where}.stop") if "stop" in t else duration
+    fp = FlowPlan(index=index, src=src, dst=dst, app=app, start=start, stop=stop, group=group)
+    if app == "ftp":
+        fp.tcp = _resolve_tcp([(top_tcp, "tcp"), (t.get("tcp"), f"{where}.tcp")])
+    else:
+        cbr = t.get("cbr")
+        if cbr is None:
+            raise Ns2ExportError(f"{where}.cbr: app \"cbr\" needs a cbr table {{rate, packet_size}}")
+        _check_fields(cbr, {"rate", "packet_size"}, f"{where}.cbr")
+        if "rate" not in cbr:
+            raise Ns2ExportError(f"{where}.cbr.rate: missing")
+        fp.cbr_rate = parse_rate(cbr["rate"], f"{where}.cbr.rate")
+        size = cbr.get("packet_size", 210)
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise Ns2ExportError(f"{where}.cbr.packet_size: must be an integer >= 1 bytes, got {size!r}")
+        fp.cbr_size = size
+    return fp
+
+
+def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
+    """Resolve a scenario for ns-2: defaults applied, random delays and starts drawn."""
+    if not isinstance(scenario, Mapping):
+        raise Ns2ExportError(f"scenario: expected a table (dict), got {type(scenario).__name__}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise Ns2ExportError(f"seed: must be an integer >= 0, got {seed!r}")
+    _check_fields(scenario, _TOP_FIELDS, "scenario")
+    if "duration" not in scenario:
+        raise Ns2ExportError("duration: missing (simulated seconds)")
+    duration = parse_time(scenario["duration"], "duration")
+    if duration <= 0:
+        raise Ns2ExportError(f"duration: must be > 0, got {scenario['duration']!r}")
+    top_tcp = scenario.get("tcp")
+    nodes: List[str] = []
+    links: List[LinkPlan] = []
+    flows: List[FlowPlan] = []
+    draws: Dict[str, float] = {}
+
+    def add_node(n: str, where: str) -> None:
+        if not isinstance(n, str) or not n:
+            raise Ns2ExportError(f"{where}: node names are non-empty strings, got {n!r}")
+        if n in nodes:
+            raise Ns2ExportError(f"{where}: node {n!r} defined twice")
+        nodes.append(n)
+
+    def add_duplex(a: str, b: str, rate: float, delay: float, q: Any, rq: Any, where: str,
+                   rq_where: str) -> None:
+        links.append(LinkPlan(a, b, rate, delay, normalize_queue(q, where), where))
+        links.append(LinkPlan(b, a, rate, delay, normalize_queue(rq, rq_where), rq_where))
+
+    db = scenario.get("dumbbell")
+    monitored_default: List[str] = []
+    if db is not None:
+        _check_fields(db, {"bottleneck", "groups"}, "dumbbell")
+        bn = db.get("bottleneck")
+        _check_fields(bn, {"rate", "delay", "queue", "reverse_queue"}, "dumbbell.bottleneck")
+        for f_ in ("rate", "delay"):
+            if f_ not in bn:
+                raise Ns2ExportError(f"dumbbell.bottleneck.{f_}: missing")
+        add_node("R1", "dumbbell")
+        add_node("R2", "dumbbell")
+        add_duplex("R1", "R2", parse_rate(bn["rate"], "dumbbell.bottleneck.rate"),
+                   parse_time(bn["delay"], "dumbbell.bottleneck.delay"),
+                   bn.get("queue"), bn.get("reverse_queue"),
+                   "dumbbell.bottleneck.queue", "dumbbell.bottleneck.reverse_queue")
+        monitored_default = ["R1->R2"]
+        groups = db.get("groups")
+        if not isinstance(groups, list) or not groups:
+            raise Ns2ExportError("dumbbell.groups: expected a non-empty list of group tables")
+        k = 0
+        for gi, g in enumerate(groups):
+            gw = f"dumbbell.groups.{gi}"
+            _check_fields(g, _GROUP_FIELDS, gw)
+            if "access" not in g:
+                raise Ns2ExportError(f"{gw}.access: missing")
+            _check_fields(g["access"], _ACCESS_FIELDS, f"{gw}.access")
+            if g.get("egress") is not None:
+                _check_fields(g["egress"], _ACCESS_FIELDS, f"{gw}.egress")
+            gname = g.get("name", "") or f"group{gi}"
+            for _ in range(_count(g, gw)):
+                s = f"S{k}"
+                add_node(s, gw)
+                acc = g["access"]
+                for f_ in ("rate", "delay"):
+                    if f_ not in acc:
+                        raise Ns2ExportError(f"{gw}.access.{f_}: missing")
+                d_acc = draw(acc["delay"], component_rng(seed, f"access/{k}"), f"{gw}.access.delay")
+                draws[f"access_delay/{k}"] = d_acc
+                # Access link S<k> -- R1: `queue` is S<k>->R1 (data direction), `reverse_queue` R1->S<k>.
+                add_duplex(s, "R1", parse_rate(acc["rate"], f"{gw}.access.rate"), d_acc,
+                           acc.get("queue"), acc.get("reverse_queue"),
+                           f"{gw}.access.queue", f"{gw}.access.reverse_queue")
+                eg = g.get("egress")
+                if eg is not None:
+                    d = f"D{k}"
+                    add_node(d, gw)
+                    for f_ in ("rate", "delay"):
+                        if f_ not in eg:
+                            raise Ns2ExportError(f"{gw}.egress.{f_}: missing")
+                    d_eg = draw(eg["delay"], component_rng(seed, f"egress/{k}"), f"{gw}.egress.delay")
+                    draws[f"egress_delay/{k}"] = d_eg
+                    # Egress link R2 -- D<k>: `queue` is R2->D<k> (data direction).
+                    add_duplex("R2", d, parse_rate(eg["rate"], f"{gw}.egress.rate"), d_eg,
+                               eg.get("queue"), eg.get("reverse_queue"),
+                               f"{gw}.egress.queue", f"{gw}.egress.reverse_queue")
+                else:
+                    d = "R2"
+                flows.append(_traffic(g, gw, top_tcp, duration, seed, len(flows), s, d, gname, draws))
+                k += 1
+
+    for i, n in enumerate(scenario.get("nodes", []) or []):
+        add_node(n, f"nodes.{i}")
+    for i, lk in enumerate(scenario.get("links", []) or []):
+        w = f"links.{i}"
+        _check_fields(lk, {"from", "to", "rate", "delay", "queue", "reverse_queue"}, w)
+        for f_ in ("from", "to", "rate", "delay"):
+            if f_ not in lk:
+                raise Ns2ExportError(f"{w}.{f_}: missing")
+        for end in ("from", "to"):
+            if lk[end] not in nodes:
+                raise Ns2ExportError(f"{w}.{end}: unknown node {lk[end]!r}")
+        q = lk.get("queue")
+        rq = lk.get("reverse_queue", q)
+        add_duplex(lk["from"], lk["to"], parse_rate(lk["rate"], f"{w}.rate"), parse_time(lk["delay"], f"{w}.delay"),
+                   q, rq, f"{w}.queue", f"{w}.reverse_queue" if "reverse_queue" in lk else f"{w}.queue")
+    for i, fl in enumerate(scenario.get("flows", []) or []):
+        w = f"flows.{i}"
+        _check_fields(fl, _FLOW_FIELDS, w)
+        for end in ("src", "dst"):
+            if end not in fl:
+                raise Ns2ExportError(f"{w}.{end}: missing")
+            if fl[end] not in nodes:
+                raise Ns2ExportError(f"{w}.{end}: unknown node {fl[end]!r}")
+        for _ in range(_count(fl, w)):
+            flows.append(_traffic(fl, w, top_tcp, duration, seed, len(flows), fl["src"], fl["dst"], w, draws))
+
+    seen = set()
+    for lk in links:
+        if lk.name in seen:
+            raise Ns2ExportError(f"{lk.where}: link {lk.name} defined twice")
+        seen.add(lk.name)
+
+    mon = scenario.get("monitor") or {}
+    _check_fields(mon, {"queues", "sample_interval", "link_interval"}, "monitor")
+    monitored = mon.get("queues", monitored_default)
+    if not isinstance(monitored, list):
+        raise Ns2ExportError(f"monitor.queues: expected a list of \"a->b\", got {monitored!r}")
+    for i, name in enumerate(monitored):
+        if name not in seen:
+            raise Ns2ExportError(f"monitor.queues.{i}: no link {name!r} (links: {', '.join(sorted(seen))})")
+    sample_interval = parse_time(mon.get("sample_interval", 0.01), "monitor.sample_interval")
+    name = scenario.get("name", "") or ""
+    return Plan(name=str(name), seed=seed, duration=duration, nodes=nodes, links=links, flows=flows,
+                monitored=list(monitored), sample_interval=sample_interval, draws=draws)
+
+
+def pin_draws(scenario: Mapping[str, Any], seed: int) -> Dict[str, Any]:
+    """The scenario with this seed's random values written in as fixed numbers.
+
+    Every dumbbell group with a distribution is split into one group per host, with the
+    access/egress delay and start drawn by :func:`build_plan`. Run aqmsim and ns-2 on the
+    pinned scenario and both see the very same topology and start times; what remains
+    different between them is only the RNG behind RED's coin. Host and flow numbering
+    (``S<k>``, flow ``k``) is unchanged. Explicit ``flows`` with a random start are split
+    the same way.
+    """
+    import copy
+
+    plan = build_plan(scenario, seed)
+    out = copy.deepcopy(dict(scenario))
+    k = 0
+    db = out.get("dumbbell")
+    if db is not None:
+        groups = []
+        for gi, g in enumerate(db["groups"]):
+            n = int(g.get("count", 1))
+            for j in range(n):
+                one = copy.deepcopy(g)
+                one["count"] = 1
+                if n > 1:
+                    one["name"] = f"{g.get('name', '') or f'group{gi}'}#{j}"
+                one["access"]["delay"] = plan.draws[f"access_delay/{k}"]
+                if one.get("egress") is not None:
+                    one["egress"]["delay"] = plan.draws[f"egress_delay/{k}"]
+                one["start"] = plan.draws[f"start/{k}"]
+                groups.append(one)
+                k += 1
+        db["groups"] = groups
+    if out.get("flows"):
+        flows = []
+        for fl in out["flows"]:
+            n = int(fl.get("count", 1))
+            for _ in range(n):
+                one = copy.deepcopy(fl)
+                one["count"] = 1
+                one["start"] = plan.draws[f"start/{k}"]
+                flows.append(one)
+                k += 1
+        out["flows"] = flows
+    return out
+
+
+# ---------------------------------------------------------------------------- Tcl
+def _num(x: float) -> str:
+    """A float as Tcl reads it back exactly (shortest round-trip repr)."""
+    if isinstance(x, bool):
+        return "1" if x else "0"
+    if isinstance(x, int):
+        return str(x)
+    r = repr(float(x))
+    return r[:-2] if r.endswith(".0") and "e" not in r else r
+
+
+def _tcl_bool(b: bool) -> str:
+    return "true" if b else "false"
+
+
+def _brace(s: str) -> str:
+    """A Tcl word that is taken literally (for file paths and labels)."""
+    if any(c in s for c in "{}\\\n"):
+        raise Ns2ExportError(f"cannot quote {s!r} for Tcl (braces, backslashes or newlines)")
+    return "{" + s + "}"
+
+
+def _comment(s: str) -> str:
+    """Text safe inside a Tcl comment, also within a proc body (no braces, brackets,
+    quotes, backslashes, dollars or newlines)."""
+    return re.sub(r"[\r\n{}\[\]\"\\$]+", "_", str(s))
+
+
+def _queue_tcl(lk: LinkPlan) -> List[str]:
+    q = lk.queue
+    out: List[str] = []
+    if q["kind"] == "droptail":
+        out.append("$q set drop_front_ false")
+        out.append("$q set summarystats_ false")
+        if q["limit_bytes"] is not None:
+            # ns-2 byte mode: drop when bytes waiting + arriving size >= limit_ * mean_pktsize_.
+            out += ["$q set queue_in_bytes_ true", "$q set mean_pktsize_ 1", f"$q set limit_ {q['limit_bytes']}"]
+        else:
+            out += ["$q set queue_in_bytes_ false", "$q set mean_pktsize_ 500", f"$q set limit_ {q['limit']}"]
+        return out
+    # RED: state every parameter; "auto" -> ns-2's own sentinel, resolved by ns-2 at $ns run.
+    out += [
+        f"$q set limit_ {q['limit']}",
+        f"$q set thresh_ {_num(q['min_th']) if q['min_th'] is not None else 0}"
+        + ("" if q["min_th"] is not None else "   ;# auto: max(5, targetdelay_*ptc/2)"),
+        f"$q set maxthresh_ {_num(q['max_th']) if q['max_th'] is not None else 0}"
+        + ("" if q["max_th"] is not None else "   ;# auto: 3*thresh_"),
+        f"$q set linterm_ {_num(1.0 / q['max_p'])}   ;# 1/max_p",
+        f"$q set q_weight_ {_num(q['w_q']) if q['w_q'] is not None else -1}"
+        + ("" if q["w_q"] is not None else "   ;# auto: 1-exp(-1/(10*max(0.1,3*(delay+1/ptc))*ptc))"),
+        f"$q set gentle_ {_tcl_bool(q['gentle'])}",
+        f"$q set wait_ {_tcl_bool(q['wait'])}",
+        f"$q set setbit_ {_tcl_bool(q['ecn'])}",
+        f"$q set mark_p_ {_num(q['mark_p'])}",
+        "$q set use_mark_p_ true",
+        f"$q set bytes_ {_tcl_bool(q['bytes'])}",
+        f"$q set queue_in_bytes_ {_tcl_bool(q['queue_in_bytes'])}",
+        f"$q set mean_pktsize_ {q['mean_pktsize']}",
+        f"$q set targetdelay_ {_num(q['target_delay'])}",
+        "$q set adaptive_ 0",
+        "$q set feng_adaptive_ 0",
+        "$q set cautious_ 0",
+        "$q set drop_tail_ true",
+        "$q set drop_front_ false",
+        "$q set drop_rand_ false",
+        "$q set ns1_compat_ false",
+        "$q set summarystats_ false",
+    ]
+    return out
+
+
+def _tcp_tcl(fp: FlowPlan) -> Tuple[List[str], List[str]]:
+    """The sender's and the sink's lines for one FTP flow: every TCP parameter stated."""
+    t = fp.tcp
+    s, d = f"$src({fp.index})", f"$dst({fp.index})"
+    sender, sink, delsink = TCP_AGENTS[t["variant"]]
+    snd = [
+        f"set src({fp.index}) [new {sender}]",
+        f"{s} set fid_ {fp.index}",
+        f"{s} set packetSize_ {int(t['packet_size'])}",
+        f"{s} set tcpip_base_hdr_size_ {int(t['header'])}",
+        f"{s} set window_ {_num(t['window'])}",
+        f"{s} set windowInit_ {_num(t['window_init'])}",
+        f"{s} set windowInitOption_ 1",
+        f"{s} set windowOption_ 1",
+        f"{s} set maxcwnd_ 0",
+        f"{s} set syn_ {_tcl_bool(t['syn'])}",
+        f"{s} set delay_growth_ {_tcl_bool(t['delay_growth'])}",
+        f"{s} set tcpTick_ {_num(t['tick'])}",
+        f"{s} set minrto_ {_num(t['min_rto'])}",
+        f"{s} set maxrto_ {_num(t['max_rto'])}",
+        f"{s} set rtxcur_init_ {_num(t['rto_init'])}",
+        f"{s} set numdupacks_ {int(t['dupacks'])}",
+        f"{s} set maxburst_ {int(t['max_burst'])}",
+        f"{s} set ecn_ {1 if t['ecn'] else 0}",
+        f"{s} set singledup_ {1 if t['limited_transmit'] else 0}",
+        f"{s} set overhead_ 0",
+        f"{s} set timestamps_ false",
+        f"{s} set useHeaders_ true",
+    ]
+    snk = [
+        f"set dst({fp.index}) [new {delsink if t['delayed_ack'] else sink}]",
+        f"{d} set packetSize_ {int(t['ack_size'])}",
+    ]
+    if t["delayed_ack"]:
+        snk.append(f"{d} set interval_ {_num(t['delack_interval'])}")
+    return snd, snk
+
+
+def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples: bool = True) -> str:
+    """Write the Tcl script for a resolved :class:`Plan` (see :func:`to_tcl`)."""
+    import os
+
+    tdir = str(trace_dir)  # kept as given: a relative path is relative to where `ns` runs
+    node_id = {n: i for i, n in enumerate(plan.nodes)}
+    L: List[str] = []
+    add = L.append
+    add(f"# ns-2.35 script written by aqmsim.ns2.export: scenario {_comment(plan.name)!r}, seed {plan.seed}")
+    add("# Every random value of the scenario was drawn in Python and is written here as a number;")
+    add("# every parameter is set on its object, so no ns-2 class default is relied on.")
+    add("set ns [new Simulator]")
+    add("")
+    add("# ns-2's default RNG (RED's coin, TCP boot_time_): MRG32k3a seed 1, substream <seed>.")
+    add("# next-substream gives independent streams; `ns-random N` would give correlated ones.")
+    add("$defaultRNG seed 1")
+    add(f"for {{set i 0}} {{$i < {plan.seed}}} {{incr i}} {{ $defaultRNG next-substream }}")
+    add("")
+    add("# Nodes (ns-2 node id = index here)")
+    for n, i in node_id.items():
+        add(f"set n({i}) [$ns node]   ;# {_comment(n)}")
+    add("")
+    add("# Links: one simplex link per direction, each with its own queue")
+    qkind = {"droptail": "DropTail", "red": "RED"}
+    for lk in plan.links:
+        a, b = node_id[lk.src], node_id[lk.dst]
+        add(f"# {_comment(lk.name)}: {_num(lk.rate)} bit/s, {_num(lk.delay)} s, {lk.queue['kind']}  ({lk.where})")
+        add(f"$ns simplex-link $n({a}) $n({b}) {_num(lk.rate)} {_num(lk.delay)} {qkind[lk.queue['kind']]}")
+        add(f"set q [[$ns link $n({a}) $n({b})] queue]")
+        add(f"set queue({a}:{b}) $q")
+        L.extend(_queue_tcl(lk))
+    add("")
+    add("# Monitored queues: QueueMonitor (arrivals, departures, drops, integral of the queue length)")
+    for mi, name in enumerate(plan.monitored):
+        lk = plan.link(name)
+        a, b = node_id[lk.src], node_id[lk.dst]
+        add(f"set qm({mi}) [$ns monitor-queue $n({a}) $n({b}) 0]   ;# {_comment(name)}")
+        if full_trace:
+            path = os.path.join(tdir, f"trace_{mi}.tr")
+            add(f"set tf({mi}) [open {_brace(path)} w]")
+            add(f"$ns trace-queue $n({a}) $n({b}) $tf({mi})")
+        if samples:
+            path = os.path.join(tdir, f"queue_{mi}.txt")
+            add(f"set sf({mi}) [open {_brace(path)} w]")
+            red = "ave_" if lk.queue["kind"] == "red" else ""
+            add(f"puts $sf({mi}) {{# t pkts bytes{(' ' + red) if red else ''}}}")
+    add("")
+    add("# Flows (flow id = fid_ = index)")
+    for fp in plan.flows:
+        i = fp.index
+        a, b = node_id[fp.src], node_id[fp.dst]
+        if fp.app == "ftp":
+            add(f"# flow {i}: {_comment(fp.src)} -> {_comment(fp.dst)}, {fp.tcp['variant']} FTP ({_comment(fp.group)})")
+            snd, snk = _tcp_tcl(fp)
+            L.extend(snd)
+            add(f"$ns attach-agent $n({a}) $src({i})")
+            L.extend(snk)
+            add(f"$ns attach-agent $n({b}) $dst({i})")
+            add(f"$ns connect $src({i}) $dst({i})")
+            add(f"set app({i}) [new Application/FTP]")
+            add(f"$app({i}) attach-agent $src({i})")
+        else:
+            add(f"# flow {i}: {_comment(fp.src)} -> {_comment(fp.dst)}, CBR over UDP ({_comment(fp.group)})")
+            add(f"set src({i}) [new Agent/UDP]")
+            add(f"$src({i}) set fid_ {i}")
+            add(f"$src({i}) set packetSize_ {fp.cbr_size}")
+            add(f"$ns attach-agent $n({a}) $src({i})")
+            add(f"set dst({i}) [new Agent/LossMonitor]")
+            add(f"$ns attach-agent $n({b}) $dst({i})")
+            add(f"$ns connect $src({i}) $dst({i})")
+            add(f"set app({i}) [new Application/Traffic/CBR]")
+            add(f"$app({i}) set packetSize_ {fp.cbr_size}")
+            add(f"$app({i}) set rate_ {_num(fp.cbr_rate)}")
+            add(f"$app({i}) set random_ 0")
+            add(f"$app({i}) attach-agent $src({i})")
+        # Count every packet that reaches the receiving agent (duplicates included): a
+        # SnoopQueue/In with its own QueueMonitor between the node's port demux and the agent.
+        add(f"set rxm({i}) [new QueueMonitor]")
+        add(f"set rxs({i}) [new SnoopQueue/In]")
+        add(f"$rxs({i}) set-monitor $rxm({i})")
+        add(f"$rxs({i}) target $dst({i})")
+        add(f"[$n({b}) set dmux_] install [$dst({i}) set agent_port_] $rxs({i})")
+        add(f"$ns at {_num(fp.start)} \"$app({i}) start\"")
+        if fp.stop < plan.duration:
+            add(f"$ns at {_num(fp.stop)} \"$app({i}) stop\"")
+    add("")
+    if samples and plan.monitored:
+        add(f"# Queue samples every {_num(plan.sample_interval)} s: t, packets and bytes waiting, RED average")
+        add("set nsample 0")
+        add("proc sample {} {")
+        add("    global ns qm sf queue nsample")
+        add("    set now [$ns now]")
+        for mi, name in enumerate(plan.monitored):
+            lk = plan.link(name)
+            a, b = node_id[lk.src], node_id[lk.dst]
+            extra = f" [$queue({a}:{b}) set ave_]" if lk.queue["kind"] == "red" else ""
+            add(f"    puts $sf({mi}) \"$now [$qm({mi}) set pkts_] [$qm({mi}) set size_]{extra}\"")
+        add("    incr nsample")
+        add(f"    set next [expr {{$nsample * {_num(plan.sample_interval)}}}]")
+        add(f"    if {{$next < {_num(plan.duration)}}} {{ $ns at $next sample }}")
+        add("}")
+        add("$ns at 0 sample")
+        add("")
+    add("# At the end: flush the integrators and write `key value` lines")
+    add("proc finish {} {")
+    add("    global ns qm src dst rxm sf tf")
+    add("    set now [$ns now]")
+    add(f"    set f [open {_brace(os.path.join(tdir, 'summary.txt'))} w]")
+    add("    puts $f \"duration $now\"")
+    for mi, name in enumerate(plan.monitored):
+        lk = plan.link(name)
+        add(f"    # queue {mi}: {_comment(name)}")
+        add(f"    puts $f \"queue.{mi}.rate {_num(lk.rate)}\"")
+        add("    foreach v {parrivals_ barrivals_ pdepartures_ bdepartures_ pdrops_ bdrops_ pmarks_ pkts_ size_} {")
+        add(f"        puts $f \"queue.{mi}.$v [$qm({mi}) set $v]\"")
+        add("    }")
+        add(f"    set pi [$qm({mi}) get-pkts-integrator]")
+        add("    $pi newpoint $now [$pi set lasty_]")
+        add(f"    puts $f \"queue.{mi}.pkts_integral [$pi set sum_]\"")
+        add(f"    set bi [$qm({mi}) get-bytes-integrator]")
+        add("    $bi newpoint $now [$bi set lasty_]")
+        add(f"    puts $f \"queue.{mi}.bytes_integral [$bi set sum_]\"")
+    for fp in plan.flows:
+        i = fp.index
+        add(f"    puts $f \"flow.{i}.rx_pkts [$rxm({i}) set parrivals_]\"")
+        add(f"    puts $f \"flow.{i}.rx_bytes [$rxm({i}) set barrivals_]\"")
+        if fp.app == "ftp":
+            add(f"    puts $f \"flow.{i}.delivered_bytes [$dst({i}) set bytes_]\"")
+            add("    foreach v {ndatapack_ ndatabytes_ nrexmitpack_ nrexmitbytes_ nrexmit_ ncwndcuts_ nackpack_ cwnd_ ssthresh_ ack_ t_seqno_} {")
+            add(f"        puts $f \"flow.{i}.$v [$src({i}) set $v]\"")
+            add("    }")
+        else:
+            add(f"    puts $f \"flow.{i}.delivered_bytes [$dst({i}) set bytes_]\"")
+            add(f"    puts $f \"flow.{i}.nlost_ [$dst({i}) set nlost_]\"")
+    add("    close $f")
+    if samples:
+        for mi in range(len(plan.monitored)):
+            add(f"    close $sf({mi})")
+    if full_trace:
+        for mi in range(len(plan.monitored)):
+            add(f"    close $tf({mi})")
+    add("    $ns halt")
+    add("}")
+    add(f"$ns at {_num(plan.duration)} finish")
+    add("$ns run")
+    add("exit 0")
+    return "\n".join(L) + "\n"
+
+
+def to_tcl(scenario: Mapping[str, Any], seed: int, trace_dir: str, *, full_trace: bool = False,
+           samples: bool = True) -> str:
+    """The ns-2 Tcl script for ``scenario`` run with ``seed``.
+
+    ``trace_dir`` is where the script writes ``summary.txt`` (``key value`` lines: the
+    monitored queues' QueueMonitor counters and time integrals, per-flow bytes at the
+    sinks, TCP counters), ``queue_<i>.txt`` (samples every ``monitor.sample_interval``
+    when ``samples``) and, with ``full_trace``, ``trace_<i>.tr`` (``$ns trace-queue`` of
+    each monitored link, for :mod:`aqmsim.ns2.trace`). ``<i>`` indexes ``monitor.queues``.
+    """
+    return render_tcl(build_plan(scenario, seed), trace_dir, full_trace=full_trace, samples=samples)

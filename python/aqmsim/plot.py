@@ -1,0 +1,185 @@
+"""Figures of one run, drawn the way the RED papers draw them.
+
+Every function takes a :class:`~aqmsim.results.Results`, an optional link name
+(default: the first monitored link, ``R1->R2`` on a dumbbell) and an optional matplotlib
+``Axes`` to draw into, and returns the :class:`~matplotlib.figure.Figure`.
+
+Without an ``ax`` the figure is a stand-alone :class:`~matplotlib.figure.Figure` on the
+Agg canvas — no GUI, no global pyplot state, safe on a headless machine and in worker
+processes; ``fig.savefig("queue.png")`` writes it, and Jupyter displays it (once) when it
+is a cell's value. If the caller has imported ``matplotlib.pyplot`` with a window backend
+(an interactive session), the figure is made with pyplot instead, so ``plt.show()`` works.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Optional, Tuple
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from .results import Results
+
+__all__ = ["plot_queue", "plot_drop_probability", "plot_utilisation", "new_figure"]
+
+
+def _headless() -> bool:
+    if sys.platform.startswith(("win", "darwin")):
+        return False
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def new_figure(figsize: Tuple[float, float] = (8.0, 4.0)) -> Tuple["Figure", "Axes"]:
+    """A figure and one axes: pyplot's when pyplot is in use, else a bare Agg figure."""
+    import matplotlib
+
+    if "matplotlib.pyplot" in sys.modules and "inline" not in matplotlib.get_backend():
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=figsize, layout="constrained")
+        return fig, ax
+    if _headless() and not os.environ.get("MPLBACKEND"):
+        matplotlib.use("Agg")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize, layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot()
+    return fig, ax
+
+
+def _pick_link(table: Any, link: Optional[str], what: str) -> Any:
+    if "link" not in table.columns or table.empty:
+        raise ValueError(
+            f"no {what} recorded: add the link to [monitor] queues (e.g. queues = [\"R1->R2\"])"
+        )
+    links = list(dict.fromkeys(table["link"].tolist()))
+    if link is None:
+        link = links[0]
+    elif link not in links:
+        raise ValueError(f"link {link!r} has no {what}; monitored links: {', '.join(links)}")
+    return link, table[table["link"] == link]
+
+
+def _title(res: "Results", link: str, what: str) -> str:
+    name = res.scenario.name if res.scenario is not None else ""
+    seed = res.summary.get("seed", res.seed)
+    if isinstance(seed, float) and seed.is_integer():
+        seed = int(seed)
+    bits = [b for b in (name, f"{what} at {link}", f"seed {seed}" if seed is not None else "")
+            if b]
+    return " — ".join(bits)
+
+
+def _finite(a: Any) -> np.ndarray:
+    return np.asarray(a, dtype=float)
+
+
+def _threshold_line(ax: "Axes", t: np.ndarray, values: np.ndarray, label: str,
+                    color: str) -> None:
+    ok = np.isfinite(values) & (values > 0)
+    if not ok.any():
+        return
+    if np.nanmax(values[ok]) == np.nanmin(values[ok]):
+        ax.axhline(values[ok][0], ls="--", lw=1.0, color=color,
+                   label=f"{label} = {values[ok][0]:g}")
+    else:  # thresholds that adapt (QRTRED): draw them as they move
+        ax.plot(t, np.where(ok, values, np.nan), ls="--", lw=1.0, color=color,
+                drawstyle="steps-post", label=label)
+
+
+def plot_queue(res: "Results", link: Optional[str] = None,
+               ax: Optional["Axes"] = None) -> "Figure":
+    """Instantaneous queue (packets) and the discipline's average queue against time,
+    with min_th and max_th as dashed lines — the papers' queue-dynamics figure."""
+    link, q = _pick_link(res.queue, link, "queue samples")
+    if ax is None:
+        fig, ax = new_figure()
+    else:
+        fig = ax.figure
+    t = _finite(q["t"])
+    ax.plot(t, _finite(q["len_pkts"]), lw=0.8, color="tab:blue", label="queue (instantaneous)",
+            drawstyle="steps-post")
+    avg = _finite(q["avg"]) if "avg" in q.columns else np.array([])
+    has_avg = bool(np.isfinite(avg).any())
+    if has_avg and np.nanmax(np.abs(avg)) == 0 and np.nanmax(_finite(q["len_pkts"])) > 0:
+        has_avg = False  # DropTail keeps no average (all zeros): draw no such line
+    if has_avg:
+        ax.plot(t, _finite(q["avg"]), lw=1.6, color="tab:red", label="average queue")
+    for col, color in (("min_th", "tab:green"), ("max_th", "tab:purple")):
+        if col in q.columns:
+            _threshold_line(ax, t, _finite(q[col]), col, color)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("queue (packets)")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.set_title(_title(res, link, "queue"), fontsize="medium")
+    ax.legend(loc="upper right", fontsize="small")
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def plot_drop_probability(res: "Results", link: Optional[str] = None,
+                          ax: Optional["Axes"] = None) -> "Figure":
+    """Current drop probability p and the discipline's max_p against time."""
+    link, q = _pick_link(res.queue, link, "queue samples")
+    if ax is None:
+        fig, ax = new_figure()
+    else:
+        fig = ax.figure
+    t = _finite(q["t"])
+    if "p" in q.columns:
+        ax.plot(t, _finite(q["p"]), lw=0.8, color="tab:blue", label="p (drop probability)")
+    if "max_p" in q.columns:
+        ax.plot(t, _finite(q["max_p"]), lw=1.4, ls="--", color="tab:red", label="max_p",
+                drawstyle="steps-post")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("probability")
+    ax.set_xlim(left=0)
+    ax.set_ylim(bottom=0)
+    ax.set_title(_title(res, link, "drop probability"), fontsize="medium")
+    ax.legend(loc="upper right", fontsize="small")
+    ax.grid(True, alpha=0.3)
+    return fig
+
+
+def plot_utilisation(res: "Results", link: Optional[str] = None,
+                     ax: Optional["Axes"] = None) -> "Figure":
+    """Utilisation of each monitored link per bin (all links unless one is named), with
+    the run's mean as a dotted line."""
+    table = res.links
+    if "link" not in table.columns or table.empty:
+        raise ValueError("no link utilisation recorded: add links to [monitor] queues")
+    links = list(dict.fromkeys(table["link"].tolist())) if link is None else [link]
+    if link is not None and link not in set(table["link"]):
+        raise ValueError(f"link {link!r} has no utilisation bins")
+    if ax is None:
+        fig, ax = new_figure()
+    else:
+        fig = ax.figure
+    for name in links:
+        sel = table[table["link"] == name]
+        t = _finite(sel["t"])
+        u = _finite(sel["utilisation"])
+        if len(t) >= 2:  # let the last bin's step reach the bin's end
+            t = np.append(t, t[-1] + np.median(np.diff(t)))
+            u = np.append(u, u[-1])
+        (line,) = ax.plot(t, u, drawstyle="steps-post", lw=1.0, label=name)
+        mean = float(np.nanmean(_finite(sel["utilisation"]))) if len(sel) else float("nan")
+        if np.isfinite(mean):
+            ax.axhline(mean, ls=":", lw=1.0, color=line.get_color(),
+                       label=f"{name} mean {mean:.3f}")
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel("utilisation")
+    ax.set_xlim(left=0)
+    ax.set_ylim(0, 1.05)
+    ax.set_title(_title(res, link or ", ".join(links), "utilisation"), fontsize="medium")
+    ax.legend(loc="lower right", fontsize="small")
+    ax.grid(True, alpha=0.3)
+    return fig

@@ -1,0 +1,254 @@
+"""Results of one run: a summary dict and pandas tables, with plots and saving.
+
+The engine returns columns (lists or numpy arrays); each table is built on first use.
+What every column means is fixed in DESIGN.md ("What the words mean"):
+
+========  ===============================================================================
+table     columns
+========  ===============================================================================
+queue     t [s], link, len_pkts, len_bytes, avg (the discipline's EWMA), p (current drop
+          probability), max_p, min_th, max_th — one row per sample of a monitored queue
+drops     t [s], link, flow, reason (early|forced|overflow), action (drop|mark), qlen_pkts
+flows     flow, src, dst, app, variant, start, stop, sent, retransmitted, timeouts,
+          received, delivered, throughput_bps, goodput_bps, mean_delay_s
+links     t [s] (bin start), link, utilisation (bits sent / (rate x bin))
+========  ===============================================================================
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Union
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from .scenario import Scenario
+
+__all__ = ["Results", "TABLES", "SCHEMAS"]
+
+TABLES = ("queue", "flows", "drops", "links")
+
+# dtype of every known column; columns the engine adds beyond these keep their own dtype.
+SCHEMAS: Dict[str, Dict[str, str]] = {
+    "queue": {
+        "t": "float64", "link": "object", "len_pkts": "int64", "len_bytes": "int64",
+        "avg": "float64", "p": "float64", "max_p": "float64",
+        "min_th": "float64", "max_th": "float64",
+    },
+    "drops": {
+        "t": "float64", "link": "object", "flow": "int64", "reason": "object",
+        "action": "object", "qlen_pkts": "int64",
+    },
+    "flows": {
+        "flow": "int64", "label": "object", "src": "object", "dst": "object", "app": "object",
+        "variant": "object", "start": "float64", "stop": "float64", "sent": "int64",
+        "retransmitted": "int64", "timeouts": "int64", "received": "int64",
+        "delivered": "int64", "throughput_bps": "float64", "goodput_bps": "float64",
+        "mean_delay_s": "float64",
+    },
+    "links": {"t": "float64", "link": "object", "utilisation": "float64"},
+}
+
+
+# summary entries that are counts: the engine may report them as floats; shown as ints
+INT_SUMMARY_KEYS = frozenset({
+    "seed", "events", "bottleneck_arrivals", "bottleneck_departures", "bottleneck_drops",
+    "drops_early", "drops_forced", "drops_overflow", "marks", "max_queue_pkts",
+    "bottleneck_queued_end", "final_queue_pkts", "packets_sent", "packets_retransmitted",
+    "timeouts",
+})
+
+
+def _frame(name: str, columns: Any) -> pd.DataFrame:
+    """Build one table from a dict of equal-length columns, with the schema's dtypes."""
+    schema = SCHEMAS.get(name, {})
+    if columns is None:
+        columns = {}
+    if isinstance(columns, pd.DataFrame):
+        df = columns.copy()
+    else:
+        cols = dict(columns)
+        lengths = {k: len(v) for k, v in cols.items()}
+        if len(set(lengths.values())) > 1:
+            raise ValueError(f"results table {name!r}: columns of unequal length {lengths}")
+        df = pd.DataFrame({k: np.asarray(v) if not isinstance(v, np.ndarray) else v
+                           for k, v in cols.items()})
+        if not cols:
+            df = pd.DataFrame({k: pd.Series([], dtype=dt) for k, dt in schema.items()})
+    for col, dtype in schema.items():
+        if col not in df.columns:
+            continue
+        try:
+            if dtype == "object":
+                if df[col].dtype != object:
+                    df[col] = df[col].astype(str).astype(object)
+            elif df[col].dtype != dtype:
+                df[col] = df[col].astype(dtype)
+        except (ValueError, TypeError):
+            # e.g. an int column holding missing values: keep it as float
+            df[col] = pd.to_numeric(df[col], errors="coerce")
+    return df
+
+
+class Results:
+    """What one :meth:`Scenario.run` produced.
+
+    ``summary`` is a dict of scalars; ``queue``, ``drops``, ``flows`` and ``links`` are
+    pandas DataFrames; ``resolved`` is the scenario that actually ran, every default and
+    "auto" filled in.
+    """
+
+    def __init__(
+        self,
+        raw: Mapping[str, Any],
+        scenario: Optional["Scenario"] = None,
+        seed: Optional[int] = None,
+    ) -> None:
+        self._raw = dict(raw)
+        self.scenario = scenario
+        self.seed = seed
+        self._frames: Dict[str, pd.DataFrame] = {}
+        summary = self._raw.get("summary") or {}
+        self._summary: Dict[str, Any] = {
+            k: _count(v) if k in INT_SUMMARY_KEYS else _scalar(v) for k, v in dict(summary).items()
+        }
+        resolved = self._raw.get("resolved")
+        if isinstance(resolved, str):
+            resolved = json.loads(resolved) if resolved else {}
+        self._resolved: Dict[str, Any] = dict(resolved or {})
+
+    # ---------------------------------------------------------------- data
+    @property
+    def summary(self) -> Dict[str, Any]:
+        """Scalar metrics of the run (see DESIGN.md for every definition)."""
+        return self._summary
+
+    @property
+    def resolved(self) -> Dict[str, Any]:
+        """The resolved scenario (every default and "auto" replaced by its value)."""
+        return self._resolved
+
+    def _table(self, name: str) -> pd.DataFrame:
+        if name not in self._frames:
+            self._frames[name] = _frame(name, self._raw.get(name))
+        return self._frames[name]
+
+    @property
+    def queue(self) -> pd.DataFrame:
+        """Queue samples of every monitored link."""
+        return self._table("queue")
+
+    @property
+    def drops(self) -> pd.DataFrame:
+        """Every drop and ECN mark at monitored queues, with its reason."""
+        return self._table("drops")
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow: counters, throughput, goodput, delay."""
+        return self._table("flows")
+
+    @property
+    def links(self) -> pd.DataFrame:
+        """Utilisation of each monitored link per bin."""
+        return self._table("links")
+
+    @property
+    def monitored_links(self) -> List[str]:
+        """Links that have queue samples, in order of first appearance."""
+        q = self.queue
+        if "link" not in q.columns:
+            return []
+        return list(dict.fromkeys(q["link"].tolist()))
+
+    def __repr__(self) -> str:
+        name = self.scenario.name if self.scenario is not None else ""
+        s = self._summary
+        bits = [f"{k}={s[k]:.4g}" if isinstance(s[k], float) else f"{k}={s[k]}"
+                for k in ("duration", "seed", "bottleneck_drops", "utilisation") if k in s]
+        return f"Results({name!r}, " + ", ".join(bits) + ")"
+
+    # ---------------------------------------------------------------- saving
+    def save(self, directory: Union[str, Path], fmt: str = "csv") -> List[Path]:
+        """Write ``summary.json``, ``resolved.json`` and the four tables
+        (``queue``, ``flows``, ``drops``, ``links``) as CSV or Parquet into
+        ``directory`` (created if needed). Returns the paths written.
+
+        Parquet needs pyarrow (``pip install pyarrow``)."""
+        if fmt not in ("csv", "parquet"):
+            raise ValueError(f"fmt: must be 'csv' or 'parquet', got {fmt!r}")
+        if fmt == "parquet" and importlib.util.find_spec("pyarrow") is None:
+            raise ImportError(
+                "saving as parquet needs the pyarrow package (pip install pyarrow); "
+                "use fmt='csv' otherwise"
+            )
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        written: List[Path] = []
+        summary = {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                   for k, v in self._summary.items()}
+        p = out / "summary.json"
+        p.write_text(json.dumps(summary, indent=2, default=_json_default) + "\n")
+        written.append(p)
+        p = out / "resolved.json"
+        p.write_text(json.dumps(self._resolved, indent=2) + "\n")
+        written.append(p)
+        for name in TABLES:
+            df = self._table(name)
+            p = out / f"{name}.{fmt}"
+            if fmt == "csv":
+                df.to_csv(p, index=False)
+            else:
+                df.to_parquet(p, index=False)
+            written.append(p)
+        return written
+
+    # ---------------------------------------------------------------- plots
+    def plot_queue(self, link: Optional[str] = None, ax: Optional["Axes"] = None) -> "Figure":
+        """Instantaneous and average queue against time, thresholds dashed."""
+        from . import plot
+
+        return plot.plot_queue(self, link=link, ax=ax)
+
+    def plot_drop_probability(
+        self, link: Optional[str] = None, ax: Optional["Axes"] = None
+    ) -> "Figure":
+        """The discipline's current drop probability p and its max_p against time."""
+        from . import plot
+
+        return plot.plot_drop_probability(self, link=link, ax=ax)
+
+    def plot_utilisation(
+        self, link: Optional[str] = None, ax: Optional["Axes"] = None
+    ) -> "Figure":
+        """Per-bin utilisation of the monitored links."""
+        from . import plot
+
+        return plot.plot_utilisation(self, link=link, ax=ax)
+
+
+def _scalar(v: Any) -> Any:
+    if hasattr(v, "item") and getattr(v, "shape", None) == ():
+        return v.item()
+    return v
+
+
+def _count(v: Any) -> Any:
+    v = _scalar(v)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+def _json_default(v: Any) -> Any:
+    if hasattr(v, "item"):
+        return v.item()
+    raise TypeError(f"not JSON serialisable: {type(v).__name__}")
