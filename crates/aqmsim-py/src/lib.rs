@@ -6,7 +6,7 @@
 //! `except Exception`. The GIL is released while the simulation runs.
 
 use aqmsim_core::aqm::Reason;
-use aqmsim_core::scenario::queue_spec::DISCIPLINES;
+use aqmsim_core::scenario::queue_spec::{params_of, DISCIPLINES};
 use aqmsim_core::sim::RunResults;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -144,13 +144,15 @@ fn validate(scenario_json: &str, seed: Option<u64>) -> PyResult<String> {
     }
 }
 
-/// Every discipline with its parameters: {name: [(field, default, allowed), ...]}.
+/// Every discipline: {name: {"description": str, "params": [(field, default, allowed), ...]}}.
 #[pyfunction]
 fn disciplines<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    for (name, params) in DISCIPLINES {
-        let v: Vec<(&str, &str, &str)> = params.to_vec();
-        d.set_item(*name, v)?;
+    for (name, desc, _, _) in DISCIPLINES {
+        let e = PyDict::new(py);
+        e.set_item("description", *desc)?;
+        e.set_item("params", params_of(name).unwrap_or_default())?;
+        d.set_item(*name, e)?;
     }
     Ok(d)
 }

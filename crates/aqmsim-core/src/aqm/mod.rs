@@ -4,16 +4,27 @@
 //! the way Linux's `red_action()` returns a verdict that `red_enqueue` applies. Shared RED
 //! arithmetic lives in [`red_math`], pure functions every RED variant calls.
 
+pub mod ared;
+pub mod ared_feng;
 pub mod droptail;
+pub mod ecn_threshold;
+pub mod qrtred;
 pub mod queue;
 pub mod red;
 pub mod red_math;
+pub mod red_pktsize;
+pub mod rtred;
 
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::time::SimTime;
 
+pub use ared::{Ared, AredParams};
+pub use ared_feng::AredFeng;
 pub use droptail::DropTail;
+pub use ecn_threshold::EcnThreshold;
+pub use qrtred::Qrtred;
+pub use rtred::Rtred;
 pub use queue::{QueueDisc, QueueStats};
 pub use red::{Red, RedParams};
 
@@ -102,37 +113,46 @@ pub trait Aqm {
 #[derive(Clone, Debug)]
 pub enum AnyAqm {
     DropTail(DropTail),
+    /// RED, Gentle RED and RED_1 … RED_5 (the size weighting is a field).
     Red(Red),
+    Ared(Ared),
+    AredFeng(AredFeng),
+    Rtred(Rtred),
+    Qrtred(Qrtred),
+    Threshold(EcnThreshold),
+}
+
+/// Forward a call to whichever discipline the enum holds.
+macro_rules! each {
+    ($self:ident, $d:ident => $e:expr) => {
+        match $self {
+            AnyAqm::DropTail($d) => $e,
+            AnyAqm::Red($d) => $e,
+            AnyAqm::Ared($d) => $e,
+            AnyAqm::AredFeng($d) => $e,
+            AnyAqm::Rtred($d) => $e,
+            AnyAqm::Qrtred($d) => $e,
+            AnyAqm::Threshold($d) => $e,
+        }
+    };
 }
 
 impl Aqm for AnyAqm {
     #[inline]
     fn on_enqueue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime, rng: &mut Rng) -> Verdict {
-        match self {
-            AnyAqm::DropTail(d) => d.on_enqueue(pkt, q, now, rng),
-            AnyAqm::Red(d) => d.on_enqueue(pkt, q, now, rng),
-        }
+        each!(self, d => d.on_enqueue(pkt, q, now, rng))
     }
     #[inline]
     fn on_idle(&mut self, now: SimTime) {
-        match self {
-            AnyAqm::DropTail(d) => d.on_idle(now),
-            AnyAqm::Red(d) => d.on_idle(now),
-        }
+        each!(self, d => d.on_idle(now))
     }
     #[inline]
     fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) -> FrontAction {
-        match self {
-            AnyAqm::DropTail(d) => d.on_dequeue(pkt, q, now),
-            AnyAqm::Red(d) => d.on_dequeue(pkt, q, now),
-        }
+        each!(self, d => d.on_dequeue(pkt, q, now))
     }
     #[inline]
     fn state(&self) -> AqmState {
-        match self {
-            AnyAqm::DropTail(d) => d.state(),
-            AnyAqm::Red(d) => d.state(),
-        }
+        each!(self, d => d.state())
     }
 }
 
@@ -140,13 +160,12 @@ impl AnyAqm {
     pub fn kind(&self) -> &'static str {
         match self {
             AnyAqm::DropTail(_) => "droptail",
-            AnyAqm::Red(r) => {
-                if r.params.gentle {
-                    "red(gentle)"
-                } else {
-                    "red"
-                }
-            }
+            AnyAqm::Red(_) => "red",
+            AnyAqm::Ared(_) => "ared",
+            AnyAqm::AredFeng(_) => "ared_feng",
+            AnyAqm::Rtred(_) => "rtred",
+            AnyAqm::Qrtred(_) => "qrtred",
+            AnyAqm::Threshold(_) => "ecn_threshold",
         }
     }
 }

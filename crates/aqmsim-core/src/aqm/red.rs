@@ -49,6 +49,11 @@ pub struct RedParams {
     /// ns-2 `queue_in_bytes_`: average and thresholds in bytes.
     pub queue_in_bytes: bool,
     pub mean_pktsize: f64,
+    /// M of paper 002: the maximum packet size, bytes (RED_2 … RED_5 weight by L/M).
+    pub max_pktsize: f64,
+    /// Apply ECN marks to the packet at the head of the queue as it leaves (mark-front,
+    /// paper 004) instead of to the arrival; on overflow drop from the front.
+    pub ecn_front: bool,
     /// Packet time constant, mean-sized packets per second on the link.
     pub ptc: f64,
 }
@@ -57,7 +62,8 @@ pub struct RedParams {
 #[derive(Clone, Debug, Default)]
 pub struct RedVars {
     pub avg: f64,
-    pub count: u64,
+    /// Arrivals since the last drop (a real number for RED_4/RED_5, which add L/M).
+    pub count: f64,
     pub count_bytes: u64,
     /// avg was above min_th at the previous arrival (ns-2 `old`).
     pub old: bool,
@@ -66,18 +72,22 @@ pub struct RedVars {
     pub cur_max_p: f64,
     /// Probability applied to the last arrival.
     pub p: f64,
+    /// Marks decided at arrival, waiting for an ECN-capable packet to leave (mark-front).
+    pub pending_marks: u32,
 }
 
 #[derive(Clone, Debug)]
 pub struct Red {
     pub params: RedParams,
     pub vars: RedVars,
+    pub weighting: SizeWeighting,
 }
 
 impl Red {
     pub fn new(params: RedParams) -> Red {
         let vars = RedVars { idle: true, cur_max_p: params.max_p, ..RedVars::default() };
-        Red { params, vars }
+        let weighting = if params.bytes { SizeWeighting::Ns2Bytes } else { SizeWeighting::None };
+        Red { params, vars, weighting }
     }
 
     /// Thresholds in the queue's unit.
@@ -104,44 +114,91 @@ impl Red {
     }
 }
 
-impl Aqm for Red {
-    fn on_enqueue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime, rng: &mut Rng) -> Verdict {
-        let p = &self.params;
-        let unit = self.unit();
-        let qlen = if p.queue_in_bytes { q.len_bytes as f64 } else { q.len_pkts as f64 };
+/// How packet size weights the drop decision (paper 002, Tables I–II). `Ns2Bytes` is
+/// ns-2's `bytes_` (scale after the count correction, count in mean-size packets).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum SizeWeighting {
+    /// Plain RED (ns-2 `bytes_ false`): size plays no part. Also RED_1.
+    None,
+    /// ns-2 `bytes_ true`.
+    Ns2Bytes,
+    /// RED_2: `p_b ← p_b · L/M` before the count correction.
+    Red2,
+    /// RED_3: `p_a ← p_b·L / ((1 − count·p_b)·M)`, count += 1 before.
+    Red3,
+    /// RED_4: as RED_3, but `count += L/M` after the decision.
+    Red4,
+    /// RED_5: `p_a ← p_b/(1 − count·p_b) · (L/M)²`, `count += (L/M)²` after.
+    Red5,
+}
+
+/// The thresholds and max_p in force for one decision (variants move them).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Knobs {
+    /// Packets.
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+}
+
+impl Red {
+    /// Steps 1–2 of the arrival: idle correction, EWMA, count. Returns the queue length the
+    /// arrival saw, in the queue's unit.
+    #[inline]
+    pub fn arrive(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) -> f64 {
+        let qlen = if self.params.queue_in_bytes { q.len_bytes as f64 } else { q.len_pkts as f64 };
         self.update_avg(qlen, now);
+        match self.weighting {
+            SizeWeighting::Red4 | SizeWeighting::Red5 => {}
+            _ => self.vars.count += 1.0,
+        }
+        self.vars.count_bytes += pkt.size as u64;
+        qlen
+    }
+
+    /// Steps 3–5: the verdict for an arrival that saw `qlen`, with thresholds and max_p
+    /// `k` (packets; scaled to bytes here in byte mode).
+    #[inline]
+    pub fn decide(&mut self, pkt: &Packet, qlen: f64, k: Knobs, rng: &mut Rng) -> Verdict {
+        let unit = self.unit();
         let p = &self.params;
         let v = &mut self.vars;
-        v.count += 1;
-        v.count_bytes += pkt.size as u64;
-
-        let (min_th, max_th) = (p.min_th * unit, p.max_th * unit);
+        let (min_th, max_th) = (k.min_th * unit, k.max_th * unit);
         let hard = if p.gentle { 2.0 * max_th } else { max_th };
+        let l_over_m = pkt.size as f64 / p.max_pktsize;
         let mut verdict = Verdict::Enqueue;
+        let mut decided = false;
         if v.avg >= min_th && qlen > 1.0 {
             let above = v.avg >= hard;
             if !p.use_mark_p && above {
                 verdict = Verdict::Drop(Reason::Forced);
             } else if !v.old {
-                v.count = 1;
+                v.count = 1.0;
                 v.count_bytes = pkt.size as u64;
                 v.old = true;
             } else {
-                let p1 = rm::p_initial(v.avg, min_th, max_th, v.cur_max_p, p.gentle);
-                let count = if p.bytes {
-                    // ns-2: integer division count_bytes / mean_pktsize.
-                    (v.count_bytes / p.mean_pktsize as u64) as f64
+                decided = true;
+                // ns-2 computes the gentle slope once, from the initial max_p (v_c, v_d).
+                let p1 = if p.gentle && v.avg >= max_th {
+                    rm::p_b_gentle(v.avg, max_th, p.max_p).min(1.0)
                 } else {
-                    v.count as f64
+                    rm::p_initial(v.avg, min_th, max_th, k.max_p, p.gentle)
                 };
-                let mut pa = rm::p_a(p1, count, p.wait);
-                if p.bytes {
-                    pa = rm::scale_by_size(pa, pkt.size as f64, p.mean_pktsize);
-                }
+                let pa = match self.weighting {
+                    SizeWeighting::None => rm::p_a(p1, v.count, p.wait),
+                    SizeWeighting::Ns2Bytes => {
+                        // count in mean-size packets, integer division as ns-2 does.
+                        let c = (v.count_bytes / p.mean_pktsize as u64) as f64;
+                        rm::scale_by_size(rm::p_a(p1, c, p.wait), pkt.size as f64, p.mean_pktsize)
+                    }
+                    SizeWeighting::Red2 => rm::p_a((p1 * l_over_m).min(1.0), v.count, p.wait),
+                    SizeWeighting::Red3 | SizeWeighting::Red4 => (rm::p_a(p1, v.count, p.wait) * l_over_m).min(1.0),
+                    SizeWeighting::Red5 => (rm::p_a(p1, v.count, p.wait) * l_over_m * l_over_m).min(1.0),
+                };
                 v.p = pa;
                 let reason = if above { Reason::Forced } else { Reason::Early };
                 if rng.uniform() <= pa && pa > 0.0 {
-                    v.count = 0;
+                    v.count = 0.0;
                     v.count_bytes = 0;
                     verdict = if p.ecn && pkt.has(ecn::ECT) && (!p.use_mark_p || p1 < p.mark_p) {
                         Verdict::Mark(reason)
@@ -154,15 +211,49 @@ impl Aqm for Red {
             v.p = 0.0;
             v.old = false;
         }
-        let limit = p.limit as f64 * unit;
-        if qlen >= limit {
+        if qlen >= p.limit as f64 * unit {
             verdict = Verdict::Drop(Reason::Overflow);
         }
-        if matches!(verdict, Verdict::Drop(Reason::Forced | Reason::Overflow)) {
-            v.count = 0;
-            v.count_bytes = 0;
+        if p.ecn_front {
+            // Mark-front: the mark goes to the next ECN-capable packet to leave; a full
+            // buffer drops from the front.
+            match verdict {
+                Verdict::Mark(_) => {
+                    v.pending_marks += 1;
+                    verdict = Verdict::Enqueue;
+                }
+                Verdict::Drop(Reason::Overflow) => verdict = Verdict::DropHead(Reason::Overflow),
+                _ => {}
+            }
+        }
+        match verdict {
+            Verdict::Drop(Reason::Forced | Reason::Overflow) | Verdict::DropHead(_) => {
+                v.count = 0.0;
+                v.count_bytes = 0;
+            }
+            Verdict::Enqueue if decided => match self.weighting {
+                SizeWeighting::Red4 => v.count += l_over_m,
+                SizeWeighting::Red5 => v.count += l_over_m * l_over_m,
+                _ => {}
+            },
+            _ => {}
         }
         verdict
+    }
+
+    /// The fixed thresholds and the current max_p.
+    #[inline]
+    pub fn knobs(&self) -> Knobs {
+        Knobs { min_th: self.params.min_th, max_th: self.params.max_th, max_p: self.vars.cur_max_p }
+    }
+}
+
+impl Aqm for Red {
+    #[inline]
+    fn on_enqueue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime, rng: &mut Rng) -> Verdict {
+        let qlen = self.arrive(pkt, q, now);
+        let k = self.knobs();
+        self.decide(pkt, qlen, k, rng)
     }
 
     fn on_idle(&mut self, now: SimTime) {
@@ -170,8 +261,12 @@ impl Aqm for Red {
         self.vars.idle_since = now;
     }
 
-    fn on_dequeue(&mut self, _pkt: &Packet, _q: &QueueView, _now: SimTime) -> super::FrontAction {
+    fn on_dequeue(&mut self, pkt: &Packet, _q: &QueueView, _now: SimTime) -> super::FrontAction {
         self.vars.idle = false;
+        if self.vars.pending_marks > 0 && pkt.has(ecn::ECT) {
+            self.vars.pending_marks -= 1;
+            return super::FrontAction::Mark(Reason::Early);
+        }
         super::FrontAction::Pass
     }
 
@@ -187,12 +282,12 @@ impl Aqm for Red {
     }
 }
 
+/// Parameters for tests of RED and its variants.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::packet::Kind;
-
-    fn params() -> RedParams {
+pub(crate) mod tests_support {
+    use super::RedParams;
+    /// min 5, max 15, max_p 0.1, w_q 0.002, limit 50, packet mode, no gentle, no wait.
+    pub fn packet_params() -> RedParams {
         RedParams {
             min_th: 5.0,
             max_th: 15.0,
@@ -207,8 +302,20 @@ mod tests {
             bytes: false,
             queue_in_bytes: false,
             mean_pktsize: 500.0,
+            max_pktsize: 1500.0,
             ptc: 375.0,
+            ecn_front: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::Kind;
+
+    fn params() -> RedParams {
+        super::tests_support::packet_params()
     }
 
     fn pkt() -> Packet {
@@ -248,7 +355,7 @@ mod tests {
         let view = QueueView { len_pkts: 10, len_bytes: 10_000 };
         // First arrival above min_th only sets count = 1 (ns-2 `old`).
         assert_eq!(red.on_enqueue(&pkt(), &view, SimTime::ZERO, &mut rng), Verdict::Enqueue);
-        assert_eq!(red.vars.count, 1);
+        assert_eq!(red.vars.count, 1.0);
         // Subsequent arrivals: count k → p_a = 0.05 / (1 − k·0.05) until a drop.
         let mut count = 1u64;
         for _ in 0..200 {
@@ -257,7 +364,7 @@ mod tests {
             let expect = if count as f64 * 0.05 < 1.0 { 0.05 / (1.0 - count as f64 * 0.05) } else { 1.0 };
             assert!((red.vars.p - expect).abs() < 1e-12, "count {count}: {} vs {expect}", red.vars.p);
             if v == Verdict::Drop(Reason::Early) {
-                assert_eq!(red.vars.count, 0);
+                assert_eq!(red.vars.count, 0.0);
                 count = 0;
             } else {
                 assert_eq!(v, Verdict::Enqueue);

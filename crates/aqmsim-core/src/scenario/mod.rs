@@ -13,7 +13,12 @@ use crate::error::{Result, ScenarioError};
 fn serde_err(e: serde_path_to_error::Error<impl std::fmt::Display>) -> ScenarioError {
     let path = e.path().to_string();
     let path = if path == "." { String::new() } else { path };
-    ScenarioError::new(path, e.into_inner().to_string())
+    let mut msg = e.into_inner().to_string();
+    // The position is in text the user did not write (the JSON made from their file).
+    if let Some(i) = msg.find(" at line ") {
+        msg.truncate(i);
+    }
+    ScenarioError::new(path, msg)
 }
 
 /// Parse a scenario from JSON text (the Python API's path).

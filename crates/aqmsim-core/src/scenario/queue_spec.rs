@@ -3,41 +3,115 @@
 
 use super::units::{parse_time, Quantity};
 use crate::aqm::red_math;
-use crate::aqm::{AnyAqm, DropTail, Red, RedParams};
+use crate::aqm::ecn_threshold::Where;
+use crate::aqm::red_pktsize::red_k;
+use crate::aqm::rtred::Between;
+use crate::aqm::{AnyAqm, Ared, AredFeng, AredParams, DropTail, EcnThreshold, Qrtred, Red, RedParams, Rtred};
 use crate::error::{Result, ScenarioError};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-/// Disciplines and their parameters: (name, [(field, default, allowed)]).
-pub const DISCIPLINES: &[(&str, &[(&str, &str, &str)])] = &[
+/// One parameter of a discipline: (field, default, allowed values and meaning).
+pub type Param = (&'static str, &'static str, &'static str);
+
+const RED_COMMON: &[Param] = &[
+    ("limit", "50", "packets ≥ 1 waiting (ns-2 limit_; byte mode: limit·mean_pktsize bytes)"),
+    ("min_th", "auto", "packets > 0, or \"auto\" = max(5, target_delay·ptc/2) (ns-2 thresh_ 0)"),
+    ("max_th", "auto", "packets > min_th, or \"auto\" = 3·min_th (ns-2 maxthresh_ 0)"),
+    ("max_p", "0.1", "(0, 1] (ns-2 1/linterm_)"),
+    ("w_q", "auto", "(0, 1], or \"auto\" (ns-2 q_weight_ -1)"),
+    ("gentle", "true", "bool: p rises from max_p to 1 between max_th and 2·max_th (ns-2 gentle_)"),
+    ("wait", "true", "bool: uniform inter-drop gap in [1/p_b, 2/p_b] (ns-2 wait_)"),
+    ("ecn", "false", "bool: mark ECN-capable packets instead of dropping (ns-2 setbit_)"),
+    ("ecn_mode", "mark_tail", "mark_tail | mark_front: which packet carries the mark (paper 004)"),
+    ("mark_p", "0.1", "> 0: with ECN, mark only while p < mark_p; 2 marks always (ns-2 mark_p_)"),
+    ("bytes", "true", "bool: p scaled by size/mean_pktsize after the count correction (ns-2 bytes_)"),
+    ("queue_in_bytes", "true", "bool: average and thresholds in bytes (ns-2 queue_in_bytes_)"),
+    ("mean_pktsize", "500", "bytes > 0 (ns-2 mean_pktsize_)"),
+    ("target_delay", "0.005", "s > 0, for the automatic thresholds (ns-2 targetdelay_)"),
+];
+
+/// Every discipline: (name, what it is, its own parameters, whether the RED parameters apply).
+pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
     (
         "droptail",
+        "FIFO; drop the arrival (or the head) when full",
         &[
-            ("limit", "50", "packets ≥ 1; includes the packet in transmission (ns-2)"),
+            ("limit", "50", "packets ≥ 1; includes the packet in transmission (ns-2 semantics)"),
             ("limit_bytes", "—", "bytes ≥ 1; when set, the queue is limited in bytes"),
             ("drop_front", "false", "bool: on overflow drop the head packet, not the arrival (ns-2 drop_front_)"),
         ],
+        false,
+    ),
+    ("red", "RED (Floyd & Jacobson 1993) with ns-2 2.35's Queue/RED options", &[], true),
+    ("gentle", "Gentle RED: red with gentle = true (paper 003)", &[], true),
+    (
+        "ared",
+        "Adaptive RED (Floyd et al. 2001), ns-2 adaptive_ 1: AIMD on max_p toward the target band",
+        &[
+            ("interval", "0.5", "s > 0 between adaptations (ns-2 interval_)"),
+            ("alpha", "0.01", "> 0: additive increase cap, min(alpha, max_p/4) (ns-2 alpha_)"),
+            ("beta", "0.9", "(0, 1): multiplicative decrease (ns-2 beta_)"),
+            ("top", "0.5", "(0, 1]: max_p ceiling (ns-2 top_)"),
+            ("bottom", "auto", "(0, 1] or \"auto\" = min(0.01, 80000/rate) (ns-2 bottom_ 0)"),
+        ],
+        true,
     ),
     (
-        "red",
+        "ared_feng",
+        "Adaptive RED (Feng et al. 1999): max_p ×alpha above max_th, ÷beta below min_th, once per crossing",
+        &[("alpha", "2", "> 1: factor when avg crosses above max_th"), ("beta", "3", "> 1: divisor when avg falls below min_th")],
+        true,
+    ),
+    (
+        "rtred",
+        "RTRED (paper 000): risk threshold on the actual queue sets max_p to max_p, max_p/2 or max_p/5",
         &[
-            ("limit", "50", "packets ≥ 1 (ns-2 limit_)"),
-            ("min_th", "auto", "packets > 0, or \"auto\" = max(5, target_delay·ptc/2)"),
-            ("max_th", "auto", "packets > min_th, or \"auto\" = 3·min_th"),
-            ("max_p", "0.1", "(0, 1]"),
-            ("w_q", "auto", "(0, 1], or \"auto\" (ns-2 q_weight_ -1)"),
-            ("gentle", "true", "bool"),
-            ("wait", "true", "bool"),
-            ("ecn", "false", "bool (ns-2 setbit_)"),
-            ("mark_p", "0.1", "> 0; with ECN, mark only while p < mark_p (2 = always mark)"),
-            ("bytes", "true", "bool (ns-2 bytes_)"),
-            ("queue_in_bytes", "true", "bool (ns-2 queue_in_bytes_)"),
-            ("mean_pktsize", "500", "bytes > 0"),
-            ("target_delay", "0.005", "s > 0"),
+            ("risk_th", "required", "packets, max_th < risk_th ≤ limit"),
+            ("between", "keep", "keep | half | initial: max_p where the paper gives no rule"),
         ],
+        true,
+    ),
+    (
+        "qrtred",
+        "QRTRED (paper 001): min_th = 5 + Φ(QRT), max_th = 3·min_th, from the queue's rate of change",
+        &[
+            ("tau", "2", "cells ≥ 1 of occupancy change that end an interval"),
+            ("qrt_unit", "1.0", "s > 0: QRT is in cells per qrt_unit (default cells/second)"),
+        ],
+        true,
+    ),
+    ("red1", "RED_1 (paper 002): drop probability independent of packet size", &[("max_pktsize", "1500", "M, bytes > 0")], true),
+    ("red2", "RED_2 (paper 002): p_b weighted by L/M before the count correction", &[("max_pktsize", "1500", "M, bytes > 0")], true),
+    ("red3", "RED_3 (paper 002): p_a weighted by L/M", &[("max_pktsize", "1500", "M, bytes > 0")], true),
+    ("red4", "RED_4 (paper 002): p_a weighted by L/M, count += L/M after", &[("max_pktsize", "1500", "M, bytes > 0")], true),
+    ("red5", "RED_5 (paper 002): p_a weighted by (L/M)², count += (L/M)² after", &[("max_pktsize", "1500", "M, bytes > 0")], true),
+    (
+        "ecn_threshold",
+        "ECN on the instantaneous queue (paper 004): mark when q > T, at the tail or the front",
+        &[
+            ("threshold", "required", "T, packets ≥ 0"),
+            ("limit", "50", "packets ≥ 1 waiting (the buffer)"),
+            ("mode", "mark_tail", "mark_tail | mark_front | drop_front"),
+        ],
+        false,
     ),
 ];
+
+/// The parameters a discipline accepts (its own, then RED's when they apply).
+pub fn params_of(kind: &str) -> Option<Vec<Param>> {
+    let (_, _, own, red) = DISCIPLINES.iter().find(|d| d.0 == kind)?;
+    let mut v: Vec<Param> = own.to_vec();
+    if *red {
+        for p in RED_COMMON {
+            if !v.iter().any(|q| q.0 == p.0) {
+                v.push(*p);
+            }
+        }
+    }
+    Some(v)
+}
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(untagged)]
@@ -74,6 +148,28 @@ struct RedSpec {
     queue_in_bytes: Option<bool>,
     mean_pktsize: Option<f64>,
     target_delay: Option<Quantity>,
+    ecn_mode: Option<String>,
+    // variant parameters (checked against the kind)
+    interval: Option<Quantity>,
+    alpha: Option<f64>,
+    beta: Option<f64>,
+    top: Option<f64>,
+    bottom: Option<AutoNum>,
+    risk_th: Option<f64>,
+    between: Option<String>,
+    tau: Option<u32>,
+    qrt_unit: Option<Quantity>,
+    max_pktsize: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ThresholdSpec {
+    #[allow(dead_code)]
+    kind: String,
+    threshold: u32,
+    limit: Option<u32>,
+    mode: Option<String>,
 }
 
 fn parse_as<T: DeserializeOwned>(m: &serde_json::Map<String, Value>, path: &str) -> Result<T> {
@@ -135,79 +231,238 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
             let j = json!({"kind": "droptail", "limit": limit, "drop_front": d.drop_front});
             Ok((AnyAqm::DropTail(d), j))
         }
-        "red" => {
-            let s: RedSpec = parse_as(m, path)?;
-            let f = |name: &str| format!("{path}.{name}");
+        "ecn_threshold" => {
+            let s: ThresholdSpec = parse_as(m, path)?;
             let limit = s.limit.unwrap_or(50);
             if limit == 0 {
-                return Err(ScenarioError::new(f("limit"), "must be ≥ 1 packet, got 0"));
+                return Err(ScenarioError::new(format!("{path}.limit"), "must be ≥ 1 packet, got 0"));
             }
-            let mean_pktsize = s.mean_pktsize.unwrap_or(500.0);
-            if !(mean_pktsize > 0.0) {
-                return Err(ScenarioError::new(f("mean_pktsize"), format!("must be > 0 bytes, got {mean_pktsize}")));
-            }
-            let target_delay = match &s.target_delay {
-                Some(q) => parse_time(q).map_err(|e| ScenarioError::new(f("target_delay"), e))?,
-                None => 0.005,
-            };
-            let ptc = link.rate_bps / (8.0 * mean_pktsize);
-            let min_th = match auto_or(&s.min_th, &f("min_th"))? {
-                Some(v) => v,
-                None => red_math::auto_min_th(ptc, target_delay),
-            };
-            let max_th = match auto_or(&s.max_th, &f("max_th"))? {
-                Some(v) => v,
-                None => 3.0 * min_th,
-            };
-            if !(min_th > 0.0) {
-                return Err(ScenarioError::new(f("min_th"), format!("must be > 0 packets, got {min_th}")));
-            }
-            if !(max_th > min_th) {
-                return Err(ScenarioError::new(f("max_th"), format!("must be > min_th ({min_th}), got {max_th}")));
-            }
-            let max_p = s.max_p.unwrap_or(0.1);
-            if !(max_p > 0.0 && max_p <= 1.0) {
-                return Err(ScenarioError::new(f("max_p"), format!("must be in (0, 1], got {max_p}")));
-            }
-            let mark_p = s.mark_p.unwrap_or(0.1);
-            if !(mark_p > 0.0 && mark_p.is_finite()) {
-                return Err(ScenarioError::new(f("mark_p"), format!("must be > 0 (≥ 1 marks at every probability), got {mark_p}")));
-            }
-            let w_q = match auto_or(&s.w_q, &f("w_q"))? {
-                Some(v) => v,
-                None => red_math::auto_w_q(ptc, link.delay_s),
-            };
-            if !(w_q > 0.0 && w_q <= 1.0) {
-                return Err(ScenarioError::new(f("w_q"), format!("must be in (0, 1], got {w_q}")));
-            }
-            let p = RedParams {
-                min_th,
-                max_th,
-                max_p,
-                w_q,
-                limit,
-                gentle: s.gentle.unwrap_or(true),
-                wait: s.wait.unwrap_or(true),
-                ecn: s.ecn.unwrap_or(false),
-                use_mark_p: true,
-                mark_p,
-                bytes: s.bytes.unwrap_or(true),
-                queue_in_bytes: s.queue_in_bytes.unwrap_or(true),
-                mean_pktsize,
-                ptc,
-            };
-            let resolved = json!({
-                "kind": "red", "limit": limit, "min_th": min_th, "max_th": max_th, "max_p": max_p,
-                "w_q": w_q, "gentle": p.gentle, "wait": p.wait, "ecn": p.ecn, "mark_p": mark_p,
-                "bytes": p.bytes, "queue_in_bytes": p.queue_in_bytes, "mean_pktsize": mean_pktsize,
-                "target_delay": target_delay,
-            });
-            Ok((AnyAqm::Red(Red::new(p)), resolved))
+            let mode_s = s.mode.unwrap_or_else(|| "mark_tail".into());
+            let mode = Where::parse(&mode_s).ok_or_else(|| {
+                ScenarioError::new(format!("{path}.mode"), format!("unknown mode {mode_s:?} (expected one of: mark_tail, mark_front, drop_front)"))
+            })?;
+            let d = EcnThreshold { threshold: s.threshold, limit, mode };
+            let j = json!({"kind": "ecn_threshold", "threshold": s.threshold, "limit": limit, "mode": mode.name()});
+            Ok((AnyAqm::Threshold(d), j))
         }
+        k if params_of(k).is_some() => build_red_family(k, m, path, link),
         other => Err(ScenarioError::new(format!("{path}.kind"), format!("unknown discipline {other:?} (expected one of: {})", names()))),
     }
 }
 
+fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, link: LinkInfo) -> Result<(AnyAqm, Value)> {
+    // Refuse fields that belong to another discipline, naming the owner.
+    let allowed = params_of(kind).unwrap_or_default();
+    for key in m.keys() {
+        if key != "kind" && !allowed.iter().any(|p| p.0 == key) {
+            let owners: Vec<&str> = DISCIPLINES
+                .iter()
+                .filter(|d| params_of(d.0).unwrap_or_default().iter().any(|p| p.0 == key))
+                .map(|d| d.0)
+                .collect();
+            let hint = if owners.is_empty() { String::new() } else { format!(" (it is a parameter of: {})", owners.join(", ")) };
+            return Err(ScenarioError::new(format!("{path}.{key}"), format!("not a parameter of {kind}{hint}")));
+        }
+    }
+    let s: RedSpec = parse_as(m, path)?;
+    let f = |name: &str| format!("{path}.{name}");
+    let is_k = kind.starts_with("red") && kind.len() == 4;
+    let limit = s.limit.unwrap_or(50);
+    if limit == 0 {
+        return Err(ScenarioError::new(f("limit"), "must be ≥ 1 packet, got 0"));
+    }
+    let mean_pktsize = s.mean_pktsize.unwrap_or(500.0);
+    if !(mean_pktsize > 0.0) {
+        return Err(ScenarioError::new(f("mean_pktsize"), format!("must be > 0 bytes, got {mean_pktsize}")));
+    }
+    let max_pktsize = s.max_pktsize.unwrap_or(1500.0);
+    if !(max_pktsize > 0.0) {
+        return Err(ScenarioError::new(f("max_pktsize"), format!("must be > 0 bytes, got {max_pktsize}")));
+    }
+    let target_delay = match &s.target_delay {
+        Some(q) => parse_time(q).map_err(|e| ScenarioError::new(f("target_delay"), e))?,
+        None => 0.005,
+    };
+    if !(target_delay > 0.0) {
+        return Err(ScenarioError::new(f("target_delay"), format!("must be > 0 s, got {target_delay}")));
+    }
+    let queue_in_bytes = s.queue_in_bytes.unwrap_or(!is_k);
+    let bytes = if is_k { false } else { s.bytes.unwrap_or(true) };
+    let ptc = link.rate_bps / (8.0 * mean_pktsize);
+    let min_th = match auto_or(&s.min_th, &f("min_th"))? {
+        Some(v) => v,
+        None => red_math::auto_min_th(ptc, target_delay),
+    };
+    let max_th = match auto_or(&s.max_th, &f("max_th"))? {
+        Some(v) => v,
+        None => 3.0 * min_th,
+    };
+    if kind != "qrtred" {
+        if !(min_th > 0.0) {
+            return Err(ScenarioError::new(f("min_th"), format!("must be > 0 packets, got {min_th}")));
+        }
+        if !(max_th > min_th) {
+            return Err(ScenarioError::new(f("max_th"), format!("must be > min_th ({min_th}), got {max_th}")));
+        }
+    } else if s.min_th.is_some() || s.max_th.is_some() {
+        return Err(ScenarioError::new(f(if s.min_th.is_some() { "min_th" } else { "max_th" }), "qrtred computes its thresholds from QRT; remove this field"));
+    }
+    let max_p = s.max_p.unwrap_or(0.1);
+    if !(max_p > 0.0 && max_p <= 1.0) {
+        return Err(ScenarioError::new(f("max_p"), format!("must be in (0, 1], got {max_p}")));
+    }
+    let mark_p = s.mark_p.unwrap_or(0.1);
+    if !(mark_p > 0.0 && mark_p.is_finite()) {
+        return Err(ScenarioError::new(f("mark_p"), format!("must be > 0 (≥ 1 marks at every probability), got {mark_p}")));
+    }
+    let w_q = match auto_or(&s.w_q, &f("w_q"))? {
+        Some(v) => v,
+        None => red_math::auto_w_q(ptc, link.delay_s),
+    };
+    if !(w_q > 0.0 && w_q <= 1.0) {
+        return Err(ScenarioError::new(f("w_q"), format!("must be in (0, 1], got {w_q}")));
+    }
+    let ecn_mode = s.ecn_mode.clone().unwrap_or_else(|| "mark_tail".into());
+    let ecn_front = match ecn_mode.as_str() {
+        "mark_tail" => false,
+        "mark_front" => true,
+        other => return Err(ScenarioError::new(f("ecn_mode"), format!("unknown ECN mode {other:?} (expected one of: mark_tail, mark_front)"))),
+    };
+    let gentle = if kind == "gentle" {
+        if s.gentle == Some(false) {
+            return Err(ScenarioError::new(f("gentle"), "kind = \"gentle\" is RED with gentle = true; use kind = \"red\" for gentle = false"));
+        }
+        true
+    } else {
+        s.gentle.unwrap_or(true)
+    };
+    let p = RedParams {
+        min_th,
+        max_th,
+        max_p,
+        w_q,
+        limit,
+        gentle,
+        wait: s.wait.unwrap_or(!is_k),
+        ecn: s.ecn.unwrap_or(false),
+        use_mark_p: true,
+        mark_p,
+        bytes,
+        queue_in_bytes,
+        mean_pktsize,
+        max_pktsize,
+        ecn_front,
+        ptc,
+    };
+    let mut resolved = json!({
+        "kind": kind, "limit": limit, "max_p": max_p, "w_q": w_q, "gentle": p.gentle, "wait": p.wait,
+        "ecn": p.ecn, "ecn_mode": ecn_mode, "mark_p": mark_p, "queue_in_bytes": p.queue_in_bytes,
+        "mean_pktsize": mean_pktsize, "target_delay": target_delay,
+    });
+    if kind != "qrtred" {
+        resolved["min_th"] = json!(min_th);
+        resolved["max_th"] = json!(max_th);
+    }
+    if !is_k {
+        resolved["bytes"] = json!(bytes);
+    }
+    if kind == "gentle" {
+        resolved.as_object_mut().map(|o| o.remove("gentle"));
+    }
+    let red = Red::new(p);
+    let aqm = match kind {
+        "red" | "gentle" => AnyAqm::Red(red),
+        "ared" => {
+            let interval = match &s.interval {
+                Some(q) => parse_time(q).map_err(|e| ScenarioError::new(f("interval"), e))?,
+                None => 0.5,
+            };
+            if !(interval > 0.0) {
+                return Err(ScenarioError::new(f("interval"), format!("must be > 0 s, got {interval}")));
+            }
+            let alpha = s.alpha.unwrap_or(0.01);
+            let beta = s.beta.unwrap_or(0.9);
+            let top = s.top.unwrap_or(0.5);
+            let bottom = match auto_or(&s.bottom, &f("bottom"))? {
+                Some(b) => b,
+                None => 0.01f64.min(80000.0 / link.rate_bps),
+            };
+            if !(alpha > 0.0) {
+                return Err(ScenarioError::new(f("alpha"), format!("must be > 0, got {alpha}")));
+            }
+            if !(beta > 0.0 && beta < 1.0) {
+                return Err(ScenarioError::new(f("beta"), format!("must be in (0, 1), got {beta}")));
+            }
+            if !(top > 0.0 && top <= 1.0) {
+                return Err(ScenarioError::new(f("top"), format!("must be in (0, 1], got {top}")));
+            }
+            if !(bottom > 0.0 && bottom <= top) {
+                return Err(ScenarioError::new(f("bottom"), format!("must be in (0, top = {top}], got {bottom}")));
+            }
+            for (k, v) in [("interval", interval), ("alpha", alpha), ("beta", beta), ("top", top), ("bottom", bottom)] {
+                resolved[k] = json!(v);
+            }
+            AnyAqm::Ared(Ared::new(red, AredParams { interval, alpha, beta, top, bottom }))
+        }
+        "ared_feng" => {
+            let alpha = s.alpha.unwrap_or(2.0);
+            let beta = s.beta.unwrap_or(3.0);
+            if !(alpha > 1.0) {
+                return Err(ScenarioError::new(f("alpha"), format!("must be > 1, got {alpha}")));
+            }
+            if !(beta > 1.0) {
+                return Err(ScenarioError::new(f("beta"), format!("must be > 1, got {beta}")));
+            }
+            resolved["alpha"] = json!(alpha);
+            resolved["beta"] = json!(beta);
+            AnyAqm::AredFeng(AredFeng::new(red, alpha, beta))
+        }
+        "rtred" => {
+            let Some(risk_th) = s.risk_th else {
+                return Err(ScenarioError::new(f("risk_th"), "required for rtred (packets, max_th < risk_th ≤ limit)"));
+            };
+            if !(risk_th > max_th && risk_th <= limit as f64) {
+                return Err(ScenarioError::new(f("risk_th"), format!("must be in (max_th = {max_th}, limit = {limit}], got {risk_th}")));
+            }
+            let b = s.between.clone().unwrap_or_else(|| "keep".into());
+            let between = match b.as_str() {
+                "keep" => Between::Keep,
+                "half" => Between::Half,
+                "initial" => Between::Initial,
+                other => return Err(ScenarioError::new(f("between"), format!("unknown rule {other:?} (expected one of: keep, half, initial)"))),
+            };
+            resolved["risk_th"] = json!(risk_th);
+            resolved["between"] = json!(b);
+            AnyAqm::Rtred(Rtred::new(red, risk_th, between))
+        }
+        "qrtred" => {
+            let tau = s.tau.unwrap_or(2);
+            if tau == 0 {
+                return Err(ScenarioError::new(f("tau"), "must be ≥ 1 cell, got 0"));
+            }
+            let unit = match &s.qrt_unit {
+                Some(q) => parse_time(q).map_err(|e| ScenarioError::new(f("qrt_unit"), e))?,
+                None => 1.0,
+            };
+            if !(unit > 0.0) {
+                return Err(ScenarioError::new(f("qrt_unit"), format!("must be > 0 s, got {unit}")));
+            }
+            resolved["tau"] = json!(tau);
+            resolved["qrt_unit"] = json!(unit);
+            AnyAqm::Qrtred(Qrtred::new(red, tau, unit))
+        }
+        k if k.starts_with("red") && k.len() == 4 => {
+            let n: usize = k[3..].parse().unwrap_or(1);
+            resolved["max_pktsize"] = json!(max_pktsize);
+            let mut r = red_k(n, red.params.clone());
+            r.vars = red.vars;
+            AnyAqm::Red(r)
+        }
+        other => unreachable!("discipline table lists {other} as RED family"),
+    };
+    Ok((aqm, resolved))
+}
+
 fn names() -> String {
-    DISCIPLINES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+    DISCIPLINES.iter().map(|d| d.0).collect::<Vec<_>>().join(", ")
 }
