@@ -2,4 +2,6 @@
 
 mod common;
 mod invariants;
+mod markfront;
+mod properties;
 mod tcp_behaviour;

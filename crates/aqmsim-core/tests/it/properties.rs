@@ -1,0 +1,56 @@
+//! Properties of every discipline over random arrival/departure traces: probabilities in
+//! [0, 1], max_p within its stated range, thresholds ordered, packets conserved, queue
+//! bounded.
+use aqmsim_core::aqm::{Aqm, QueueDisc};
+use aqmsim_core::packet::{ecn, Kind, Packet};
+use aqmsim_core::rng::Rng;
+use aqmsim_core::scenario::queue_spec::{build_queue, LinkInfo, DISCIPLINES};
+use aqmsim_core::time::SimTime;
+use proptest::prelude::*;
+
+fn table(kind: &str) -> serde_json::Map<String, serde_json::Value> {
+    let v = match kind {
+        "rtred" => serde_json::json!({"kind": "rtred", "min_th": 5, "max_th": 15, "risk_th": 20, "limit": 25}),
+        "ecn_threshold" => serde_json::json!({"kind": "ecn_threshold", "threshold": 8, "limit": 25}),
+        "qrtred" => serde_json::json!({"kind": "qrtred", "limit": 25}),
+        "droptail" => serde_json::json!({"kind": "droptail", "limit": 25}),
+        k => serde_json::json!({"kind": k, "limit": 25, "min_th": 5, "max_th": 15, "ecn": true}),
+    };
+    v.as_object().unwrap().clone()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #[test]
+    fn every_discipline_keeps_its_invariants(
+        ops in proptest::collection::vec((any::<bool>(), 40u32..1500, any::<bool>(), 0u64..3_000_000), 1..600),
+        seed in 0u64..1000,
+    ) {
+        for (kind, ..) in DISCIPLINES {
+            let link = LinkInfo { rate_bps: 10e6, delay_s: 0.01 };
+            let (aqm, _) = build_queue(Some(&table(kind)), "q", link).unwrap();
+            let mut q = QueueDisc::new(aqm);
+            let mut rng = Rng::new(seed, 7);
+            let mut t = 0u64;
+            let mut seq = 0;
+            for &(arrive, size, ect, gap) in &ops {
+                t += gap;
+                let now = SimTime(t);
+                if arrive {
+                    let mut p = Packet::new(Kind::Data, 0, seq, size, 1, now);
+                    if ect { p.ecn = ecn::ECT; }
+                    seq += 1;
+                    q.enqueue(p, now, &mut rng);
+                } else {
+                    q.dequeue(now);
+                }
+                let st = q.aqm.state();
+                prop_assert!((0.0..=1.0).contains(&st.p), "{kind}: p = {}", st.p);
+                prop_assert!(st.max_p >= 0.0 && st.max_p <= 1.0, "{kind}: max_p = {}", st.max_p);
+                prop_assert!(st.min_th <= st.max_th, "{kind}: thresholds {} > {}", st.min_th, st.max_th);
+                prop_assert!(q.conserved(), "{kind}: conservation");
+                prop_assert!(q.len() <= 25, "{kind}: {} packets waiting", q.len());
+            }
+        }
+    }
+}
