@@ -1,14 +1,13 @@
 """Shared fixtures for the Python test suite.
 
-Tests that need the native engine use the ``core`` fixture (or the ``needs_core``
-marker). Without a built extension they are skipped on a developer's machine and fail
-under CI (CI=true), so a broken build can never pass as "all skipped".
+Tests that need the native engine use the ``core`` fixture. Without a built extension
+they fail with a message saying to run ``make build``: a broken build never passes as
+"all skipped".
 """
 
 from __future__ import annotations
 
 import copy
-import os
 from pathlib import Path
 from typing import Any, Dict
 
@@ -26,25 +25,9 @@ except ImportError as exc:  # pragma: no cover
     CORE_ERROR = exc
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", "needs_core: needs the compiled aqmsim._core")
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
-    if CORE_ERROR is None:
-        return
-    for item in items:
-        if os.environ.get("CI"):
-            return  # under CI a missing extension is a failure, not a skip
-        if "needs_core" in item.keywords or "core" in getattr(item, "fixturenames", ()):
-            item.add_marker(
-                pytest.mark.skip(reason=f"aqmsim._core not built ({CORE_ERROR}); run make build")
-            )
-
-
 @pytest.fixture(scope="session")
 def core():
-    """The native module; fails (CI) or skips (dev) when it is not built."""
+    """The native module; fails when it is not built."""
     if _CORE is None:
         pytest.fail(f"aqmsim._core is not importable: {CORE_ERROR}; run `make build`")
     return _CORE
