@@ -1,0 +1,218 @@
+"""Reproducing a paper: its experiments over seeds, its tables beside the published numbers,
+its figures redrawn from our runs, and its claims checked on our data.
+
+A paper module subclasses :class:`Paper`: ``experiments()`` lists the runs (each a
+:class:`Experiment`: a scenario plus labels), ``analyse(runs, out)`` turns the finished runs
+into a :class:`Report` (tables of :class:`Cell`, figures written under ``out``, claims
+computed from the runs). The runner (:mod:`aqmsim.papers.runner`) does the running; the
+report writer (:mod:`aqmsim.report`) does the HTML and Markdown.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+
+import numpy as np
+import pandas as pd
+
+from ..scenario import Scenario
+
+__all__ = [
+    "Experiment", "RunRecord", "Runs", "Cell", "Table", "Figure", "Claim", "Report", "Paper",
+    "t95", "mean_ci",
+]
+
+#: Series a run can keep beyond its summary (names of Results tables).
+SERIES = ("queue", "drops", "flows", "links")
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One configuration of a paper, run once per seed."""
+
+    key: str
+    scenario: Scenario
+    labels: Mapping[str, Any] = field(default_factory=dict)
+    #: Results tables kept for every seed (the summary is always kept).
+    keep: Tuple[str, ...] = ("flows",)
+    #: Results tables kept for the first seed only (for time-series figures).
+    keep_first: Tuple[str, ...] = ("queue", "drops", "links")
+
+
+@dataclass
+class RunRecord:
+    """What is kept of one run."""
+
+    key: str
+    seed: int
+    summary: Dict[str, Any]
+    tables: Dict[str, pd.DataFrame] = field(default_factory=dict)
+    wall: float = 0.0
+
+
+def t95(n: int) -> float:
+    """Two-sided 95 % Student-t quantile for n samples (n − 1 degrees of freedom)."""
+    table = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
+             9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131,
+             16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 25: 2.060, 30: 2.042,
+             40: 2.021, 60: 2.000, 120: 1.980}
+    df = n - 1
+    if df < 1:
+        return float("nan")
+    for k in sorted(table):
+        if df <= k:
+            return table[k]
+    return 1.960
+
+
+def mean_ci(values: Sequence[float]) -> Tuple[float, float]:
+    """Mean and the half-width of its 95 % confidence interval (t distribution)."""
+    x = np.asarray(list(values), dtype=float)
+    x = x[~np.isnan(x)]
+    if len(x) == 0:
+        return float("nan"), float("nan")
+    if len(x) == 1:
+        return float(x[0]), float("nan")
+    return float(x.mean()), float(t95(len(x)) * x.std(ddof=1) / math.sqrt(len(x)))
+
+
+class Runs:
+    """The finished runs of a paper, by (experiment key, seed)."""
+
+    def __init__(self, experiments: Sequence[Experiment], records: Iterable[RunRecord]):
+        self.experiments: Dict[str, Experiment] = {e.key: e for e in experiments}
+        self.records: Dict[Tuple[str, int], RunRecord] = {(r.key, r.seed): r for r in records}
+
+    def seeds(self, key: str) -> List[int]:
+        return sorted(s for (k, s) in self.records if k == key)
+
+    def get(self, key: str, seed: int) -> RunRecord:
+        return self.records[(key, seed)]
+
+    def first(self, key: str) -> RunRecord:
+        """The run of the lowest seed (the one whose time series are kept)."""
+        return self.records[(key, self.seeds(key)[0])]
+
+    def values(self, key: str, metric: str) -> np.ndarray:
+        """A summary metric over the seeds of an experiment."""
+        return np.array([float(self.records[(key, s)].summary.get(metric, float("nan")))
+                         for s in self.seeds(key)])
+
+    def cell(self, key: str, metric: str, published: Optional[float] = None,
+             scale: float = 1.0) -> "Cell":
+        mean, half = mean_ci(self.values(key, metric) * scale)
+        return Cell(mean, half, published)
+
+
+@dataclass
+class Cell:
+    """Our mean ± 95 % interval over seeds, beside the published value."""
+
+    mean: float
+    half: float = float("nan")
+    published: Optional[float] = None
+
+    @property
+    def diff(self) -> Optional[float]:
+        """Relative difference (ours − published) / |published|, or None."""
+        if self.published is None or self.published == 0 or math.isnan(self.mean):
+            return None
+        return (self.mean - self.published) / abs(self.published)
+
+    @property
+    def within10(self) -> Optional[bool]:
+        d = self.diff
+        return None if d is None else abs(d) <= 0.10
+
+
+@dataclass
+class Table:
+    title: str
+    columns: List[str]
+    rows: List[List[Any]]  # str, numbers or Cell
+    note: str = ""
+
+
+@dataclass
+class Figure:
+    path: str  # relative to the paper's output directory
+    caption: str
+
+
+@dataclass
+class Claim:
+    text: str
+    holds: bool
+    evidence: str
+
+
+@dataclass
+class Report:
+    paper: "Paper"
+    tables: List[Table]
+    figures: List[Figure]
+    claims: List[Claim]
+    assumptions: List[str]
+    seeds: List[int]
+    wall_seconds: float = 0.0
+
+    def cells(self) -> List[Cell]:
+        return [c for t in self.tables for row in t.rows for c in row if isinstance(c, Cell)]
+
+    def published_count(self) -> Tuple[int, int]:
+        """(numbers within 10 % of the published value, published numbers compared)."""
+        cs = [c for c in self.cells() if c.within10 is not None]
+        return sum(1 for c in cs if c.within10), len(cs)
+
+    def claims_count(self) -> Tuple[int, int]:
+        return sum(1 for c in self.claims if c.holds), len(self.claims)
+
+
+class Paper(ABC):
+    """A paper to reproduce. Subclasses set the class attributes and implement
+    :meth:`experiments` and :meth:`analyse`."""
+
+    #: Short name used on the command line (``aqmsim reproduce <name>``).
+    name: str = ""
+    #: Seed file number in shared/seeds (``000`` … ``004``).
+    number: str = ""
+    title: str = ""
+    citation: str = ""
+    #: Default number of seeds.
+    default_seeds: int = 5
+
+    @property
+    def directory(self) -> Path:
+        """The paper module's directory (scenario files, published numbers)."""
+        import importlib
+
+        return Path(importlib.import_module(type(self).__module__).__file__).parent
+
+    def scenario(self, filename: str) -> Scenario:
+        return Scenario.from_toml(self.directory / "scenarios" / filename)
+
+    def published(self) -> pd.DataFrame:
+        """The paper's published numbers (``published.csv`` beside the module)."""
+        return pd.read_csv(self.directory / "published.csv")
+
+    def assumptions(self) -> List[str]:
+        """Every choice made where the paper is silent: the notes of its scenario files."""
+        seen: List[str] = []
+        for e in self.experiments():
+            for k, v in (e.scenario.to_dict().get("notes") or {}).items():
+                line = f"{k}: {v}"
+                if line not in seen:
+                    seen.append(line)
+        return seen
+
+    @abstractmethod
+    def experiments(self) -> List[Experiment]:
+        """The runs of the paper (each run once per seed)."""
+
+    @abstractmethod
+    def analyse(self, runs: Runs, out: Path) -> Report:
+        """Tables, figures (written under ``out``) and claims from the finished runs."""
