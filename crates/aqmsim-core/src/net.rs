@@ -4,6 +4,12 @@
 //! time, serialisation `size·8/rate`), and a propagation pipe. Packets in the pipe leave
 //! in FIFO order (constant delay), so the pipe is a ring buffer and one pending `Arrive`
 //! event per link suffices: no per-packet event is stored in the heap while in flight.
+//!
+//! A packet enters the pipe when its transmission *starts* (its arrival time at the far
+//! end, start + serialisation + delay, is known then). The end of a transmission is an
+//! event (`TxDone`) only when a packet is waiting behind it; a link that goes idle is
+//! noticed lazily, at the next arrival, with the exact time it went idle
+//! (`busy_until`). An uncongested access link thus costs one event per packet, not two.
 
 use crate::aqm::QueueDisc;
 use crate::packet::Packet;
@@ -16,16 +22,27 @@ pub struct Link {
     pub rate_bps: f64,
     pub delay: Dur,
     pub queue: QueueDisc,
-    /// Packet being serialised, if any.
-    pub in_tx: Option<Packet>,
+    /// Start and end of the current (or last) transmission.
     pub tx_start: SimTime,
-    /// Packets propagating, with their arrival time at `to`.
-    pub pipe: VecDeque<(SimTime, Packet)>,
+    pub busy_until: SimTime,
+    /// A `TxDone` event is scheduled for `busy_until`.
+    pub txdone_pending: bool,
+    /// The queue has been told it is idle since `busy_until`.
+    pub idle_notified: bool,
+    /// Cache of the last serialisation time computed (size, duration).
+    tx_cache: (u32, Dur),
+    /// Packets propagating, with their arrival time at `to` and the event number reserved
+    /// for that arrival when their transmission started.
+    pub pipe: VecDeque<(SimTime, u64, Packet)>,
+    /// Event number reserved for the end of the current transmission.
+    pub txdone_seq: u64,
     pub name: String,
-    /// Cumulative busy (transmitting) time and bytes sent.
+    /// Cumulative busy (transmitting) time, counted in full when a transmission starts,
+    /// and bytes sent.
     pub busy_ns: u64,
     pub bytes_sent: u64,
-    /// Busy time within the current utilisation bin.
+    /// Busy time of the transmissions started in the current utilisation bin (plus what
+    /// carried over from the previous one).
     pub bin_busy_ns: u64,
     pub bin_start: SimTime,
     /// Data sequence numbers lost on entering (first transmission only), sorted.
@@ -44,8 +61,12 @@ impl Link {
             rate_bps,
             delay: Dur::from_secs(delay_s),
             queue,
-            in_tx: None,
             tx_start: SimTime::ZERO,
+            busy_until: SimTime::ZERO,
+            txdone_pending: false,
+            txdone_seq: 0,
+            idle_notified: true,
+            tx_cache: (0, Dur::ZERO),
             pipe: VecDeque::new(),
             name,
             busy_ns: 0,
@@ -60,18 +81,24 @@ impl Link {
 
     /// Serialisation time of `bytes`, rounded to the nearest nanosecond.
     #[inline]
-    pub fn tx_time(&self, bytes: u32) -> Dur {
-        Dur((bytes as f64 * self.ns_per_byte).round() as u64)
+    pub fn tx_time(&mut self, bytes: u32) -> Dur {
+        if self.tx_cache.0 != bytes {
+            self.tx_cache = (bytes, Dur((bytes as f64 * self.ns_per_byte).round() as u64));
+        }
+        self.tx_cache.1
     }
 
-    /// Busy time within the bin that started at `bin_start`, up to `now`.
-    pub fn bin_busy(&self, now: SimTime) -> u64 {
-        let mut b = self.bin_busy_ns;
-        if self.in_tx.is_some() {
-            let s = self.tx_start.max(self.bin_start);
-            b += now.saturating_since(s).0;
-        }
-        b
+    /// Transmitting at `now`?
+    #[inline]
+    pub fn busy(&self, now: SimTime) -> bool {
+        now < self.busy_until
+    }
+
+    /// Busy time within the bin that started at `bin_start`, up to `now`, and the part of
+    /// the current transmission that lies beyond `now`.
+    pub fn bin_busy(&self, now: SimTime) -> (u64, u64) {
+        let beyond = self.busy_until.saturating_since(now).0;
+        (self.bin_busy_ns - beyond, beyond)
     }
 }
 
@@ -171,7 +198,7 @@ mod tests {
     #[test]
     fn tx_time_rounds() {
         let q = QueueDisc::new(crate::aqm::AnyAqm::DropTail(crate::aqm::DropTail::packets(5)));
-        let l = Link::new(0, 1, 1.5e6, 0.02, q, "a->b".into());
+        let mut l = Link::new(0, 1, 1.5e6, 0.02, q, "a->b".into());
         assert_eq!(l.tx_time(1040), Dur(5_546_667));
     }
 }

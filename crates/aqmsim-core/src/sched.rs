@@ -77,6 +77,22 @@ impl Scheduler {
         self.heap.push(Entry { time: at.0, seq: self.seq, ev });
         self.seq += 1;
     }
+    /// Take the next insertion number without scheduling anything yet: an event scheduled
+    /// later with [`Scheduler::schedule_reserved`] sorts as if scheduled now. Links use it to
+    /// keep ns-2's order (ns-2 schedules a transmission's end and its arrival downstream
+    /// when the transmission starts) while creating those events only when needed.
+    #[inline]
+    pub fn reserve(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq - 1
+    }
+
+    /// Schedule with an insertion number from [`Scheduler::reserve`].
+    #[inline]
+    pub fn schedule_reserved(&mut self, at: SimTime, seq: u64, ev: Event) {
+        self.heap.push(Entry { time: at.0, seq, ev });
+    }
+
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
         let e = self.heap.pop()?;
@@ -117,6 +133,16 @@ mod tests {
             })
             .collect();
         assert_eq!(order, vec![2, 4, 1, 3, 5]);
+    }
+
+    #[test]
+    fn reserved_numbers_sort_as_if_scheduled_when_reserved() {
+        let mut s = Scheduler::default();
+        let r = s.reserve();
+        s.schedule(SimTime(5), Event::Start { flow: 1 });
+        s.schedule_reserved(SimTime(5), r, Event::Start { flow: 0 });
+        let order: Vec<Event> = std::iter::from_fn(|| s.pop()).map(|(_, e)| e).collect();
+        assert_eq!(order, vec![Event::Start { flow: 0 }, Event::Start { flow: 1 }]);
     }
 
     #[test]

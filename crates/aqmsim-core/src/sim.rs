@@ -232,6 +232,13 @@ impl Simulation {
             self.log_drop(l, pkt.flow, LOSS, 0, qlen);
             return;
         }
+        if !link.idle_notified && !link.busy(now) && !link.txdone_pending {
+            // The link finished its last transmission with nothing behind it: the queue
+            // has been idle since then (what ns-2's deque() at the end of transmission sees).
+            link.idle_notified = true;
+            let since = link.busy_until;
+            link.queue.notify_idle(since);
+        }
         match link.queue.enqueue(pkt, now, &mut self.qrng[l as usize]) {
             Enqueued::Dropped(r) => self.log_drop(l, pkt.flow, r as u8, 0, qlen),
             Enqueued::DroppedHead(head, r) => self.log_drop(l, head.flow, r as u8, 0, qlen),
@@ -239,10 +246,15 @@ impl Simulation {
                 if let Some(r) = marked {
                     self.log_drop(l, pkt.flow, r as u8, 1, qlen);
                 }
-                if self.links[l as usize].in_tx.is_none() {
+                let link = &mut self.links[l as usize];
+                if !link.busy(now) && !link.txdone_pending {
                     if let Some(p) = self.dequeue(l) {
                         self.start_tx(l, p);
                     }
+                } else if !link.txdone_pending {
+                    link.txdone_pending = true;
+                    let (at, seq) = (link.busy_until, link.txdone_seq);
+                    self.sched.schedule_reserved(at, seq, Event::TxDone { link: l });
                 }
             }
         }
@@ -277,37 +289,48 @@ impl Simulation {
         d.qlen.push(qlen);
     }
 
+    /// Put `pkt` on the wire now: it enters the pipe with its arrival time at the far end.
     #[inline]
     fn start_tx(&mut self, l: u32, pkt: Packet) {
-        let link = &mut self.links[l as usize];
-        let tx = link.tx_time(pkt.size);
-        link.in_tx = Some(pkt);
-        link.tx_start = self.now;
-        self.sched.schedule(self.now + tx, Event::TxDone { link: l });
-    }
-
-    fn tx_done(&mut self, l: u32) {
         let now = self.now;
         let link = &mut self.links[l as usize];
-        let pkt = link.in_tx.take().expect("TxDone without a packet in transmission");
-        link.busy_ns += now.since(link.tx_start).0;
-        link.bin_busy_ns += now.saturating_since(link.tx_start.max(link.bin_start)).0;
+        let tx = link.tx_time(pkt.size);
+        link.tx_start = now;
+        link.busy_until = now + tx;
+        link.idle_notified = false;
+        link.busy_ns += tx.0;
+        link.bin_busy_ns += tx.0;
         link.bytes_sent += pkt.size as u64;
-        let at = now + link.delay;
+        // ns-2 order: the arrival downstream is scheduled first, then the end of
+        // transmission; both numbers are reserved now, the events made only when needed.
+        let at = link.busy_until + link.delay;
+        let arrive_seq = self.sched.reserve();
+        link.txdone_seq = self.sched.reserve();
         if link.pipe.is_empty() {
-            self.sched.schedule(at, Event::Arrive { link: l });
+            self.sched.schedule_reserved(at, arrive_seq, Event::Arrive { link: l });
         }
-        link.pipe.push_back((at, pkt));
-        if let Some(next) = self.dequeue(l) {
-            self.start_tx(l, next);
+        link.pipe.push_back((at, arrive_seq, pkt));
+        if !link.queue.is_empty() && !link.txdone_pending {
+            link.txdone_pending = true;
+            self.sched.schedule_reserved(link.busy_until, link.txdone_seq, Event::TxDone { link: l });
+        }
+    }
+
+    /// The transmission ending now had a packet waiting behind it.
+    fn tx_done(&mut self, l: u32) {
+        self.links[l as usize].txdone_pending = false;
+        match self.dequeue(l) {
+            Some(next) => self.start_tx(l, next),
+            // (front drops emptied the queue) dequeue() told the discipline it is idle.
+            None => self.links[l as usize].idle_notified = true,
         }
     }
 
     fn arrive(&mut self, l: u32) {
         let link = &mut self.links[l as usize];
-        let (_, pkt) = link.pipe.pop_front().expect("Arrive with an empty pipe");
-        if let Some(&(t, _)) = link.pipe.front() {
-            self.sched.schedule(t, Event::Arrive { link: l });
+        let (_, _, pkt) = link.pipe.pop_front().expect("Arrive with an empty pipe");
+        if let Some(&(t, seq, _)) = link.pipe.front() {
+            self.sched.schedule_reserved(t, seq, Event::Arrive { link: l });
         }
         let node = link.to;
         if pkt.dst == node {
@@ -470,13 +493,13 @@ impl Simulation {
         for &l in &self.monitored {
             let link = &mut self.links[l as usize];
             let span = now.saturating_since(link.bin_start).0;
+            let (busy, beyond) = link.bin_busy(now);
             if span > 0 {
-                let u = link.bin_busy(now) as f64 / span as f64;
                 self.bins.t.push(link.bin_start.secs());
                 self.bins.link.push(l);
-                self.bins.utilisation.push(u);
+                self.bins.utilisation.push(busy as f64 / span as f64);
             }
-            link.bin_busy_ns = 0;
+            link.bin_busy_ns = beyond;
             link.bin_start = now;
         }
         let next = now + self.link_dt;
@@ -500,9 +523,8 @@ impl Simulation {
         }
         for l in &mut self.links {
             l.queue.settle(now);
-            if l.in_tx.is_some() {
-                l.busy_ns += now.saturating_since(l.tx_start).0;
-            }
+            // The part of a transmission beyond the end of the run is not busy time of the run.
+            l.busy_ns -= l.busy_until.saturating_since(now).0;
         }
         let dur_ns = now.0.max(1) as f64;
         let dur = self.duration;

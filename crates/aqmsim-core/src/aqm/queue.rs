@@ -187,6 +187,13 @@ impl QueueDisc {
         self.last_change = now;
     }
 
+    /// The link found nothing to send at `t` (it noticed later): the queue is idle since `t`.
+    #[inline]
+    pub fn notify_idle(&mut self, t: SimTime) {
+        debug_assert!(self.buf.is_empty());
+        self.aqm.on_idle(t);
+    }
+
     /// Bring the time integrals up to `now` (call before reading them).
     pub fn settle(&mut self, now: SimTime) {
         self.integrate(now);
