@@ -9,6 +9,11 @@
 //!
 //! `min_th = 5 + Φ`, `max_th = 3 · min_th`.
 //!
+//! The paper's prose says Φ is "15 % of the total buffer size" when QRT ≤ 0, its Fig. 1 says
+//! 0.15·(T − E); we follow Fig. 1 (the algorithm). E and T count packets ("cells"), and
+//! QRTRED defaults to packet mode (`queue_in_bytes = false`, `bytes = false`) so that the
+//! thresholds are in the same unit as the queue.
+//!
 //! Choices: **QRT is in cells per second** (`qrt_unit` = 1 s; a parameter). The paper says Φ
 //! "varies from 0 % to 14 % of the buffer" when QRT > 0, so 1/QRT is capped at 0.14 — without
 //! the cap a slowly rising queue (QRT < 1 cell/s) would give Φ > T. The thresholds start at

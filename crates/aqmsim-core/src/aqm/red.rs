@@ -41,7 +41,7 @@ pub struct RedParams {
     /// ns-2 `setbit_`: mark ECN-capable packets instead of dropping them.
     pub ecn: bool,
     /// ns-2 `use_mark_p_` / `mark_p_`: with ECN, mark only while p_initial < mark_p
-    /// (so mark_p ≥ 1.0 — ns-2 scripts use 2 — marks everywhere).
+    /// (so mark_p > 1 — ns-2 scripts use 2 — marks everywhere).
     pub use_mark_p: bool,
     pub mark_p: f64,
     /// ns-2 `bytes_`: scale the drop probability by size / mean_pktsize.
@@ -81,13 +81,16 @@ pub struct Red {
     pub params: RedParams,
     pub vars: RedVars,
     pub weighting: SizeWeighting,
+    /// Gentle slope from the initial max_p whatever max_p is now (ns-2's `v_c`, `v_d`,
+    /// computed once at reset): set for the adaptive variants, which ns-2 implements.
+    pub ns2_gentle_slope: bool,
 }
 
 impl Red {
     pub fn new(params: RedParams) -> Red {
         let vars = RedVars { idle: true, cur_max_p: params.max_p, ..RedVars::default() };
         let weighting = if params.bytes { SizeWeighting::Ns2Bytes } else { SizeWeighting::None };
-        Red { params, vars, weighting }
+        Red { params, vars, weighting, ns2_gentle_slope: false }
     }
 
     /// Thresholds in the queue's unit.
@@ -178,9 +181,11 @@ impl Red {
                 v.old = true;
             } else {
                 decided = true;
-                // ns-2 computes the gentle slope once, from the initial max_p (v_c, v_d).
+                // ns-2 computes the gentle slope once, from the initial max_p (v_c, v_d): its
+                // AREDs keep that; other variants slope from the max_p in force.
                 let p1 = if p.gentle && v.avg >= max_th {
-                    rm::p_b_gentle(v.avg, max_th, p.max_p).min(1.0)
+                    let mp = if self.ns2_gentle_slope { p.max_p } else { k.max_p };
+                    rm::p_b_gentle(v.avg, max_th, mp).min(1.0)
                 } else {
                     rm::p_initial(v.avg, min_th, max_th, k.max_p, p.gentle)
                 };

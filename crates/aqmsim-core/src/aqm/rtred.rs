@@ -12,6 +12,13 @@
 //! max_p moves only on the paper's three rules, matching Fig. 6 where max_p steps between
 //! max_p₀ and max_p₀/5. The alternatives `"half"` and `"initial"` are parameters.
 //!
+//! With `gentle`, the slope above max_th starts from the max_p in force (not from max_p₀
+//! as ns-2's adaptive RED does), so p is continuous at max_th.
+//!
+//! Boundaries: the max_p rule switches to max_p₀ when q *exceeds* risk_th (the paper's
+//! word), while the drop-area classification puts q = risk_th in the timeout area, as its
+//! interval [risk_th, buffer] says.
+//!
 //! Drop areas (Fig. 4–5) classify every drop by the actual queue length, for any
 //! discipline: unfair [0, min_th), normal [min_th, max_th), safe [max_th, risk_th),
 //! timeout [risk_th, buffer] — see [`drop_area`].

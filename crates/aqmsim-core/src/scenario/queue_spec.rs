@@ -25,7 +25,7 @@ const RED_COMMON: &[Param] = &[
     ("wait", "true", "bool: uniform inter-drop gap in [1/p_b, 2/p_b] (ns-2 wait_)"),
     ("ecn", "false", "bool: mark ECN-capable packets instead of dropping (ns-2 setbit_)"),
     ("ecn_mode", "mark_tail", "mark_tail | mark_front: which packet carries the mark (paper 004)"),
-    ("mark_p", "0.1", "> 0: with ECN, mark only while p < mark_p; 2 marks always (ns-2 mark_p_)"),
+    ("mark_p", "0.1", "> 0: with ECN, mark only while p < mark_p, so > 1 (e.g. 2) marks always (ns-2 mark_p_)"),
     ("bytes", "true", "bool: p scaled by size/mean_pktsize after the count correction (ns-2 bytes_)"),
     ("queue_in_bytes", "true", "bool: average and thresholds in bytes (ns-2 queue_in_bytes_)"),
     ("mean_pktsize", "500", "bytes > 0 (ns-2 mean_pktsize_)"),
@@ -99,15 +99,36 @@ pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
     ),
 ];
 
-/// The parameters a discipline accepts (its own, then RED's when they apply).
+/// RED parameters a variant does not take, and RED defaults a variant changes.
+fn red_overrides(kind: &str) -> (&'static [&'static str], &'static [Param]) {
+    const RED_K: &[Param] = &[
+        ("gentle", "false", "bool: the paper's RED (Floyd & Jacobson 1993) has no gentle region"),
+        ("wait", "false", "bool: the paper's RED has no wait_"),
+        ("queue_in_bytes", "false", "bool: average and thresholds in bytes"),
+    ];
+    const QRT: &[Param] = &[
+        ("queue_in_bytes", "false", "bool: QRTRED counts buffer cells (packets)"),
+        ("bytes", "false", "bool: p scaled by size/mean_pktsize (ns-2 bytes_)"),
+    ];
+    match kind {
+        "red1" | "red2" | "red3" | "red4" | "red5" => (&["bytes"], RED_K),
+        "qrtred" => (&["min_th", "max_th"], QRT),
+        _ => (&[], &[]),
+    }
+}
+
+/// The parameters a discipline accepts (its own, then RED's when they apply), with the
+/// defaults in force for that discipline.
 pub fn params_of(kind: &str) -> Option<Vec<Param>> {
     let (_, _, own, red) = DISCIPLINES.iter().find(|d| d.0 == kind)?;
     let mut v: Vec<Param> = own.to_vec();
     if *red {
+        let (without, changed) = red_overrides(kind);
         for p in RED_COMMON {
-            if !v.iter().any(|q| q.0 == p.0) {
-                v.push(*p);
+            if without.contains(&p.0) || v.iter().any(|q| q.0 == p.0) {
+                continue;
             }
+            v.push(*changed.iter().find(|c| c.0 == p.0).unwrap_or(p));
         }
     }
     Some(v)
@@ -286,8 +307,9 @@ fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, 
     if !(target_delay > 0.0) {
         return Err(ScenarioError::new(f("target_delay"), format!("must be > 0 s, got {target_delay}")));
     }
-    let queue_in_bytes = s.queue_in_bytes.unwrap_or(!is_k);
-    let bytes = if is_k { false } else { s.bytes.unwrap_or(true) };
+    let packet_mode = is_k || kind == "qrtred";
+    let queue_in_bytes = s.queue_in_bytes.unwrap_or(!packet_mode);
+    let bytes = if is_k { false } else { s.bytes.unwrap_or(!packet_mode) };
     let ptc = link.rate_bps / (8.0 * mean_pktsize);
     let min_th = match auto_or(&s.min_th, &f("min_th"))? {
         Some(v) => v,
@@ -313,7 +335,7 @@ fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, 
     }
     let mark_p = s.mark_p.unwrap_or(0.1);
     if !(mark_p > 0.0 && mark_p.is_finite()) {
-        return Err(ScenarioError::new(f("mark_p"), format!("must be > 0 (≥ 1 marks at every probability), got {mark_p}")));
+        return Err(ScenarioError::new(f("mark_p"), format!("must be > 0 (> 1 marks at every probability), got {mark_p}")));
     }
     let w_q = match auto_or(&s.w_q, &f("w_q"))? {
         Some(v) => v,
@@ -328,13 +350,16 @@ fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, 
         "mark_front" => true,
         other => return Err(ScenarioError::new(f("ecn_mode"), format!("unknown ECN mode {other:?} (expected one of: mark_tail, mark_front)"))),
     };
+    if ecn_front && !s.ecn.unwrap_or(false) {
+        return Err(ScenarioError::new(f("ecn_mode"), "mark_front needs ecn = true (it says which packet carries the ECN mark)"));
+    }
     let gentle = if kind == "gentle" {
         if s.gentle == Some(false) {
             return Err(ScenarioError::new(f("gentle"), "kind = \"gentle\" is RED with gentle = true; use kind = \"red\" for gentle = false"));
         }
         true
     } else {
-        s.gentle.unwrap_or(true)
+        s.gentle.unwrap_or(!is_k)
     };
     let p = RedParams {
         min_th,
@@ -373,6 +398,8 @@ fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, 
     let aqm = match kind {
         "red" | "gentle" => AnyAqm::Red(red),
         "ared" => {
+            let mut red = red;
+            red.ns2_gentle_slope = true;
             let interval = match &s.interval {
                 Some(q) => parse_time(q).map_err(|e| ScenarioError::new(f("interval"), e))?,
                 None => 0.5,
@@ -415,6 +442,8 @@ fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, 
             }
             resolved["alpha"] = json!(alpha);
             resolved["beta"] = json!(beta);
+            let mut red = red;
+            red.ns2_gentle_slope = true;
             AnyAqm::AredFeng(AredFeng::new(red, alpha, beta))
         }
         "rtred" => {
