@@ -10,7 +10,8 @@ queue     t [s], link, len_pkts, len_bytes, avg (the discipline's EWMA), p (curr
           probability), max_p, min_th, max_th — one row per sample of a monitored queue
 drops     t [s], link, flow, reason (early|forced|overflow), action (drop|mark), qlen_pkts
 flows     flow, src, dst, app, variant, start, stop, sent, retransmitted, timeouts,
-          received, delivered, throughput_bps, goodput_bps, mean_delay_s
+          received, delivered, throughput_bps, goodput_bps, mean_delay_s, queue_arrivals,
+          queue_drops, queue_marks (the flow's packets at the first monitored queue)
 links     t [s] (bin start), link, utilisation (bits sent / (rate x bin))
 ========  ===============================================================================
 """
@@ -52,7 +53,8 @@ SCHEMAS: Dict[str, Dict[str, str]] = {
         "variant": "object", "start": "float64", "stop": "float64", "sent": "int64",
         "retransmitted": "int64", "timeouts": "int64", "received": "int64",
         "delivered": "int64", "throughput_bps": "float64", "goodput_bps": "float64",
-        "mean_delay_s": "float64",
+        "mean_delay_s": "float64", "queue_arrivals": "int64", "queue_drops": "int64",
+        "queue_marks": "int64",
     },
     "links": {"t": "float64", "link": "object", "utilisation": "float64"},
 }

@@ -56,6 +56,11 @@ pub struct FlowTable {
     pub throughput_bps: Vec<f64>,
     pub goodput_bps: Vec<f64>,
     pub mean_delay_s: Vec<f64>,
+    /// The flow's packets (data and ACKs) that arrived at, were dropped at, and were marked
+    /// at the first monitored queue.
+    pub queue_arrivals: Vec<u64>,
+    pub queue_drops: Vec<u64>,
+    pub queue_marks: Vec<u64>,
 }
 
 /// Scalar results, in a stable order.

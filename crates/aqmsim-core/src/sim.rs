@@ -76,11 +76,24 @@ pub struct Simulation {
     seed: u64,
     started: bool,
     ended: bool,
+    /// The first monitored link (the "bottleneck" of the summary), or u32::MAX.
+    primary: u32,
+    /// Per-flow arrivals, drops and marks at the primary link.
+    per_flow: Vec<FlowAtQueue>,
+}
+
+/// One flow's packets at the primary monitored queue (data and ACKs alike).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct FlowAtQueue {
+    pub arrivals: u64,
+    pub drops: u64,
+    pub marks: u64,
 }
 
 impl Simulation {
     pub fn new(model: Model) -> Simulation {
         let seed = model.seed;
+        let nflows = model.flows.len();
         let pairs: Vec<(u32, u32)> = model.links.iter().map(|l| (l.from, l.to)).collect();
         let routes = Routes::compute(model.nodes.len(), &pairs);
         let qrng = (0..model.links.len()).map(|i| Rng::new(seed, stream::QUEUE | i as u64)).collect();
@@ -126,7 +139,8 @@ impl Simulation {
                 }
             })
             .collect();
-        Simulation {
+        let primary = model.monitored.first().copied().unwrap_or(u32::MAX);
+        let mut sim = Simulation {
             now: SimTime::ZERO,
             end: SimTime::from_secs(model.duration),
             links,
@@ -147,7 +161,12 @@ impl Simulation {
             seed,
             started: false,
             ended: false,
-        }
+            primary: u32::MAX,
+            per_flow: Vec::new(),
+        };
+        sim.primary = primary;
+        sim.per_flow = vec![FlowAtQueue::default(); nflows];
+        sim
     }
 
     /// Events processed so far.
@@ -232,6 +251,10 @@ impl Simulation {
             self.log_drop(l, pkt.flow, LOSS, 0, qlen);
             return;
         }
+        if l == self.primary {
+            self.per_flow[pkt.flow as usize].arrivals += 1;
+        }
+        let link = &mut self.links[l as usize];
         if !link.idle_notified && !link.busy(now) && !link.txdone_pending {
             // The link finished its last transmission with nothing behind it: the queue
             // has been idle since then (what ns-2's deque() at the end of transmission sees).
@@ -280,6 +303,14 @@ impl Simulation {
 
     #[inline]
     fn log_drop(&mut self, l: u32, flow: u32, reason: u8, action: u8, qlen: u32) {
+        if l == self.primary && reason != LOSS {
+            let f = &mut self.per_flow[flow as usize];
+            if action == 0 {
+                f.drops += 1;
+            } else {
+                f.marks += 1;
+            }
+        }
         let d = &mut self.drops;
         d.t.push(self.now.secs());
         d.link.push(l);
@@ -562,6 +593,10 @@ impl Simulation {
             ft.dst.push(self.nodes[f.dst as usize].clone());
             ft.start.push(f.start.secs());
             ft.stop.push(f.stop.secs());
+            let q = self.per_flow[i];
+            ft.queue_arrivals.push(q.arrivals);
+            ft.queue_drops.push(q.drops);
+            ft.queue_marks.push(q.marks);
             match &f.agent {
                 Agent::Tcp { snd, sink } => {
                     let thr = sink.stats.received_bytes as f64 * 8.0 / dur;

@@ -99,6 +99,9 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
     f.set_item("throughput_bps", PyList::new(py, &ft.throughput_bps)?)?;
     f.set_item("goodput_bps", PyList::new(py, &ft.goodput_bps)?)?;
     f.set_item("mean_delay_s", PyList::new(py, &ft.mean_delay_s)?)?;
+    f.set_item("queue_arrivals", PyList::new(py, &ft.queue_arrivals)?)?;
+    f.set_item("queue_drops", PyList::new(py, &ft.queue_drops)?)?;
+    f.set_item("queue_marks", PyList::new(py, &ft.queue_marks)?)?;
     d.set_item("flows", f)?;
 
     let l = PyDict::new(py);

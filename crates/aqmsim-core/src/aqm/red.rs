@@ -189,6 +189,9 @@ impl Red {
                 } else {
                     rm::p_initial(v.avg, min_th, max_th, k.max_p, p.gentle)
                 };
+                // Size weighting applies to a probability below 1 only: where RED drops every
+                // arrival (avg above the hard limit, or count·p_b ≥ 1) it still does, as in
+                // Floyd & Jacobson and in ns-2's byte mode (`if p < 1`).
                 let pa = match self.weighting {
                     SizeWeighting::None => rm::p_a(p1, v.count, p.wait),
                     SizeWeighting::Ns2Bytes => {
@@ -196,9 +199,10 @@ impl Red {
                         let c = (v.count_bytes / p.mean_pktsize as u64) as f64;
                         rm::scale_by_size(rm::p_a(p1, c, p.wait), pkt.size as f64, p.mean_pktsize)
                     }
-                    SizeWeighting::Red2 => rm::p_a((p1 * l_over_m).min(1.0), v.count, p.wait),
-                    SizeWeighting::Red3 | SizeWeighting::Red4 => (rm::p_a(p1, v.count, p.wait) * l_over_m).min(1.0),
-                    SizeWeighting::Red5 => (rm::p_a(p1, v.count, p.wait) * l_over_m * l_over_m).min(1.0),
+                    SizeWeighting::Red2 if p1 < 1.0 => rm::p_a((p1 * l_over_m).min(1.0), v.count, p.wait),
+                    SizeWeighting::Red3 | SizeWeighting::Red4 => rm::scale_below_one(rm::p_a(p1, v.count, p.wait), l_over_m),
+                    SizeWeighting::Red5 => rm::scale_below_one(rm::p_a(p1, v.count, p.wait), l_over_m * l_over_m),
+                    SizeWeighting::Red2 => 1.0,
                 };
                 v.p = pa;
                 let reason = if above { Reason::Forced } else { Reason::Early };

@@ -99,6 +99,16 @@ pub fn scale_by_size(p: f64, size: f64, mean_pktsize: f64) -> f64 {
     }
 }
 
+/// `p · w` when p < 1, capped at 1; p itself when p is already 1 (paper 002's weightings).
+#[inline]
+pub fn scale_below_one(p: f64, w: f64) -> f64 {
+    if p < 1.0 {
+        (p * w).min(1.0)
+    } else {
+        p
+    }
+}
+
 /// ns-2 automatic queue weight (`q_weight_ = -1`): with `rtt = max(0.1, 3·(delay + 1/ptc))`,
 /// `w_q = 1 − exp(−1 / (10 · rtt · ptc))`.
 pub fn auto_w_q(ptc: f64, delay_secs: f64) -> f64 {

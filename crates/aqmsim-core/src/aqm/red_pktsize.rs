@@ -136,3 +136,31 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod above_max_th {
+    use super::*;
+    use crate::aqm::red::tests_support::packet_params;
+    use crate::aqm::{Aqm, QueueView, Reason, Verdict};
+    use crate::packet::{Kind, Packet};
+    use crate::rng::Rng;
+    use crate::time::SimTime;
+
+    #[test]
+    fn every_variant_drops_every_arrival_above_max_th_whatever_its_size() {
+        for k in 1..=5 {
+            let mut p = packet_params();
+            p.w_q = 1.0;
+            let mut r = red_k(k, p);
+            r.vars.idle = false;
+            let mut rng = Rng::new(1, k as u64);
+            let small = Packet::new(Kind::Data, 0, 1, 375, 0, SimTime::ZERO);
+            let view = QueueView { len_pkts: 20, len_bytes: 7500 };
+            r.on_enqueue(&small, &view, SimTime::ZERO, &mut rng); // first crossing
+            for _ in 0..50 {
+                assert_eq!(r.on_enqueue(&small, &view, SimTime::ZERO, &mut rng), Verdict::Drop(Reason::Forced), "RED_{k}");
+                assert_eq!(r.vars.p, 1.0);
+            }
+        }
+    }
+}

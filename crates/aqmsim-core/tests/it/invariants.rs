@@ -29,6 +29,10 @@ fn every_arrival_is_departed_dropped_or_queued_and_bounds_hold() {
         let drop = s.get("bottleneck_drops").unwrap();
         let queued = s.get("bottleneck_queued_end").unwrap();
         assert_eq!(arr, dep + drop + queued, "conservation for {q}");
+        let sum = |v: &Vec<u64>| v.iter().sum::<u64>() as f64;
+        assert_eq!(sum(&r.flows.queue_arrivals), arr, "per-flow arrivals add up");
+        assert_eq!(sum(&r.flows.queue_drops), drop, "per-flow drops add up");
+        assert_eq!(sum(&r.flows.queue_marks), s.get("marks").unwrap());
         assert!(drop > 0.0, "the scenario should congest the bottleneck");
         let limit = if q.contains("droptail") { 19 } else { 50 };
         assert!(r.queue.len_pkts.iter().all(|&l| l <= limit), "queue bound for {q}");

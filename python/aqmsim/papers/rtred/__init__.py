@@ -1,0 +1,595 @@
+"""Paper 000: Hamadneh, Dixon, Cole & Murray, "A Third Drop Level for TCP-RED Congestion
+Control Strategy" (RTRED).
+
+Six Reno sources share a 0.7 Mb/s, 20 ms bottleneck whose gateway runs RED, Adaptive RED or
+RTRED with the three parameter sets of Table I. We redraw Table II (time-average queue,
+mean end-to-end delay, packets lost at the bottleneck, packets sent by the sources), Fig. 4–5
+(share of drops per drop area, classified by the actual queue length at the drop), Fig. 6/8/10
+(drop probability p and max_p over time) and Fig. 7/9/11 (average and actual queue over time),
+and check the paper's claims on our runs.
+
+"Adaptive" in Table II is ns-2's Adaptive RED (``adaptive_ 1``, Floyd et al. 2001, aqmsim kind
+``ared``); the Adaptive RED that the paper's prose describes (Feng et al. 1999, kind
+``ared_feng``) is run as an extra row, marked as such. The scenario files' ``[notes]`` give
+every choice and its reason.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+import pandas as pd
+
+from ..base import Cell, Claim, Experiment, Figure, Paper, Report, Runs, Table, mean_ci
+
+__all__ = ["RtredPaper", "PAPER", "SCENARIOS", "STRATEGIES", "AREAS", "area_shares"]
+
+#: Table I scenarios.
+SCENARIOS: Tuple[int, ...] = (1, 2, 3)
+#: The paper's three strategies (Table II order), then our extra one.
+PAPER_STRATEGIES: Tuple[str, ...] = ("red", "ared", "rtred")
+STRATEGIES: Tuple[str, ...] = PAPER_STRATEGIES + ("ared_feng",)
+LABEL: Dict[str, str] = {
+    "red": "RED",
+    "ared": "Adaptive",
+    "rtred": "RTRED",
+    "ared_feng": "Adaptive (Feng 1999) [extra, not in paper]",
+}
+SHORT: Dict[str, str] = {"red": "RED", "ared": "ARED (ns-2 adaptive_)", "rtred": "RTRED",
+                         "ared_feng": "ARED Feng 1999 (extra)"}
+COLOR: Dict[str, str] = {"red": "tab:red", "ared": "tab:blue", "rtred": "tab:green",
+                         "ared_feng": "tab:gray"}
+#: The four drop areas of the paper (Fig. 2, Fig. 4–5), by the actual queue length.
+AREAS: Tuple[str, ...] = ("unfair", "normal", "safe", "timeout")
+AREA_TEXT: Dict[str, str] = {
+    "unfair": "unfair [0, min_th)", "normal": "normal [min_th, max_th)",
+    "safe": "safe [max_th, risk_th)", "timeout": "timeout [risk_th, buffer]",
+}
+ROMAN = {1: "I", 2: "II", 3: "III"}
+#: Figure numbers of the paper: (drop probability, queue) per scenario.
+FIGNUM = {1: (6, 7), 2: (8, 9), 3: (10, 11)}
+#: Table II columns: (our summary metric, scale, published metric name).
+TABLE2 = (
+    ("time_avg_queue_pkts", 1.0, "avg_queue_pkts"),
+    ("mean_e2e_delay_s", 1000.0, "avg_delay_ms"),
+    ("bottleneck_drops", 1.0, "packets_lost"),
+    ("packets_sent", 1.0, "packets_sent"),
+)
+#: Seconds before which the queue statistics of the claims ignore the run (flows start
+#: in [0, 7] s).
+WARMUP = 7.0
+#: "A few packets have been dropped in the unfair area": we read "a few" as at most 10 %.
+FEW = 0.10
+
+
+def key(scenario: int, strategy: str) -> str:
+    return f"s{scenario}-{strategy}"
+
+
+def area_shares(drops: pd.DataFrame, min_th: float, max_th: float, risk_th: float,
+                link: str = "R1->R2") -> Dict[str, float]:
+    """Counts of the bottleneck's drops in each drop area (by the actual queue length the
+    dropped packet saw, ``qlen_pkts``), plus ``total``."""
+    d = drops
+    if len(d):
+        d = d[(d["link"] == link) & (d["action"] == "drop")]
+    q = d["qlen_pkts"].to_numpy(dtype=float) if len(d) else np.zeros(0)
+    out = {
+        "unfair": int(np.sum(q < min_th)),
+        "normal": int(np.sum((q >= min_th) & (q < max_th))),
+        "safe": int(np.sum((q >= max_th) & (q < risk_th))),
+        "timeout": int(np.sum(q >= risk_th)),
+    }
+    out["total"] = int(len(q))
+    return out
+
+
+def _new_fig(w: float, h: float, rows: int = 1, cols: int = 1, **kw):
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure as MplFigure
+
+    fig = MplFigure(figsize=(w, h), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, cols, squeeze=False, **kw)
+    return fig, axes
+
+
+def _fmt(x: float, nd: int = 3) -> str:
+    if x is None or (isinstance(x, float) and np.isnan(x)):
+        return "nan"
+    if abs(x) >= 10 ** nd:
+        return f"{x:.0f}"
+    return f"{x:.{nd}g}"
+
+
+class RtredPaper(Paper):
+    name = "rtred"
+    number = "000"
+    title = "A Third Drop Level For TCP-RED Congestion Control Strategy (RTRED)"
+    citation = ("N. Hamadneh, M. Dixon, P. Cole, D. Murray, \"A Third Drop Level For TCP-RED "
+                "Congestion Control Strategy\", World Academy of Science, Engineering and "
+                "Technology, 2011.")
+    default_seeds = 20
+
+    # ------------------------------------------------------------------ inputs
+    def table1(self) -> Dict[int, Dict[str, float]]:
+        """Table I: scenario -> {min_th, max_th, max_p, risk_th, buffer}."""
+        pub = self.published()
+        t = pub[pub["table"] == "I"]
+        out: Dict[int, Dict[str, float]] = {}
+        for _, r in t.iterrows():
+            out.setdefault(int(r["scenario"]), {})[str(r["metric"])] = float(r["value"])
+        return out
+
+    def published_value(self, scenario: int, strategy: str, metric: str) -> Optional[float]:
+        pub = self.published()
+        m = pub[(pub["table"] == "II") & (pub["scenario"] == scenario)
+                & (pub["strategy"] == strategy) & (pub["metric"] == metric)]
+        return None if m.empty else float(m["value"].iloc[0])
+
+    def experiments(self) -> List[Experiment]:
+        exps = []
+        for s in SCENARIOS:
+            for k in STRATEGIES:
+                exps.append(Experiment(
+                    key=key(s, k),
+                    scenario=self.scenario(f"s{s}_{k}.toml"),
+                    labels={"scenario": s, "strategy": k, "label": LABEL[k]},
+                    # drop areas and queue statistics are averaged over every seed
+                    keep=("flows", "drops", "queue"),
+                    keep_first=(),
+                ))
+        return exps
+
+    # ------------------------------------------------------------------ per-run measures
+    def _shares(self, runs: Runs, s: int, k: str) -> pd.DataFrame:
+        """One row per seed: drop counts and shares (0..1) per area."""
+        t1 = self.table1()[s]
+        rows = []
+        for seed in runs.seeds(key(s, k)):
+            rec = runs.get(key(s, k), seed)
+            c = area_shares(rec.tables.get("drops", pd.DataFrame(
+                columns=["link", "action", "qlen_pkts"])), t1["min_th"], t1["max_th"],
+                t1["risk_th"])
+            row = {"seed": seed, "total": c["total"]}
+            for a in AREAS:
+                row[a] = c[a]
+                row[f"share_{a}"] = c[a] / c["total"] if c["total"] else np.nan
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    @staticmethod
+    def _queue(runs: Runs, k: str, seed: Optional[int] = None) -> pd.DataFrame:
+        rec = runs.first(k) if seed is None else runs.get(k, seed)
+        q = rec.tables.get("queue")
+        if q is None or q.empty:
+            return pd.DataFrame(columns=["t", "link", "len_pkts", "avg", "p", "max_p"])
+        return q[q["link"] == "R1->R2"]
+
+    def _queue_std(self, runs: Runs, k: str) -> np.ndarray:
+        out = []
+        for seed in runs.seeds(k):
+            q = self._queue(runs, k, seed)
+            q = q[q["t"] >= WARMUP]
+            out.append(float(q["len_pkts"].std()) if len(q) > 1 else np.nan)
+        return np.array(out)
+
+    @staticmethod
+    def _paired(runs: Runs, a: str, b: str, metric: str, scale: float = 1.0) -> Tuple[float, float]:
+        """Mean and 95 % half-width of (a − b) over the seeds both have (same seed = same
+        start times and access delays)."""
+        seeds = sorted(set(runs.seeds(a)) & set(runs.seeds(b)))
+        d = [(float(runs.get(a, s).summary.get(metric, np.nan))
+              - float(runs.get(b, s).summary.get(metric, np.nan))) * scale for s in seeds]
+        return mean_ci(d)
+
+    # ------------------------------------------------------------------ analysis
+    def analyse(self, runs: Runs, out: Path) -> Report:
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        t1 = self.table1()
+        seeds = sorted({s for (_, s) in runs.records})
+        shares = {(s, k): self._shares(runs, s, k) for s in SCENARIOS for k in STRATEGIES}
+
+        tables = [self._table2(runs), self._table_areas(shares), self._table_extra(runs)]
+        figures = self._fig_areas(shares, out) + self._fig_series(runs, out)
+        claims = self._claims(runs, shares, t1)
+
+        extra = [
+            "Table II 'Ave Q Size (Packet)' = time-average of the actual bottleneck queue in "
+            "packets (integral of q over the run / run length); 'Average Delay Time (ms)' = "
+            "mean end-to-end delay of the data packets received by the sinks (source hands "
+            "the packet to the network -> arrival at the sink); 'Loss Rate (Packet)' = packets "
+            "dropped at the bottleneck queue; 'No. of Propagated Packets' = packets sent by "
+            "the six TCP sources, retransmissions included (and each connection's one "
+            "40-byte SYN, ns-2 syn_ true).",
+            "Drop areas (Fig. 4-5): every bottleneck drop is classified by the actual queue "
+            "length it saw (drops table qlen_pkts) as unfair [0, min_th), normal [min_th, "
+            "max_th), safe [max_th, risk_th) or timeout [risk_th, buffer], with Table I's "
+            "thresholds of its scenario for all strategies. Shares are per run, then "
+            "averaged over seeds; Fig. 5 averages the three scenarios' shares.",
+            f"Each strategy and scenario is run for {len(seeds)} seeds; a seed fixes the "
+            "flows' start times and access delays, the same for every strategy, so "
+            "strategy differences in the claims are paired by seed. Cells show our mean and "
+            "the 95 % interval over seeds; the paper reports one ns-2 run.",
+            "Claims compare our means over seeds (a claim 'holds' when every comparison it "
+            "makes goes the paper's way); the evidence gives the paired differences with "
+            "95 % intervals so that a difference within noise can be seen as such.",
+            f"Queue statistics in the claims (standard deviation of the actual queue, max_p "
+            f"levels) ignore the first {WARMUP:g} s, while the flows are starting.",
+            f"'A few packets dropped in the unfair area' is read as at most {FEW:.0%} of the "
+            "drops.",
+            "Time-series figures (Fig. 6-11) show the first seed's run; Fig. 6a/c and 7a/c are "
+            "ARED and RED as in the paper, panel (d) is the extra Feng ARED.",
+        ]
+        return Report(
+            paper=self, tables=tables, figures=figures, claims=claims,
+            assumptions=self.assumptions() + extra, seeds=seeds,
+        )
+
+    # ------------------------------------------------------------------ tables
+    def _table2(self, runs: Runs) -> Table:
+        rows = []
+        for s in SCENARIOS:
+            for k in STRATEGIES:
+                row: List[object] = [str(s), LABEL[k]]
+                for metric, scale, pub_metric in TABLE2:
+                    pub = self.published_value(s, k, pub_metric) if k in PAPER_STRATEGIES else None
+                    row.append(runs.cell(key(s, k), metric, pub, scale=scale))
+                rows.append(row)
+        return Table(
+            title="Table II: network performance for the three scenarios",
+            columns=["Scenario", "Strategy", "Ave Q Size (packets)", "Average Delay Time (ms)",
+                     "Loss Rate (packets lost)", "No. of Propagated Packets (sent)"],
+            rows=rows,
+            note=("Ours: mean and 95 % interval over seeds of 100-s runs; published: the "
+                  "paper's single ns-2 run of unstated length. 'Adaptive' is ns-2's Adaptive "
+                  "RED (adaptive_ 1, Floyd 2001); the Feng 1999 row is an extra, not in the "
+                  "paper. Counts scale with the run length, which the paper does not give. "
+                  "The published delays (119-124 ms in every scenario, although scenario 2's "
+                  "queue is about three times longer) cannot be a mean end-to-end delay that "
+                  "includes queueing at the bottleneck: a 55-62 packet queue alone is "
+                  "370-420 ms at 6.77 ms per 592-byte packet."),
+        )
+
+    def _table_areas(self, shares: Dict[Tuple[int, str], pd.DataFrame]) -> Table:
+        rows = []
+        for s in SCENARIOS:
+            for k in STRATEGIES:
+                df = shares[(s, k)]
+                row: List[object] = [str(s), LABEL[k]]
+                for a in AREAS:
+                    m, h = mean_ci(df[f"share_{a}"] * 100.0)
+                    row.append(Cell(m, h))
+                m, h = mean_ci(df["total"])
+                row.append(Cell(m, h))
+                rows.append(row)
+        for k in STRATEGIES:
+            row = ["average of 1-3", LABEL[k]]
+            for a in AREAS:
+                m, h = mean_ci(self._avg_share(shares, k, a) * 100.0)
+                row.append(Cell(m, h))
+            row.append("")
+            rows.append(row)
+        return Table(
+            title="Fig. 4-5 as numbers: share of the bottleneck's drops per drop area (%)",
+            columns=["Scenario", "Strategy"] + [AREA_TEXT[a] for a in AREAS] + ["drops"],
+            rows=rows,
+            note=("Classified by the actual queue length each dropped packet saw, with Table "
+                  "I's min_th, max_th, risk_th and buffer of the scenario. The paper gives "
+                  "these only as bar charts (no numbers to compare)."),
+        )
+
+    @staticmethod
+    def _avg_share(shares: Dict[Tuple[int, str], pd.DataFrame], k: str, a: str) -> np.ndarray:
+        """Per seed, the mean over the three scenarios of the area's share."""
+        frames = [shares[(s, k)].set_index("seed")[f"share_{a}"] for s in SCENARIOS]
+        return pd.concat(frames, axis=1).mean(axis=1, skipna=True).to_numpy()
+
+    def _table_extra(self, runs: Runs) -> Table:
+        cols = (("mean_queueing_delay_s", 1000.0), ("packets_retransmitted", 1.0),
+                ("timeouts", 1.0), ("drops_early", 1.0),
+                ("drops_forced", 1.0), ("drops_overflow", 1.0), ("utilisation", 100.0),
+                ("goodput_bps", 1e-3))
+        rows = []
+        for s in SCENARIOS:
+            for k in STRATEGIES:
+                rows.append([str(s), LABEL[k]] + [runs.cell(key(s, k), m, None, scale=sc)
+                                                  for m, sc in cols])
+        return Table(
+            title="Beside Table II (not in the paper): why the counts differ",
+            columns=["Scenario", "Strategy", "queueing delay (ms)", "retransmitted",
+                     "timeouts", "early drops",
+                     "forced drops", "overflow drops", "bottleneck utilisation (%)",
+                     "goodput (kb/s)"],
+            rows=rows,
+            note=("Sums over the six flows; queueing delay = mean time from enqueue to the "
+                  "start of transmission at the bottleneck; drops by reason at the bottleneck "
+                  "queue."),
+        )
+
+    # ------------------------------------------------------------------ figures
+    def _fig_areas(self, shares, out: Path) -> List[Figure]:
+        figs: List[Figure] = []
+        x = np.arange(len(AREAS))
+        width = 0.8 / len(STRATEGIES)
+        fig, axes = _new_fig(13.0, 4.0, 1, 3, sharey=True)
+        for i, s in enumerate(SCENARIOS):
+            ax = axes[0][i]
+            for j, k in enumerate(STRATEGIES):
+                df = shares[(s, k)]
+                ms, hs = zip(*[mean_ci(df[f"share_{a}"] * 100.0) for a in AREAS])
+                ax.bar(x + (j - (len(STRATEGIES) - 1) / 2) * width, ms, width,
+                       yerr=np.nan_to_num(hs), capsize=2, color=COLOR[k], label=SHORT[k],
+                       hatch="//" if k == "ared_feng" else None)
+            ax.set_xticks(x, [AREA_TEXT[a].replace(" [", "\n[") for a in AREAS], fontsize=8)
+            ax.set_title(f"Scenario {ROMAN[s]}")
+            ax.grid(axis="y", alpha=0.3)
+        axes[0][0].set_ylabel("share of the bottleneck's drops (%)")
+        axes[0][0].legend(fontsize=8)
+        fig.suptitle("Fig. 4: percentage of packets dropped in each drop area "
+                     "(by the actual queue at the drop; mean and 95 % CI over seeds)")
+        p = out / "fig4_drop_areas.png"
+        fig.savefig(p, dpi=110)
+        figs.append(Figure(p.name, "Fig. 4: share of the bottleneck's drops in each drop area "
+                                   "(unfair, normal, safe, timeout) per scenario and strategy."))
+
+        fig, axes = _new_fig(7.5, 4.2)
+        ax = axes[0][0]
+        for j, k in enumerate(STRATEGIES):
+            ms, hs = zip(*[mean_ci(self._avg_share(shares, k, a) * 100.0) for a in AREAS])
+            ax.bar(x + (j - (len(STRATEGIES) - 1) / 2) * width, ms, width,
+                   yerr=np.nan_to_num(hs), capsize=2, color=COLOR[k], label=SHORT[k],
+                   hatch="//" if k == "ared_feng" else None)
+        ax.set_xticks(x, [AREA_TEXT[a].replace(" [", "\n[") for a in AREAS], fontsize=8)
+        ax.set_ylabel("share of the bottleneck's drops (%)")
+        ax.set_title("Fig. 5: drop areas, average of the three scenarios")
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
+        p = out / "fig5_drop_areas_average.png"
+        fig.savefig(p, dpi=110)
+        figs.append(Figure(p.name, "Fig. 5: share of drops per drop area, averaged over the "
+                                   "three scenarios (mean and 95 % CI over seeds)."))
+        return figs
+
+    def _fig_series(self, runs: Runs, out: Path) -> List[Figure]:
+        figs: List[Figure] = []
+        t1 = self.table1()
+        order = ("ared", "rtred", "red", "ared_feng")  # the paper's (a), (b), (c); (d) extra
+        for s in SCENARIOS:
+            fp, fq = FIGNUM[s]
+            th = t1[s]
+            seed = runs.seeds(key(s, "red"))[0]
+            # drop probability and max_p
+            fig, axes = _new_fig(12.0, 6.5, 2, 2, sharex=True)
+            for i, k in enumerate(order):
+                ax = axes[i // 2][i % 2]
+                q = self._queue(runs, key(s, k))
+                ax.plot(q["t"], q["p"], lw=0.6, color="tab:orange", label="drop probability p")
+                ax.plot(q["t"], q["max_p"], lw=1.4, color="black", label="max_p")
+                ax.axhline(th["max_p"], ls=":", color="gray", lw=0.8)
+                ax.set_title(f"({'abcd'[i]}) {SHORT[k]}")
+                ax.set_ylabel("probability")
+                ax.grid(alpha=0.3)
+                if i >= 2:
+                    ax.set_xlabel("time (s)")
+                if i == 0:
+                    ax.legend(fontsize=8, loc="upper right")
+            fig.suptitle(f"Fig. {fp}: drop probability and max_p, scenario {ROMAN[s]} "
+                         f"(initial max_p {th['max_p']:g}, dotted; seed {seed})")
+            p = out / f"fig{fp}_p_maxp_s{s}.png"
+            fig.savefig(p, dpi=100)
+            figs.append(Figure(p.name, f"Fig. {fp}: drop probability p (RED's p_a at the last "
+                                       f"decision) and max_p over time, scenario {ROMAN[s]}."))
+            # queue
+            fig, axes = _new_fig(12.0, 6.5, 2, 2, sharex=True, sharey=True)
+            for i, k in enumerate(order):
+                ax = axes[i // 2][i % 2]
+                q = self._queue(runs, key(s, k))
+                ax.plot(q["t"], q["len_pkts"], lw=0.5, color="tab:blue", label="actual queue")
+                ax.plot(q["t"], q["avg"], lw=1.4, color="tab:red", label="average queue")
+                for name, style in (("min_th", "--"), ("max_th", "--"), ("risk_th", ":"),
+                                    ("buffer", "-")):
+                    ax.axhline(th[name], ls=style, color="gray", lw=0.8)
+                    if i % 2 == 1:
+                        ax.annotate(name, (1.0, th[name]), xycoords=("axes fraction", "data"),
+                                    fontsize=7, color="gray", va="center",
+                                    xytext=(2, 0), textcoords="offset points")
+                ax.set_title(f"({'abcd'[i]}) {SHORT[k]}")
+                ax.set_ylabel("queue (packets)")
+                ax.grid(alpha=0.3)
+                if i >= 2:
+                    ax.set_xlabel("time (s)")
+                if i == 0:
+                    ax.legend(fontsize=8, loc="lower right")
+            fig.suptitle(f"Fig. {fq}: average and actual queue sizes, scenario {ROMAN[s]} "
+                         f"(min_th {th['min_th']:g}, max_th {th['max_th']:g}, risk_th "
+                         f"{th['risk_th']:g}, buffer {th['buffer']:g}; seed {seed})")
+            p = out / f"fig{fq}_queue_s{s}.png"
+            fig.savefig(p, dpi=100)
+            figs.append(Figure(p.name, f"Fig. {fq}: actual and average queue over time, "
+                                       f"scenario {ROMAN[s]}, with Table I's thresholds."))
+        return figs
+
+    # ------------------------------------------------------------------ claims
+    def _compare(self, runs: Runs, metric: str, want: str, scale: float = 1.0,
+                 unit: str = "") -> Tuple[bool, str]:
+        """RTRED against RED and Adaptive in every scenario: ``want`` is "lower" or
+        "higher" (RTRED's mean against the other's)."""
+        ok = True
+        parts = []
+        for s in SCENARIOS:
+            r = float(np.nanmean(runs.values(key(s, "rtred"), metric) * scale))
+            bits = []
+            for o in ("red", "ared"):
+                v = float(np.nanmean(runs.values(key(s, o), metric) * scale))
+                good = r < v if want == "lower" else r > v
+                ok = ok and good
+                d, h = self._paired(runs, key(s, "rtred"), key(s, o), metric, scale)
+                bits.append(f"{LABEL[o]} {_fmt(v, 4)}{unit} (diff {d:+.3g} ± {_fmt(h, 2)}, "
+                            f"{'yes' if good else 'NO'})")
+            parts.append(f"S{s}: RTRED {_fmt(r, 4)}{unit} vs " + ", ".join(bits))
+        return ok, "; ".join(parts)
+
+    def _maxp_levels(self, runs: Runs, s: int, p0: float):
+        """RTRED's max_p after the warm-up: (share of time at max_p, max_p/2, max_p/5; share
+        at any other value; whether RED's max_p is p0 throughout; share of runs with two or
+        more levels), over seeds."""
+        levels = {"max_p": p0, "max_p/2": p0 / 2, "max_p/5": p0 / 5}
+        frac: Dict[str, List[float]] = {n: [] for n in levels}
+        other, multi = [], []
+        for seed in runs.seeds(key(s, "rtred")):
+            q = self._queue(runs, key(s, "rtred"), seed)
+            mp = q[q["t"] >= WARMUP]["max_p"].to_numpy(dtype=float)
+            if len(mp) == 0:
+                continue
+            hit = np.zeros(len(mp), dtype=bool)
+            seen = 0
+            for n, v in levels.items():
+                m = np.isclose(mp, v, rtol=1e-9, atol=1e-12)
+                frac[n].append(float(m.mean()))
+                seen += int(m.any())
+                hit |= m
+            other.append(float((~hit).mean()))
+            multi.append(1.0 if seen >= 2 else 0.0)
+        red_fixed = True
+        for seed in runs.seeds(key(s, "red")):
+            mp = self._queue(runs, key(s, "red"), seed)["max_p"].to_numpy(dtype=float)
+            red_fixed = red_fixed and bool(len(mp)) and bool(np.allclose(mp, p0))
+        f = {n: float(np.mean(v)) if v else 0.0 for n, v in frac.items()}
+        return (f, float(np.mean(other)) if other else 1.0, red_fixed,
+                float(np.mean(multi)) if multi else 0.0)
+
+    def _claims(self, runs: Runs, shares, t1) -> List[Claim]:
+        claims: List[Claim] = []
+
+        ok, ev = self._compare(runs, "bottleneck_drops", "lower", unit=" drops")
+        claims.append(Claim("RTRED loses fewer packets than RED and Adaptive RED in all three "
+                            "scenarios (Table II, 'Loss Rate').", ok, ev))
+
+        ok, ev = self._compare(runs, "time_avg_queue_pkts", "higher", unit=" pkts")
+        claims.append(Claim("RTRED keeps a larger average queue than RED and Adaptive RED in "
+                            "all three scenarios (Table II, 'Ave Q Size').", ok, ev))
+
+        ok, ev = self._compare(runs, "mean_e2e_delay_s", "lower", scale=1000.0, unit=" ms")
+        claims.append(Claim("RTRED's average delay is lower than RED's and Adaptive RED's in "
+                            "all three scenarios (Table II, 'Average Delay Time').", ok, ev))
+
+        ok, ev = self._compare(runs, "packets_sent", "lower", unit=" pkts")
+        ok2, ev2 = self._compare(runs, "packets_retransmitted", "lower", unit=" rtx")
+        claims.append(Claim("RTRED makes the sources send fewer packets than RED and Adaptive "
+                            "RED in all three scenarios, because it causes fewer "
+                            "retransmissions (Table II, 'No. of Propagated Packets').",
+                            ok and ok2, f"sent: {ev}. retransmitted: {ev2}"))
+
+        # drop areas: normal + timeout hold most drops; few unfair drops (Fig. 4-5)
+        ok = True
+        few = True
+        parts = []
+        unfair_parts = []
+        for k in PAPER_STRATEGIES:
+            nt, nth = mean_ci((self._avg_share(shares, k, "normal")
+                               + self._avg_share(shares, k, "timeout")) * 100.0)
+            un, unh = mean_ci(self._avg_share(shares, k, "unfair") * 100.0)
+            ok = ok and nt > 50.0
+            few = few and un <= FEW * 100.0
+            per = ", ".join(
+                f"S{s} {float(np.nanmean(shares[(s, k)]['share_normal'] + shares[(s, k)]['share_timeout'])) * 100:.0f}%"
+                for s in SCENARIOS)
+            parts.append(f"{LABEL[k]}: normal+timeout {nt:.1f} ± {_fmt(nth, 2)}% ({per})")
+            per_u = ", ".join(f"S{s} {float(np.nanmean(shares[(s, k)]['share_unfair'])) * 100:.1f}%"
+                              for s in SCENARIOS)
+            unfair_parts.append(f"{LABEL[k]}: unfair {un:.1f} ± {_fmt(unh, 2)}% ({per_u})")
+        claims.append(Claim("Most drops fall in the normal and timeout areas (over half of the "
+                            "drops, average of the three scenarios, for RED, Adaptive RED and "
+                            "RTRED) (Fig. 4-5).", ok, "; ".join(parts)))
+        claims.append(Claim(f"Few packets are dropped in the unfair area (at most {FEW:.0%} of "
+                            "the drops, average of the three scenarios, for each strategy) "
+                            "(Fig. 4-5).", few, "; ".join(unfair_parts)))
+
+        # RTRED reduces unfair and timed-out drops (Sec. IV-A)
+        ok = True
+        parts = []
+        for s in SCENARIOS:
+            vals = {}
+            for k in PAPER_STRATEGIES:
+                df = shares[(s, k)]
+                vals[k] = float(np.mean(df["unfair"] + df["timeout"])) if len(df) else np.nan
+            good = vals["rtred"] < vals["red"] and vals["rtred"] < vals["ared"]
+            ok = ok and good
+            parts.append(f"S{s}: RTRED {vals['rtred']:.1f}, RED {vals['red']:.1f}, "
+                         f"Adaptive {vals['ared']:.1f} drops in unfair+timeout areas "
+                         f"({'yes' if good else 'NO'})")
+        claims.append(Claim("RTRED reduces the number of packets dropped unfairly (actual queue "
+                            "below min_th) or in the timeout area (at or above risk_th) compared "
+                            "with RED and Adaptive RED, in all three scenarios (Sec. IV-A).",
+                            ok, "; ".join(parts)))
+
+        # max_p dynamics (Fig. 6 for scenario I; Fig. 8 and 10 for II and III)
+        lv = {s: self._maxp_levels(runs, s, t1[s]["max_p"]) for s in SCENARIOS}
+        f, oth, red_fixed, _ = lv[1]
+        good = f["max_p"] > 0 and f["max_p/5"] > 0 and oth == 0.0 and red_fixed
+        claims.append(Claim(
+            "In scenario I RTRED's max_p moves between the initial max_p and max_p/5 (through "
+            "max_p/2) while RED's max_p stays fixed (Fig. 6).", bool(good),
+            f"S1: RTRED share of time at max_p {f['max_p']:.1%}, max_p/2 {f['max_p/2']:.1%}, "
+            f"max_p/5 {f['max_p/5']:.1%}, any other value {oth:.1%}; RED's max_p equal to "
+            f"{t1[1]['max_p']:g} in every sample of every seed: {red_fixed}"))
+        ok = True
+        parts = []
+        for s in (2, 3):
+            f, oth, red_fixed, multi = lv[s]
+            good = multi == 1.0 and oth == 0.0 and red_fixed
+            ok = ok and good
+            parts.append(f"S{s}: RTRED share of time at max_p {f['max_p']:.1%}, max_p/2 "
+                         f"{f['max_p/2']:.1%}, max_p/5 {f['max_p/5']:.1%}, other {oth:.1%}; "
+                         f"runs whose max_p takes two or more levels {multi:.0%}; RED fixed: "
+                         f"{red_fixed}")
+        claims.append(Claim(
+            "In scenarios II and III RTRED's max_p stays dynamic (it moves between levels in "
+            "every run) while RED's is fixed (Fig. 8, 10).", bool(ok), "; ".join(parts)))
+
+        # ARED keeps a high max_p in scenario I (Fig. 6a)
+        p0 = t1[1]["max_p"]
+        fr, mean_mp = [], []
+        for seed in runs.seeds(key(1, "ared")):
+            q = self._queue(runs, key(1, "ared"), seed)
+            q = q[q["t"] >= WARMUP]
+            mp = q["max_p"].to_numpy(dtype=float)
+            if len(mp):
+                fr.append(float(np.mean(mp >= p0 - 1e-12)))
+                mean_mp.append(float(mp.mean()))
+        fm, fh = mean_ci(fr)
+        mm, mh = mean_ci(mean_mp)
+        rt = []
+        for sd in runs.seeds(key(1, "rtred")):
+            q = self._queue(runs, key(1, "rtred"), sd)
+            rt.append(float(q[q["t"] >= WARMUP]["max_p"].mean()))
+        rm_, rh = mean_ci(rt)
+        good = bool(fm > 0.5 and mm > rm_)
+        claims.append(Claim("In scenario I Adaptive RED keeps a high max_p (at or above its "
+                            "initial value most of the time, and above RTRED's) (Fig. 6a).",
+                            good,
+                            f"ARED max_p >= initial {p0:g} for {fm:.1%} ± {fh:.1%} of the "
+                            f"time; time-average max_p ARED {mm:.4f} ± {_fmt(mh, 2)}, RTRED "
+                            f"{rm_:.4f} ± {_fmt(rh, 2)}"))
+
+        # most stable queue (Fig. 7-11)
+        ok = True
+        parts = []
+        for s in SCENARIOS:
+            sd = {k: mean_ci(self._queue_std(runs, key(s, k))) for k in PAPER_STRATEGIES}
+            good = sd["rtred"][0] < sd["red"][0] and sd["rtred"][0] < sd["ared"][0]
+            ok = ok and good
+            parts.append(f"S{s}: std of actual queue RTRED {sd['rtred'][0]:.2f} ± "
+                         f"{_fmt(sd['rtred'][1], 2)}, RED {sd['red'][0]:.2f}, Adaptive "
+                         f"{sd['ared'][0]:.2f} pkts ({'yes' if good else 'NO'})")
+        claims.append(Claim("RTRED gives the most stable queue length (smallest standard "
+                            "deviation of the actual queue of RED, Adaptive RED and RTRED) in "
+                            "all three scenarios (Fig. 7-11 text).", ok, "; ".join(parts)))
+        return claims
+
+
+PAPER = RtredPaper()
