@@ -262,6 +262,16 @@ impl Simulation {
             let since = link.busy_until;
             link.queue.notify_idle(since);
         }
+        if link.queue.is_empty() && !link.busy(now) && !link.txdone_pending {
+            // Fast path: an idle link with an empty queue (most access links, most of the
+            // time) sends the packet at once without buffering it.
+            let sent = link.queue.pass_through(pkt, now, &mut self.qrng[l as usize]);
+            self.log_queue_events(l);
+            if let Some(p) = sent {
+                self.start_tx(l, p);
+            }
+            return;
+        }
         match link.queue.enqueue(pkt, now, &mut self.qrng[l as usize]) {
             Enqueued::Dropped(r) => self.log_drop(l, pkt.flow, r as u8, 0, qlen),
             Enqueued::DroppedHead(head, r) => self.log_drop(l, head.flow, r as u8, 0, qlen),
@@ -287,18 +297,23 @@ impl Simulation {
     #[inline]
     fn dequeue(&mut self, l: u32) -> Option<Packet> {
         let now = self.now;
+        let p = self.links[l as usize].queue.dequeue(now);
+        self.log_queue_events(l);
+        p
+    }
+
+    /// Log the drops and marks queue `l` made on its own.
+    #[inline]
+    fn log_queue_events(&mut self, l: u32) {
         let q = &mut self.links[l as usize].queue;
-        let p = q.dequeue(now);
         if !q.front_events.is_empty() {
-            let evs = std::mem::take(&mut q.front_events);
+            let mut evs = std::mem::take(&mut q.front_events);
             for e in &evs {
                 self.log_drop(l, e.flow, e.reason as u8, e.marked as u8, e.qlen);
             }
-            let mut evs = evs;
             evs.clear();
             self.links[l as usize].queue.front_events = evs;
         }
-        p
     }
 
     #[inline]
@@ -574,10 +589,10 @@ impl Simulation {
             s.put("drops_overflow", st.drops[2] as f64);
             s.put("marks", st.marks as f64);
             s.put("bottleneck_queued_end", link.queue.len() as f64);
-            s.put("time_avg_queue_pkts", st.area_pkt_ns / dur_ns);
-            s.put("time_avg_queue_bytes", st.area_byte_ns / dur_ns);
+            s.put("time_avg_queue_pkts", st.area_pkt_ns as f64 / dur_ns);
+            s.put("time_avg_queue_bytes", st.area_byte_ns as f64 / dur_ns);
             s.put("max_queue_pkts", st.max_len as f64);
-            s.put("mean_queueing_delay_s", if st.departures > 0 { st.qdelay_sum_ns / st.departures as f64 * 1e-9 } else { 0.0 });
+            s.put("mean_queueing_delay_s", if st.departures > 0 { st.qdelay_sum_ns as f64 / st.departures as f64 * 1e-9 } else { 0.0 });
             s.put("utilisation", link.busy_ns as f64 / dur_ns);
             s.put("bottleneck_rate_bps", link.rate_bps);
             s.put("loss_ratio", if st.arrivals > 0 { st.dropped() as f64 / st.arrivals as f64 } else { 0.0 });

@@ -18,11 +18,14 @@ utilisation                       ``bdepartures_`` · 8 / (rate · duration)
 throughput_bps                    Σ over flows of every byte reaching the sink agent
                                   (headers and duplicate retransmissions included) · 8 / duration
 goodput_bps                       Σ over flows of new in-order payload bytes · 8 / duration
+mean_max_p                        mean over the queue samples (every ``sample_interval``) of
+                                  RED's ``cur_max_p_`` (only with ``samples``; it moves only
+                                  under Adaptive RED)
 ================================  ============================================================
 
 "bottleneck" is the first entry of ``monitor.queues`` (a dumbbell's R1->R2). Per-flow
 numbers are in ``result["flows"]`` (a list of dicts) and every monitored queue's counters
-in ``result["queues"]``.
+in ``result["queues"]`` (with ``samples``, also its sample columns under ``"samples"``).
 
 :func:`compare` runs both simulators for several seeds on the same drawn topology
 (:func:`aqmsim.ns2.export.pin_draws`) and returns a DataFrame.
@@ -47,6 +50,7 @@ __all__ = [
     "ns_binary",
     "run_ns2",
     "parse_summary",
+    "read_samples",
     "compare",
     "DEFAULT_METRICS",
 ]
@@ -120,6 +124,21 @@ def parse_summary(path: Union[str, Path]) -> Dict[str, Any]:
             key, _, val = line.partition(" ")
             out[key] = _value(val.strip())
     return out
+
+
+def read_samples(path: Union[str, Path]) -> Dict[str, List[float]]:
+    """A ``queue_<i>.txt`` sample file as columns: ``t``, ``pkts``, ``bytes`` and, for RED
+    queues, ``ave_`` and ``cur_max_p_`` (the names of its ``#`` header line)."""
+    with open(path, "r", encoding="utf-8") as f:
+        header = f.readline().lstrip("#").split()
+        cols: Dict[str, List[float]] = {h: [] for h in header}
+        for line in f:
+            vals = line.split()
+            if len(vals) != len(header):
+                continue
+            for h, v in zip(header, vals):
+                cols[h].append(float(v))
+    return cols
 
 
 def _goodput_bytes(fp, delivered: int) -> int:
@@ -256,6 +275,14 @@ def run_ns2(
         tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-20:])
         raise Ns2Error(f"ns-2 failed on {script} (exit code {proc.returncode}):\n{tail}")
     res = _result(plan, parse_summary(summary))
+    if samples:
+        for mi, name in enumerate(plan.monitored):
+            cols = read_samples(out / f"queue_{mi}.txt")
+            res["queues"][name]["samples"] = cols
+            if cols.get("cur_max_p_"):
+                res["queues"][name]["mean_max_p"] = sum(cols["cur_max_p_"]) / len(cols["cur_max_p_"])
+        if plan.monitored and "mean_max_p" in res["queues"][plan.monitored[0]]:
+            res["mean_max_p"] = res["queues"][plan.monitored[0]]["mean_max_p"]
     res["dir"] = str(out)
     res["script"] = str(script)
     res["ns_warnings"] = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "warning" in ln.lower()]
@@ -294,6 +321,8 @@ def compare(
     With ``pin`` (the default) each seed's random access delays and start times are drawn
     once (:func:`~aqmsim.ns2.export.pin_draws`) and both simulators run that same pinned
     scenario, so only the coin differs. Metrics missing from either side are skipped.
+    ``mean_max_p`` (RED's max_p averaged over the queue samples of the bottleneck, which
+    moves only under Adaptive RED) is computed from both simulators' samples when asked for.
     """
     import pandas as pd
 
@@ -309,8 +338,16 @@ def compare(
     try:
         for s in seeds:
             sc = pin_draws(scenario, s) if pin else dict(scenario)
-            ours = dict(aqmsim.Scenario.from_dict(sc).run(seed=s).summary)
-            theirs = run_ns2(sc, s, base, timeout=timeout, samples=False)
+            need_samples = "mean_max_p" in metrics
+            run = aqmsim.Scenario.from_dict(sc).run(seed=s)
+            ours = dict(run.summary)
+            theirs = run_ns2(sc, s, base, timeout=timeout, samples=need_samples)
+            monitored = build_plan(sc, s).monitored
+            if need_samples and monitored:
+                q = run.queue
+                bq = q[q["link"] == monitored[0]]
+                if len(bq) and "max_p" in bq:
+                    ours["mean_max_p"] = float(bq["max_p"].mean())
             for m in metrics:
                 if m not in ours or m not in theirs:
                     continue

@@ -18,6 +18,9 @@ Rules the exporter keeps (``docs/ns2-faithfulness.md`` explains each):
   puts on substream ``seed`` of MRG32k3a seed 1: independent streams per seed.
 * **Links are simplex pairs.** Each direction is its own ``simplex-link`` with its own
   queue (what ``duplex-link`` does, but allowing a different discipline per direction).
+* **Only what ns-2 2.35 has.** ``droptail``, ``red``, ``gentle`` (``gentle_ true``) and
+  ``ared`` (``adaptive_ 1``) are exported; the other disciplines (:data:`NOT_IN_NS2`) and
+  RED's ``ecn_mode = "mark_front"`` raise :class:`Ns2ExportError` naming the field.
 
 >>> from aqmsim.ns2.export import to_tcl
 >>> tcl = to_tcl(scenario_dict, seed=1, trace_dir="/tmp/run1")   # doctest: +SKIP
@@ -46,6 +49,10 @@ __all__ = [
     "render_tcl",
     "TCP_DEFAULTS",
     "TCP_AGENTS",
+    "NS2_QUEUE_CLASS",
+    "NOT_IN_NS2",
+    "normalize_queue",
+    "ared_bottom",
 ]
 
 
@@ -194,10 +201,31 @@ def _resolve_tcp(layers: Sequence[Tuple[Optional[Mapping[str, Any]], str]]) -> D
 
 
 # ---------------------------------------------------------------------------- queues
-_DROPTAIL_FIELDS = {"kind", "limit", "limit_bytes"}
+_DROPTAIL_FIELDS = {"kind", "limit", "limit_bytes", "drop_front"}
 _RED_FIELDS = {
-    "kind", "limit", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "ecn", "mark_p",
-    "bytes", "queue_in_bytes", "mean_pktsize", "target_delay",
+    "kind", "limit", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "ecn", "ecn_mode",
+    "mark_p", "bytes", "queue_in_bytes", "mean_pktsize", "target_delay",
+}
+#: Adaptive RED's own fields (ns-2 ``interval_``, ``alpha_``, ``beta_``, ``top_``, ``bottom_``).
+_ARED_FIELDS = {"interval", "alpha", "beta", "top", "bottom"}
+
+#: The disciplines ns-2 2.35 runs as they are, and the ns-2 queue class of each.
+NS2_QUEUE_CLASS: Dict[str, str] = {"droptail": "DropTail", "red": "RED", "gentle": "RED", "ared": "RED"}
+
+#: aqmsim disciplines that stock ns-2 2.35 does not have, and why.
+NOT_IN_NS2: Dict[str, str] = {
+    "rtred": "RTRED (paper 000) is not in stock ns-2 2.35",
+    "qrtred": "QRTRED (paper 001) is not in stock ns-2 2.35",
+    "red1": "RED_1 (paper 002) is not in stock ns-2 2.35",
+    "red2": "RED_2 (paper 002) is not in stock ns-2 2.35",
+    "red3": "RED_3 (paper 002) is not in stock ns-2 2.35",
+    "red4": "RED_4 (paper 002) is not in stock ns-2 2.35 (bytes_ true is the nearest, but its "
+            "count is floor(bytes since the last drop / mean_pktsize_), not a sum of L/M)",
+    "red5": "RED_5 (paper 002) is not in stock ns-2 2.35",
+    "ared_feng": "aqmsim's Feng ARED is not stock ns-2's feng_adaptive_ 1 (which swaps the roles of "
+                 "alpha_ and beta_, starts from an uninitialised status and does not keep max_p in "
+                 "[1e-4, 1] as aqmsim does)",
+    "ecn_threshold": "ECN on the instantaneous queue (paper 004) is not in stock ns-2 2.35",
 }
 
 
@@ -216,78 +244,130 @@ def _bool(q: Mapping[str, Any], k: str, default: bool, where: str) -> bool:
     return v
 
 
+def _number(q: Mapping[str, Any], k: str, default: float, ok, rule: str, where: str) -> float:
+    v = q.get(k, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not ok(float(v)):
+        raise Ns2ExportError(f"{where}.{k}: must be {rule}, got {v!r}")
+    return float(v)
+
+
+def _limit(q: Mapping[str, Any], where: str) -> int:
+    limit = q.get("limit", 50)
+    # a resolved scenario may hold 50.0: accept whole numbers
+    if isinstance(limit, bool) or not isinstance(limit, (int, float)) or limit < 1 or float(limit) != int(limit):
+        raise Ns2ExportError(f"{where}.limit: must be an integer >= 1 packets, got {limit!r}")
+    return int(limit)
+
+
 def normalize_queue(q: Optional[Mapping[str, Any]], where: str) -> Dict[str, Any]:
     """A queue table with every parameter present (defaults are ns-2 2.35's).
 
-    "auto" values stay ``None`` (the script writes ns-2's sentinel for them).
+    "auto" values stay ``None`` (the script writes ns-2's sentinel for them), except
+    Adaptive RED's ``bottom``, which needs the link rate and is resolved in
+    :func:`_queue_tcl`. ``kind`` is one of :data:`NS2_QUEUE_CLASS`; the disciplines of
+    :data:`NOT_IN_NS2` and any other kind raise :class:`Ns2ExportError` naming the field.
     """
     if q is None:
-        return {"kind": "droptail", "limit": 50, "limit_bytes": None}
+        return {"kind": "droptail", "limit": 50, "limit_bytes": None, "drop_front": False}
     if not isinstance(q, Mapping):
         raise Ns2ExportError(f"{where}: expected a queue table, got {q!r}")
     kind = q.get("kind")
     if not isinstance(kind, str):
-        raise Ns2ExportError(f"{where}.kind: missing (one of: droptail, red)")
+        raise Ns2ExportError(f"{where}.kind: missing (one of: {', '.join(NS2_QUEUE_CLASS)})")
     kind = kind.lower()
+    if kind in NOT_IN_NS2:
+        raise Ns2ExportError(
+            f"{where}.kind: discipline {kind!r} is not exportable to ns-2: {NOT_IN_NS2[kind]} "
+            f"(exportable: {', '.join(NS2_QUEUE_CLASS)})"
+        )
+    if kind not in NS2_QUEUE_CLASS:
+        raise Ns2ExportError(
+            f"{where}.kind: discipline {kind!r} has no ns-2 2.35 equivalent the exporter knows "
+            f"(exportable: {', '.join(NS2_QUEUE_CLASS)})"
+        )
     if kind == "droptail":
         unknown = set(q) - _DROPTAIL_FIELDS
         if unknown:
             raise Ns2ExportError(f"{where}.{sorted(unknown)[0]}: unknown field for droptail")
-        if "limit" in q and "limit_bytes" in q:
+        if "limit" in q and "limit_bytes" in q and q["limit_bytes"] is not None:
             raise Ns2ExportError(f"{where}.limit_bytes: give either limit or limit_bytes, not both")
         lb = q.get("limit_bytes")
         if lb is not None and (isinstance(lb, bool) or not isinstance(lb, int) or lb < 1):
             raise Ns2ExportError(f"{where}.limit_bytes: must be an integer >= 1, got {lb!r}")
-        limit = q.get("limit", 50)
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise Ns2ExportError(f"{where}.limit: must be an integer >= 1 packets, got {limit!r}")
-        return {"kind": "droptail", "limit": limit, "limit_bytes": lb}
-    if kind == "red":
-        unknown = set(q) - _RED_FIELDS
-        if unknown:
-            raise Ns2ExportError(f"{where}.{sorted(unknown)[0]}: unknown field for red")
-        limit = q.get("limit", 50)
-        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise Ns2ExportError(f"{where}.limit: must be an integer >= 1 packets, got {limit!r}")
-        max_p = q.get("max_p", 0.1)
-        if isinstance(max_p, bool) or not isinstance(max_p, (int, float)) or not 0 < max_p <= 1:
-            raise Ns2ExportError(f"{where}.max_p: must be in (0, 1], got {max_p!r}")
-        mark_p = q.get("mark_p", 0.1)
-        if isinstance(mark_p, bool) or not isinstance(mark_p, (int, float)) or not 0 < mark_p <= 1:
-            raise Ns2ExportError(f"{where}.mark_p: must be in (0, 1], got {mark_p!r}")
-        mps = q.get("mean_pktsize", 500)
-        if isinstance(mps, bool) or not isinstance(mps, (int, float)) or mps <= 0 or float(mps) != int(mps):
-            # ns-2 holds mean_pktsize_ in an int.
-            raise Ns2ExportError(f"{where}.mean_pktsize: must be a whole number of bytes > 0 for ns-2, got {mps!r}")
-        w_q = _auto(q.get("w_q"), f"{where}.w_q")
-        if w_q is not None and not 0 < w_q <= 1:
-            raise Ns2ExportError(f"{where}.w_q: must be in (0, 1] or \"auto\", got {w_q!r}")
-        min_th = _auto(q.get("min_th"), f"{where}.min_th")
-        max_th = _auto(q.get("max_th"), f"{where}.max_th")
-        if min_th is not None and min_th <= 0:
-            raise Ns2ExportError(f"{where}.min_th: must be > 0 packets, got {min_th}")
-        if min_th is not None and max_th is not None and max_th <= min_th:
-            raise Ns2ExportError(f"{where}.max_th: must be > min_th ({min_th}), got {max_th}")
-        return {
-            "kind": "red",
-            "limit": limit,
-            "min_th": min_th,
-            "max_th": max_th,
-            "max_p": float(max_p),
-            "w_q": w_q,
-            "gentle": _bool(q, "gentle", True, where),
-            "wait": _bool(q, "wait", True, where),
-            "ecn": _bool(q, "ecn", False, where),
-            "mark_p": float(mark_p),
-            "bytes": _bool(q, "bytes", True, where),
-            "queue_in_bytes": _bool(q, "queue_in_bytes", True, where),
-            "mean_pktsize": int(mps),
-            "target_delay": parse_time(q.get("target_delay", 0.005), f"{where}.target_delay"),
-        }
-    raise Ns2ExportError(
-        f"{where}.kind: discipline {kind!r} has no ns-2 2.35 equivalent the exporter knows "
-        "(exportable: droptail, red)"
-    )
+        return {"kind": "droptail", "limit": _limit(q, where), "limit_bytes": lb,
+                "drop_front": _bool(q, "drop_front", False, where)}
+
+    # The RED family: red, gentle (red with gentle_ true) and ared (red with adaptive_ 1).
+    allowed = _RED_FIELDS | (_ARED_FIELDS if kind == "ared" else set())
+    unknown = set(q) - allowed
+    if unknown:
+        k = sorted(unknown)[0]
+        owner = " (it is a parameter of ared)" if k in _ARED_FIELDS else ""
+        raise Ns2ExportError(f"{where}.{k}: unknown field for {kind}{owner}")
+    limit = _limit(q, where)
+    max_p = _number(q, "max_p", 0.1, lambda v: 0 < v <= 1, "in (0, 1]", where)
+    # ns-2's mark_p_: mark while p1 < mark_p_; mark_p_ 2 (any value > 1) marks always.
+    mark_p = _number(q, "mark_p", 0.1, lambda v: 0 < v < math.inf, "> 0", where)
+    mps = q.get("mean_pktsize", 500)
+    if isinstance(mps, bool) or not isinstance(mps, (int, float)) or mps <= 0 or float(mps) != int(mps):
+        # ns-2 holds mean_pktsize_ in an int.
+        raise Ns2ExportError(f"{where}.mean_pktsize: must be a whole number of bytes > 0 for ns-2, got {mps!r}")
+    w_q = _auto(q.get("w_q"), f"{where}.w_q")
+    if w_q is not None and not 0 < w_q <= 1:
+        raise Ns2ExportError(f"{where}.w_q: must be in (0, 1] or \"auto\", got {w_q!r}")
+    min_th = _auto(q.get("min_th"), f"{where}.min_th")
+    max_th = _auto(q.get("max_th"), f"{where}.max_th")
+    if min_th is not None and min_th <= 0:
+        raise Ns2ExportError(f"{where}.min_th: must be > 0 packets, got {min_th}")
+    if min_th is not None and max_th is not None and max_th <= min_th:
+        raise Ns2ExportError(f"{where}.max_th: must be > min_th ({min_th}), got {max_th}")
+    ecn_mode = q.get("ecn_mode", "mark_tail")
+    if ecn_mode == "mark_front":
+        raise Ns2ExportError(
+            f"{where}.ecn_mode: \"mark_front\" is not exportable: ns-2 2.35's Queue/RED marks the "
+            "arriving packet (REDQueue::pickPacketForECN returns it); only \"mark_tail\" is in ns-2"
+        )
+    if ecn_mode != "mark_tail":
+        raise Ns2ExportError(f"{where}.ecn_mode: unknown ECN mode {ecn_mode!r} (expected mark_tail)")
+    if kind == "gentle":
+        if q.get("gentle", True) is not True:
+            raise Ns2ExportError(
+                f"{where}.gentle: kind = \"gentle\" is RED with gentle = true; "
+                "use kind = \"red\" for gentle = false"
+            )
+        gentle = True
+    else:
+        gentle = _bool(q, "gentle", True, where)
+    out: Dict[str, Any] = {
+        "kind": kind,
+        "limit": limit,
+        "min_th": min_th,
+        "max_th": max_th,
+        "max_p": max_p,
+        "w_q": w_q,
+        "gentle": gentle,
+        "wait": _bool(q, "wait", True, where),
+        "ecn": _bool(q, "ecn", False, where),
+        "mark_p": mark_p,
+        "bytes": _bool(q, "bytes", True, where),
+        "queue_in_bytes": _bool(q, "queue_in_bytes", True, where),
+        "mean_pktsize": int(mps),
+        "target_delay": parse_time(q.get("target_delay", 0.005), f"{where}.target_delay"),
+        "adaptive": kind == "ared",
+    }
+    if kind == "ared":
+        # The same defaults and ranges as aqmsim's ared (queue_spec.rs).
+        out["interval"] = parse_time(q.get("interval", 0.5), f"{where}.interval")
+        if not out["interval"] > 0:
+            raise Ns2ExportError(f"{where}.interval: must be > 0 s, got {q.get('interval')!r}")
+        out["alpha"] = _number(q, "alpha", 0.01, lambda v: 0 < v < math.inf, "> 0", where)
+        out["beta"] = _number(q, "beta", 0.9, lambda v: 0 < v < 1, "in (0, 1)", where)
+        out["top"] = _number(q, "top", 0.5, lambda v: 0 < v <= 1, "in (0, 1]", where)
+        out["bottom"] = _auto(q.get("bottom"), f"{where}.bottom")
+        if out["bottom"] is not None and not 0 < out["bottom"] <= out["top"]:
+            raise Ns2ExportError(f"{where}.bottom: must be in (0, top = {out['top']}] or \"auto\", "
+                                 f"got {out['bottom']!r}")
+    return out
 
 
 # ---------------------------------------------------------------------------- plan
@@ -344,7 +424,7 @@ class Plan:
 
 _TOP_FIELDS = {"name", "description", "notes", "duration", "seed", "tcp", "dumbbell", "nodes", "links", "flows", "monitor"}
 _GROUP_FIELDS = {"name", "count", "access", "egress", "app", "start", "stop", "tcp", "cbr"}
-_FLOW_FIELDS = {"src", "dst", "count", "app", "start", "stop", "tcp", "cbr"}
+_FLOW_FIELDS = {"label", "src", "dst", "count", "app", "start", "stop", "tcp", "cbr"}
 _ACCESS_FIELDS = {"rate", "delay", "queue", "reverse_queue"}
 
 
@@ -503,7 +583,10 @@ def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
             if fl[end] not in nodes:
                 raise Ns2ExportError(f"{w}.{end}: unknown node {fl[end]!r}")
         for _ in range(_count(fl, w)):
-            flows.append(_traffic(fl, w, top_tcp, duration, seed, len(flows), fl["src"], fl["dst"], w, draws))
+            label = fl.get("label") or w
+            if not isinstance(label, str):
+                raise Ns2ExportError(f"{w}.label: expected a string, got {label!r}")
+            flows.append(_traffic(fl, w, top_tcp, duration, seed, len(flows), fl["src"], fl["dst"], label, draws))
 
     seen = set()
     for lk in links:
@@ -599,11 +682,21 @@ def _comment(s: str) -> str:
     return re.sub(r"[\r\n{}\[\]\"\\$]+", "_", str(s))
 
 
+def ared_bottom(rate_bps: float) -> float:
+    """ns-2's automatic ``bottom_`` (``bottom_ 0``): min(0.01, 80000 / bandwidth), computed
+    the way ``REDQueue::initialize_params`` does it, so the number is the same double."""
+    bottom = 0.01
+    bottom1 = 80000.0 / rate_bps
+    if bottom1 < bottom:
+        bottom = bottom1
+    return bottom
+
+
 def _queue_tcl(lk: LinkPlan) -> List[str]:
     q = lk.queue
     out: List[str] = []
     if q["kind"] == "droptail":
-        out.append("$q set drop_front_ false")
+        out.append(f"$q set drop_front_ {_tcl_bool(q['drop_front'])}")
         out.append("$q set summarystats_ false")
         if q["limit_bytes"] is not None:
             # ns-2 byte mode: drop when bytes waiting + arriving size >= limit_ * mean_pktsize_.
@@ -611,7 +704,8 @@ def _queue_tcl(lk: LinkPlan) -> List[str]:
         else:
             out += ["$q set queue_in_bytes_ false", "$q set mean_pktsize_ 500", f"$q set limit_ {q['limit']}"]
         return out
-    # RED: state every parameter; "auto" -> ns-2's own sentinel, resolved by ns-2 at $ns run.
+    # RED (red, gentle, ared): state every parameter; "auto" -> ns-2's own sentinel,
+    # resolved by ns-2 itself when the link is attached and at $ns run.
     out += [
         f"$q set limit_ {q['limit']}",
         f"$q set thresh_ {_num(q['min_th']) if q['min_th'] is not None else 0}"
@@ -630,7 +724,26 @@ def _queue_tcl(lk: LinkPlan) -> List[str]:
         f"$q set queue_in_bytes_ {_tcl_bool(q['queue_in_bytes'])}",
         f"$q set mean_pktsize_ {q['mean_pktsize']}",
         f"$q set targetdelay_ {_num(q['target_delay'])}",
-        "$q set adaptive_ 0",
+    ]
+    if q["adaptive"]:
+        bottom = q["bottom"] if q["bottom"] is not None else ared_bottom(lk.rate)
+        out += [
+            # ns-2.35's adaptive_ 1 changes max_p only: REDQueue::estimator calls updateMaxP
+            # on an arrival when more than interval_ has passed since max_p last changed.
+            # Neither red.cc nor the Tcl library sets thresholds, q_weight_ or gentle_ for
+            # adaptive_ (initialize_params ignores it): the values above are the scenario's.
+            # The gentle slope keeps v_c, v_d from the initial max_p (computed in reset()).
+            "$q set adaptive_ 1   ;# ns-2.35 adapts max_p only: thresh_, maxthresh_, q_weight_, gentle_ are as above",
+            f"$q set interval_ {_num(q['interval'])}",
+            f"$q set alpha_ {_num(q['alpha'])}",
+            f"$q set beta_ {_num(q['beta'])}",
+            f"$q set top_ {_num(q['top'])}",
+            f"$q set bottom_ {_num(bottom)}"
+            + ("" if q["bottom"] is not None else "   ;# auto: min(0.01, 80000/bandwidth), as ns-2's bottom_ 0"),
+        ]
+    else:
+        out.append("$q set adaptive_ 0")
+    out += [
         "$q set feng_adaptive_ 0",
         "$q set cautious_ 0",
         "$q set drop_tail_ true",
@@ -703,11 +816,10 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
         add(f"set n({i}) [$ns node]   ;# {_comment(n)}")
     add("")
     add("# Links: one simplex link per direction, each with its own queue")
-    qkind = {"droptail": "DropTail", "red": "RED"}
     for lk in plan.links:
         a, b = node_id[lk.src], node_id[lk.dst]
         add(f"# {_comment(lk.name)}: {_num(lk.rate)} bit/s, {_num(lk.delay)} s, {lk.queue['kind']}  ({lk.where})")
-        add(f"$ns simplex-link $n({a}) $n({b}) {_num(lk.rate)} {_num(lk.delay)} {qkind[lk.queue['kind']]}")
+        add(f"$ns simplex-link $n({a}) $n({b}) {_num(lk.rate)} {_num(lk.delay)} {NS2_QUEUE_CLASS[lk.queue['kind']]}")
         add(f"set q [[$ns link $n({a}) $n({b})] queue]")
         add(f"set queue({a}:{b}) $q")
         L.extend(_queue_tcl(lk))
@@ -724,8 +836,8 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
         if samples:
             path = os.path.join(tdir, f"queue_{mi}.txt")
             add(f"set sf({mi}) [open {_brace(path)} w]")
-            red = "ave_" if lk.queue["kind"] == "red" else ""
-            add(f"puts $sf({mi}) {{# t pkts bytes{(' ' + red) if red else ''}}}")
+            red = " ave_ cur_max_p_" if NS2_QUEUE_CLASS[lk.queue["kind"]] == "RED" else ""
+            add(f"puts $sf({mi}) {{# t pkts bytes{red}}}")
     add("")
     add("# Flows (flow id = fid_ = index)")
     for fp in plan.flows:
@@ -767,7 +879,7 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
             add(f"$ns at {_num(fp.stop)} \"$app({i}) stop\"")
     add("")
     if samples and plan.monitored:
-        add(f"# Queue samples every {_num(plan.sample_interval)} s: t, packets and bytes waiting, RED average")
+        add(f"# Queue samples every {_num(plan.sample_interval)} s: t, packets and bytes waiting, RED average and max_p")
         add("set nsample 0")
         add("proc sample {} {")
         add("    global ns qm sf queue nsample")
@@ -775,7 +887,8 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
         for mi, name in enumerate(plan.monitored):
             lk = plan.link(name)
             a, b = node_id[lk.src], node_id[lk.dst]
-            extra = f" [$queue({a}:{b}) set ave_]" if lk.queue["kind"] == "red" else ""
+            extra = (f" [$queue({a}:{b}) set ave_] [$queue({a}:{b}) set cur_max_p_]"
+                     if NS2_QUEUE_CLASS[lk.queue["kind"]] == "RED" else "")
             add(f"    puts $sf({mi}) \"$now [$qm({mi}) set pkts_] [$qm({mi}) set size_]{extra}\"")
         add("    incr nsample")
         add(f"    set next [expr {{$nsample * {_num(plan.sample_interval)}}}]")

@@ -20,12 +20,13 @@ pub struct QueueStats {
     pub marks: u64,
     /// Largest number of packets waiting at any time.
     pub max_len: u32,
-    /// ∫ len(t) dt, in packet·nanoseconds (time-average queue = area / elapsed).
-    pub area_pkt_ns: f64,
+    /// ∫ len(t) dt, in packet·nanoseconds (time-average queue = area / elapsed); exact
+    /// integers.
+    pub area_pkt_ns: u128,
     /// ∫ bytes(t) dt, in byte·nanoseconds.
-    pub area_byte_ns: f64,
+    pub area_byte_ns: u128,
     /// Sum of queueing delays of departed packets, ns.
-    pub qdelay_sum_ns: f64,
+    pub qdelay_sum_ns: u128,
 }
 
 impl QueueStats {
@@ -43,7 +44,8 @@ pub enum Enqueued {
     DroppedHead(Packet, Reason),
 }
 
-/// A drop or mark made as a packet left the queue (mark-front and friends).
+/// A drop or mark the queue made on its own (at dequeue, or for a packet that passed
+/// straight through an idle link), for the caller to log.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct FrontEvent {
     pub flow: u32,
@@ -89,9 +91,9 @@ impl QueueDisc {
 
     #[inline]
     fn integrate(&mut self, now: SimTime) {
-        let dt = now.saturating_since(self.last_change).0 as f64;
-        self.stats.area_pkt_ns += self.buf.len() as f64 * dt;
-        self.stats.area_byte_ns += self.bytes as f64 * dt;
+        let dt = now.saturating_since(self.last_change).0 as u128;
+        self.stats.area_pkt_ns += self.buf.len() as u128 * dt;
+        self.stats.area_byte_ns += self.bytes as u128 * dt;
         self.last_change = now;
     }
 
@@ -172,7 +174,7 @@ impl QueueDisc {
             }
             self.stats.departures += 1;
             self.stats.departure_bytes += pkt.size as u64;
-            self.stats.qdelay_sum_ns += now.saturating_since(pkt.t_enq).0 as f64;
+            self.stats.qdelay_sum_ns += now.saturating_since(pkt.t_enq).0 as u128;
             debug_assert!(self.conserved());
             return Some(pkt);
         }
@@ -181,10 +183,55 @@ impl QueueDisc {
     /// Integrate up to `now` counting the packet just popped as still present.
     #[inline]
     fn integrate_removed(&mut self, now: SimTime) {
-        let dt = now.saturating_since(self.last_change).0 as f64;
-        self.stats.area_pkt_ns += (self.buf.len() + 1) as f64 * dt;
-        self.stats.area_byte_ns += self.bytes as f64 * dt;
+        let dt = now.saturating_since(self.last_change).0 as u128;
+        self.stats.area_pkt_ns += (self.buf.len() + 1) as u128 * dt;
+        self.stats.area_byte_ns += self.bytes as u128 * dt;
         self.last_change = now;
+    }
+
+    /// An arrival at an idle link with an empty queue: the discipline decides as for any
+    /// arrival and sees the packet leave at once, but the packet never touches the buffer
+    /// (the queue length is 0 before and after, so the time integrals do not change).
+    /// Returns the packet to transmit, if any; drops and marks go to `front_events`.
+    #[inline]
+    pub fn pass_through(&mut self, mut pkt: Packet, now: SimTime, rng: &mut Rng) -> Option<Packet> {
+        debug_assert!(self.buf.is_empty());
+        self.stats.arrivals += 1;
+        self.stats.arrival_bytes += pkt.size as u64;
+        let view = QueueView::default();
+        match self.aqm.on_enqueue(&pkt, &view, now, rng) {
+            Verdict::Drop(r) | Verdict::DropHead(r) => {
+                self.stats.drops[r as usize] += 1;
+                self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: false, qlen: 0 });
+                return None;
+            }
+            Verdict::Mark(r) => {
+                pkt.ecn |= ecn::CE;
+                self.stats.marks += 1;
+                self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: true, qlen: 0 });
+            }
+            Verdict::Enqueue => {}
+        }
+        if self.stats.max_len == 0 {
+            self.stats.max_len = 1;
+        }
+        match self.aqm.on_dequeue(&pkt, &view, now) {
+            FrontAction::Pass => {}
+            FrontAction::Mark(r) => {
+                pkt.ecn |= ecn::CE;
+                self.stats.marks += 1;
+                self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: true, qlen: 0 });
+            }
+            FrontAction::Drop(r) => {
+                self.stats.drops[r as usize] += 1;
+                self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: false, qlen: 0 });
+                self.aqm.on_idle(now);
+                return None;
+            }
+        }
+        self.stats.departures += 1;
+        self.stats.departure_bytes += pkt.size as u64;
+        Some(pkt)
     }
 
     /// The link found nothing to send at `t` (it noticed later): the queue is idle since `t`.
@@ -243,7 +290,7 @@ mod tests {
         q.enqueue(p, SimTime(10), &mut rng); // 2 pkts during [10,30)
         q.dequeue(SimTime(30)); // 1 pkt during [30,40)
         q.settle(SimTime(40));
-        assert_eq!(q.stats.area_pkt_ns, 10.0 + 40.0 + 10.0);
-        assert_eq!(q.stats.qdelay_sum_ns, 30.0);
+        assert_eq!(q.stats.area_pkt_ns, 10 + 40 + 10);
+        assert_eq!(q.stats.qdelay_sum_ns, 30);
     }
 }
