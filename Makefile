@@ -13,12 +13,12 @@ PYTHON3 ?= python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
-VENV_STAMP   := $(VENV)/.deps-stamp
+VENV_STAMP   = $(VENV)/.deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 BUILD_STAMP  := $(VENV)/.build-stamp
 
-PY_DEPS := numpy pandas matplotlib typer rich pytest hypothesis
+PY_DEPS := numpy pandas matplotlib typer rich pytest hypothesis duckdb pyarrow dask distributed
 
-.PHONY: help venv build ns2 test pytest cargo-test demo bench clean
+.PHONY: help venv build ns2 ns3 test pytest cargo-test demo bench clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | \
@@ -59,34 +59,18 @@ test: build ns2 ## run every test: cargo test (engine) + pytest (Python, CLI, ns
 demo: build ## run the example RED dumbbell; writes summary, data and queue.png to out/demo
 	$(VENV)/bin/aqmsim run examples/dumbbell-red.toml --out out/demo
 
-# Fallback benchmark while there is no aqmsim.bench module: one 100-flow run, timed.
-define BENCH_PY
-import time, aqmsim
-sc = aqmsim.Scenario.from_toml("examples/dumbbell-red.toml").with_overrides(
-    **{"dumbbell.groups.0.count": 100, "duration": 60, "dumbbell.groups.0.stop": 60,
-       "dumbbell.bottleneck.rate": "15Mb"})
-sc.run(seed=1)  # warm-up
-best = None
-for seed in (1, 2, 3):
-    t0 = time.perf_counter()
-    r = sc.run(seed=seed)
-    wall = time.perf_counter() - t0
-    best = wall if best is None else min(best, wall)
-s = r.summary
-n = s["bottleneck_arrivals"]
-print(f"100 Reno flows, 15 Mb/s RED bottleneck (examples/dumbbell-red.toml scaled), {s['duration']:g} simulated s, {s['events']:,} events, "
-      f"{n:,} packets arrived at the bottleneck")
-print(f"best of 3 runs: {best:.3f} s wall -> {n / best:,.0f} simulated bottleneck packets per wall second "
-      f"({s['events'] / best:,.0f} events/s)")
-endef
-export BENCH_PY
+ns3: ## install ns-3's development files (Debian libns3-dev, g++, pkg-config, GNU time) when missing; used by bench
+	@pkg-config --exists ns3-core 2>/dev/null && command -v g++ >/dev/null && test -x /usr/bin/time || \
+	  ($(SUDO) apt-get update -qq && \
+	   DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libns3-dev g++ pkg-config time)
 
-bench: build ## time a 100-flow dumbbell: simulated bottleneck packets per wall second
-	@if $(PY) -c 'import importlib.util, sys; sys.exit(0 if importlib.util.find_spec("aqmsim.bench") else 1)'; then \
-	  $(PY) -m aqmsim.bench; \
-	else \
-	  $(PY) -c "$$BENCH_PY"; \
-	fi
+# BENCH_ARGS passes options to the benchmark: `make bench BENCH_ARGS="--quick"`, "--write-docs",
+# "--no-ns3", scenario names (`python -m aqmsim.bench --help` lists them all).
+BENCH_ARGS ?=
+
+bench: build ns2 ## speed benchmark: aqmsim vs ns-2 (and ns-3) on benchmarks/scenarios, one table (docs/performance.md)
+	@$(MAKE) --no-print-directory ns3 || echo "bench: ns-3 could not be installed: the table will have no ns-3 rows" >&2
+	$(PY) -m aqmsim.bench $(BENCH_ARGS)
 
 clean: ## remove build products, caches and outputs (keeps .venv)
 	$(CARGO) clean

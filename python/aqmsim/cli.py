@@ -3,6 +3,10 @@
     aqmsim run examples/dumbbell-red.toml [--seed N] [--out DIR] [--format csv|parquet]
                                           [--set duration=5 --set dumbbell.bottleneck.queue.max_p=0.05]
     aqmsim validate examples/dumbbell-red.toml [--json]
+    aqmsim list [DISCIPLINE]
+    aqmsim reproduce PAPER|all [--seeds N] [--out DIR] [--workers W]
+    aqmsim sweep SWEEP.toml [--workers N | --scheduler tcp://HOST:PORT] [--store DIR]
+    aqmsim report SWEEP.toml [--store DIR] [--out DIR]
     aqmsim version
 
 A malformed scenario or a missing file prints one red line and exits with status 2; a
@@ -250,6 +254,193 @@ def validate(
     else:
         typer.echo(f"# {file}: valid; resolved scenario follows")
         typer.echo(dumps_toml(resolved), nl=False)
+
+
+def _disciplines() -> Dict[str, Any]:
+    """The engine's discipline table: {name: {"description", "params"}} (see queue_spec.rs)."""
+    from .scenario import _core
+
+    try:
+        return dict(_core().disciplines())
+    except ImportError as exc:
+        _fail(str(exc), code=1)
+
+
+def discipline_table(name: str, entry: Dict[str, Any]) -> Table:
+    """One discipline's parameters as a rich table: field, default, allowed values."""
+    table = Table(title=Text.assemble((name, "bold cyan"), "  ", entry["description"]),
+                  title_justify="left", show_edge=False, expand=False)
+    table.add_column("parameter", style="bold", no_wrap=True)
+    table.add_column("default", no_wrap=True)
+    table.add_column("allowed values and meaning (ns-2 name)")
+    for field, default, allowed in entry["params"]:
+        table.add_row(field, default, allowed)
+    return table
+
+
+@app.command("list")
+def list_disciplines(
+    name: Optional[str] = typer.Argument(
+        None, metavar="DISCIPLINE", help="one discipline (default: every one)",
+        show_default=False,
+    ),
+) -> None:
+    """List the queue disciplines: description, parameters, defaults, allowed ranges."""
+    table = _disciplines()
+    if name is not None:
+        key = name.strip().lower()
+        if key not in table:
+            _fail(f"unknown discipline {name!r} (expected one of: {', '.join(table)})")
+        table = {key: table[key]}
+    for i, (kind, entry) in enumerate(table.items()):
+        if i:
+            out.print()
+        out.print(discipline_table(kind, entry))
+    if name is None:
+        out.print('\nChoose one with kind = "<name>" in a queue table; '
+                  "docs/aqm/README.md indexes the pages that describe them.")
+
+
+@app.command()
+def reproduce(
+    paper: str = typer.Argument(
+        ..., metavar="PAPER|all", help="a paper (rtred, qrtred, pktsize, gentle, markfront) or all",
+        show_default=False,
+    ),
+    seeds: Optional[int] = typer.Option(
+        None, "--seeds", "-n", min=1, help="run seeds 1..N (default: the paper's default_seeds)"
+    ),
+    out_dir: Path = typer.Option(
+        Path("out/reproduce"), "--out", "-o", help="write the report and figures here"
+    ),
+    workers: Optional[int] = typer.Option(
+        None, "--workers", "-w", min=1, help="runs in parallel (default: one per CPU)"
+    ),
+) -> None:
+    """Reproduce a paper: run it over seeds, compare with its published numbers and
+    claims, write an HTML report (index.html) and a Markdown summary (summary.md)."""
+    from .papers import get, names
+    from .report import Failure, reproduce_papers
+
+    choices = names()
+    key = paper.strip().lower()
+    if key != "all" and key not in choices:
+        _fail(f"unknown paper {paper!r} (expected one of: {', '.join(choices)}, all)")
+    selected: List[Any] = []
+    for name in choices if key == "all" else [key]:
+        try:
+            selected.append(get(name))
+        except Exception as exc:  # noqa: BLE001 - a broken module is reported, others run
+            selected.append(Failure.from_exception(name, "loading", exc))
+    try:
+        done = reproduce_papers(selected, out_dir, seeds=seeds, workers=workers,
+                                console=out, progress_console=err)
+    except OSError as exc:
+        _fail(f"{out_dir}: could not write the report: {exc}", code=1)
+    if done.exit_code:
+        raise typer.Exit(done.exit_code)
+
+
+@app.command("sweep")
+def sweep_cmd(
+    file: Path = typer.Argument(..., help="sweep file (TOML)", show_default=False),
+    workers: Optional[int] = typer.Option(
+        None, "--workers", "-w", min=1, help="local worker processes (default: one per CPU)"
+    ),
+    scheduler: Optional[str] = typer.Option(
+        None, "--scheduler", help="run on the Dask cluster of this scheduler, tcp://HOST:PORT"
+    ),
+    store: Optional[Path] = typer.Option(
+        None, "--store", help="store directory (default: the file's `store`, else out/sweeps/NAME)"
+    ),
+    retry_failed: bool = typer.Option(
+        False, "--retry-failed", help="also rerun runs that failed with invalid parameters"
+    ),
+) -> None:
+    """Run a parameter sweep (grid x seeds) into a store; a rerun does only what is missing."""
+    from .store import StoreError
+    from .sweep import cli_sweep
+
+    if not file.is_file():
+        _fail(f"{file}: no such file")
+    try:
+        code = cli_sweep(file, workers, scheduler, store, retry_failed, out=out, err=err)
+    except ScenarioError as exc:
+        _fail(str(exc))
+    except (StoreError, ConnectionError, ImportError, OSError, RuntimeError) as exc:
+        _fail(str(exc), code=1)
+    except KeyboardInterrupt:
+        _fail("interrupted: finished runs are in the store; the same command finishes the rest",
+              code=130)
+    if code:
+        raise typer.Exit(code)
+
+
+@app.command("report")
+def sweep_report_cmd(
+    file: Path = typer.Argument(..., help="sweep file (TOML)", show_default=False),
+    store: Optional[Path] = typer.Option(None, "--store", help="store directory of the sweep"),
+    out_dir: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="output directory (default: STORE/report)"
+    ),
+) -> None:
+    """Draw a sweep's metrics against its parameters (95 % CI over seeds): PNG + index.html."""
+    from .store import StoreError
+    from .sweep_report import cli_report
+
+    if not file.is_file():
+        _fail(f"{file}: no such file")
+    try:
+        cli_report(file, store, out_dir, out=out)
+    except ScenarioError as exc:
+        _fail(str(exc))
+    except (StoreError, ImportError, OSError) as exc:
+        _fail(str(exc), code=1)
+
+
+@app.command("export-ns2")
+def export_ns2(
+    file: Path = typer.Argument(..., help="scenario file (TOML)"),
+    seed: Optional[int] = typer.Option(None, "--seed", help="seed whose random draws the script pins"),
+    trace_dir: str = typer.Option(".", "--trace-dir", help="where the script writes its outputs"),
+) -> None:
+    """Print the same scenario as an ns-2 Tcl script (DropTail and the RED family ns-2 has)."""
+    from .errors import ScenarioError
+    from .ns2.export import to_tcl
+
+    sc = _load(file)
+    s = seed if seed is not None else int(sc.to_dict().get("seed", 1))
+    try:
+        typer.echo(to_tcl(sc.to_dict(), s, trace_dir), nl=False)
+    except (ScenarioError, ValueError) as exc:
+        _fail(f"{file}: {exc}")
+
+
+@app.command()
+def crosscheck(
+    file: Path = typer.Argument(..., help="scenario file (TOML)"),
+    seeds: int = typer.Option(5, "--seeds", min=1, help="seeds 1..N, both simulators"),
+) -> None:
+    """Run aqmsim and ns-2 on the same scenario over several seeds, side by side."""
+    from .errors import ScenarioError
+    from .ns2.crosscheck import compare
+
+    sc = _load(file)
+    try:
+        df = compare(sc.to_dict(), range(1, seeds + 1))
+    except (ScenarioError, ValueError) as exc:
+        _fail(f"{file}: {exc}")
+    except (RuntimeError, OSError) as exc:
+        _fail(str(exc), code=1)
+    mean = df[df["seed"] == "mean"]
+    t = Table(title=f"{file}: mean over {seeds} seeds")
+    for col in ("metric", "aqmsim", "ns-2", "difference"):
+        t.add_column(col, justify="left" if col == "metric" else "right")
+    for _, row in mean.iterrows():
+        d = row["rel_diff"]
+        t.add_row(str(row["metric"]), f"{row['aqmsim']:.6g}", f"{row['ns2']:.6g}",
+                  "—" if d != d else f"{100 * d:+.1f} %")
+    Console().print(t)
 
 
 @app.command()

@@ -1,0 +1,99 @@
+"""Sweeps on a real Dask ``distributed`` cluster that the test starts on loopback: a
+scheduler and two single-threaded worker processes (each under a nanny that restarts it).
+The same sweep gives the same rows there as on the local pool, and a worker killed
+mid-run costs nothing but time."""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import distributed
+import pandas as pd
+import pytest
+
+from aqmsim import store as store_mod
+from aqmsim.sweep import Sweep, run_sweep
+
+from test_sweep_local import Q, crash_once, write_sweep
+
+
+# the cluster's own chatter while it starts, restarts a killed worker and stops
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+    pytest.mark.filterwarnings("ignore::RuntimeWarning"),
+    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+]
+
+METRICS = ["utilisation", "time_avg_queue_pkts", "loss_ratio", "bottleneck_drops"]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                  host="127.0.0.1", dashboard_address=None) as lc:
+        assert lc.scheduler_address.startswith("tcp://127.0.0.1:")
+        yield lc
+
+
+def _rows(store: Path, name: str) -> pd.DataFrame:
+    df = store_mod.open(store, sweep=name)
+    cols = [c for c in df.columns if c.startswith("dumbbell.")]
+    cols += ["hash", "seed", "status", "error", "attempts"] + METRICS
+    return df[cols].sort_values(["hash", "seed"]).reset_index(drop=True)
+
+
+def test_dask_cluster_gives_the_local_rows(core, cluster, tmp_path: Path):
+    f = write_sweep(tmp_path / "d.toml",
+                    f'[[vary]]\n"{Q}max_p" = [0.05, 0.2]\n'
+                    f'[[vary]]\nmode = "zip"\n"{Q}min_th" = [5, 10]\n"{Q}max_th" = [15, 8]\n',
+                    name="d", seeds=3, series='["queue"]')
+    sw = Sweep.from_toml(f)
+    on_dask = run_sweep(sw, tmp_path / "dask", scheduler=cluster.scheduler_address)
+    assert on_dask.pool.startswith("Dask cluster tcp://127.0.0.1:")
+    local = run_sweep(sw, tmp_path / "local", workers=2)
+    # the (10, 8) threshold pair is invalid: failed in both, with the same message
+    assert (on_dask.ok, on_dask.failed) == (local.ok, local.failed) == (6, 6)
+    a, b = _rows(tmp_path / "dask", "d"), _rows(tmp_path / "local", "d")
+    pd.testing.assert_frame_equal(a, b)
+    assert set(a.loc[a["status"] == "failed", "error"]) == {
+        f"{Q}max_th: must be > min_th (10), got 8"}
+    # the runs really ran on the cluster's workers, and their time series match too
+    da = store_mod.open(tmp_path / "dask", sweep="d")
+    with distributed.Client(cluster, set_as_default=False) as client:
+        cluster_pids = {str(p) for p in client.run(os.getpid).values()}
+    assert len(cluster_pids) == 2
+    assert {w.split(":")[1] for w in da["worker"]} <= cluster_pids
+    ok = da[da["status"] == "ok"]
+    for h, seed in zip(ok["hash"], ok["seed"]):
+        with store_mod.Store(tmp_path / "dask", read_only=True) as s1, \
+                store_mod.Store(tmp_path / "local", read_only=True) as s2:
+            pd.testing.assert_frame_equal(s1.series(h, seed, "queue"),
+                                          s2.series(h, seed, "queue"))
+
+
+def test_dask_worker_killed_mid_run(core, cluster, tmp_path: Path):
+    """A task kills its Dask worker process (SIGKILL) the first time: the scheduler sees
+    the worker die and runs the task on the other worker (the nanny restarts the dead one);
+    the sweep finishes with every run ok and equal to an undisturbed run."""
+    f = write_sweep(tmp_path / "k.toml", f'[[vary]]\n"{Q}max_p" = [0.05, 0.1, 0.2]\n',
+                    name="k", seeds=2)
+    sw = Sweep.from_toml(f)
+    marker = tmp_path / "crashed"
+    res = run_sweep(sw, tmp_path / "dask", scheduler=cluster.scheduler_address,
+                    run_fn=functools.partial(crash_once, str(marker)))
+    assert marker.exists(), "the hook never fired"
+    assert (res.ok, res.failed) == (6, 0)
+    ref = run_sweep(sw, tmp_path / "local", workers=1)
+    assert ref.failed == 0
+    a = _rows(tmp_path / "dask", "k").drop(columns="attempts")
+    b = _rows(tmp_path / "local", "k").drop(columns="attempts")
+    pd.testing.assert_frame_equal(a, b)
+    pid, crashed = marker.read_text().split()
+    df = store_mod.open(tmp_path / "dask", sweep="k")
+    row = df[(df["hash"] == crashed) & (df["seed"] == 2)]
+    assert len(row) == 1 and row["status"].iloc[0] == "ok"
+    assert row["worker"].iloc[0].split(":")[1] != pid   # finished by another process
