@@ -124,7 +124,7 @@ def test_short_labels():
 
 
 def test_example_sweep_parses():
-    sw = Sweep.from_toml(EXAMPLES / "sweep-red.toml")
+    sw = Sweep.from_toml(EXAMPLES / "sweeps" / "red.toml")
     assert len(sw.points()) == 3 * 4 * 2 and sw.seeds == [1, 2, 3, 4, 5]
 
 

@@ -36,7 +36,7 @@ deterministic: a run gives the same result on any worker.
 From Python::
 
     from aqmsim.sweep import Sweep, run_sweep
-    result = run_sweep(Sweep.from_toml("examples/sweep-red.toml"), workers=2)
+    result = run_sweep(Sweep.from_toml("examples/sweeps/red.toml"), workers=2)
     df = aqmsim.store.open(result.store, sweep=result.name)
 
 Other runners (the paper reproductions) can hand over their own tasks — tuples
