@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Build benchmarks/ns3/dumbbell.cc against Debian's libns3-dev (`make ns3` installs it).
+# Prints the path of the binary: target/ns3-bench/dumbbell-<ns-3 version>. The binary is
+# rebuilt only when it is missing or older than the source (or this script).
+# Environment: CXX (default g++), CXXFLAGS (default -O2), TARGET_DIR (default <repo>/target).
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+src="$here/dumbbell.cc"
+mods="ns3-core ns3-network ns3-internet ns3-point-to-point ns3-point-to-point-layout ns3-applications ns3-traffic-control ns3-nix-vector-routing"
+if ! pkg-config --exists $mods 2>/dev/null; then
+  echo "build.sh: ns-3 development files not found (pkg-config $mods); run \`make ns3\` (Debian: apt-get install libns3-dev)" >&2
+  exit 3
+fi
+ver="$(pkg-config --modversion ns3-core)"
+out_dir="${TARGET_DIR:-$root/target}/ns3-bench"
+bin="$out_dir/dumbbell-$ver"
+if [[ -x "$bin" && "$bin" -nt "$src" && "$bin" -nt "${BASH_SOURCE[0]}" ]]; then
+  echo "$bin"
+  exit 0
+fi
+mkdir -p "$out_dir"
+# Debian's ns3-*.pc files carry a stray "-I/usr\;" token: drop anything with a ';' or '\'.
+cflags=()
+for f in $(pkg-config --cflags $mods); do [[ "$f" == *";"* || "$f" == *\\* ]] || cflags+=("$f"); done
+# They also name /usr/lib/.../libgsl.so, which exists only with libgsl-dev: the ns-3
+# libraries link GSL themselves, so a library path that does not exist is dropped.
+libs=()
+for f in $(pkg-config --libs $mods); do
+  [[ "$f" == *";"* || "$f" == *\\* ]] && continue
+  [[ "$f" == /* && ! -e "$f" ]] && continue
+  libs+=("$f")
+done
+${CXX:-g++} ${CXXFLAGS:--O2} -std=c++17 -o "$bin.tmp" "$src" "${cflags[@]}" "${libs[@]}" >&2
+mv "$bin.tmp" "$bin"
+echo "$bin"
