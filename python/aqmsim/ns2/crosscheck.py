@@ -164,6 +164,12 @@ def _result(plan: Plan, raw: Dict[str, Any]) -> Dict[str, Any]:
     for mi, name in enumerate(plan.monitored):
         p = f"queue.{mi}."
         rate = float(raw[p + "rate"])
+        # ns-2's QueueMonitor keeps byte counts in a 32-bit int, which wraps past 2 GiB
+        # (1 Gb/s for 18 s). A link sends at most rate·D/8 bytes: the true count is the
+        # largest value ≡ the printed one (mod 2^32) not above that.
+        cap = rate * D / 8.0
+        low = int(raw[p + "bdepartures_"]) % 2**32
+        dep_bytes = low + 2**32 * max(0, math.floor((cap - low) / 2**32))
         q = {
             "link": name,
             "rate_bps": rate,
@@ -173,12 +179,12 @@ def _result(plan: Plan, raw: Dict[str, Any]) -> Dict[str, Any]:
             "marks": raw[p + "pmarks_"],
             "queued_end": raw[p + "pkts_"],
             "arrival_bytes": raw[p + "barrivals_"],
-            "departure_bytes": raw[p + "bdepartures_"],
+            "departure_bytes": dep_bytes,
             "drop_bytes": raw[p + "bdrops_"],
             "queued_end_bytes": raw[p + "size_"],
             "time_avg_queue_pkts": float(raw[p + "pkts_integral"]) / D,
             "time_avg_queue_bytes": float(raw[p + "bytes_integral"]) / D,
-            "utilisation": float(raw[p + "bdepartures_"]) * 8.0 / (rate * D),
+            "utilisation": dep_bytes * 8.0 / (rate * D),
         }
         queues[name] = q
     res["queues"] = queues
