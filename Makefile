@@ -18,7 +18,7 @@ BUILD_STAMP  := $(VENV)/.build-stamp
 
 PY_DEPS := numpy pandas matplotlib typer rich pytest hypothesis duckdb pyarrow dask distributed
 
-.PHONY: help venv build ns2 ns3 test pytest cargo-test demo bench clean
+.PHONY: help venv build ns2 ns3 chromium test pytest cargo-test demo bench clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | \
@@ -46,18 +46,23 @@ ns2: ## install ns-2 (Debian package ns2) when `ns` is not on PATH
 	@command -v ns >/dev/null || ($(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq ns2)
 
+# The report tests (tests/test_report.py) render the HTML report in headless Chromium.
+chromium: ## install Chromium (Debian package chromium) when `chromium` is not on PATH
+	@command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium)
+
 cargo-test: ## run the Rust engine's tests
 	$(CARGO) test --release -p aqmsim-core
 
 pytest: build ## run the Python test suite only
 	$(PY) -m pytest -q
 
-test: build ns2 ## run every test: cargo test (engine) + pytest (Python, CLI, ns-2 cross-checks)
+test: build ns2 chromium ## run every test: cargo test (engine) + pytest (Python, CLI, ns-2 cross-checks, report in Chromium)
 	$(CARGO) test --release -p aqmsim-core
 	$(PY) -m pytest -q
 
-demo: build ## run the example RED dumbbell; writes summary, data and queue.png to out/demo
-	$(VENV)/bin/aqmsim run examples/dumbbell-red.toml --out out/demo
+demo: build ## reproduce the RTRED paper: prints its numbers beside the published ones; HTML report in out/reproduce
+	$(VENV)/bin/aqmsim reproduce rtred
 
 ns3: ## install ns-3's development files (Debian libns3-dev, g++, pkg-config, GNU time) when missing; used by bench
 	@pkg-config --exists ns3-core 2>/dev/null && command -v g++ >/dev/null && test -x /usr/bin/time || \

@@ -1,0 +1,93 @@
+"""``summary.md``: the reproduction in Markdown, for pasting into a paper or an issue.
+
+Per paper: the two counts, a compact table of every number that has a published value
+(ours ± 95 % CI, published, difference; more than 10 % off in bold) and the claims.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import List, Optional, Sequence
+
+from ..papers.base import Report
+from . import _format as F
+from .outcome import Failure, Outcome, citation_of, name_of, title_of
+
+__all__ = ["summary_markdown"]
+
+
+def _md(x: object) -> str:
+    """A Markdown table cell: one line, pipes escaped."""
+    return " ".join(str(x).split()).replace("|", "\\|")
+
+
+def _counts(o: Report) -> str:
+    k, n = o.published_count()
+    c, m = o.claims_count()
+    pub = f"**{k} of {n}** published numbers within 10 %" if n else "no published numbers"
+    cl = f"**{c} of {m}** claims hold" if m else "no claims checked"
+    return f"{pub}; {cl}"
+
+
+def _paper(o: Outcome, page: str) -> List[str]:
+    name = name_of(o)
+    lines = [f"## {_md(title_of(o))} (`{name}`)", ""]
+    cite = citation_of(o)
+    if cite:
+        lines += [f"*{' '.join(cite.split())}*", ""]
+    if isinstance(o, Failure):
+        lines += [f"**Failed while {o.stage}:** `{_md(o.error)}` — see [{page}]({page}).", ""]
+        return lines
+    lines += [f"Seeds {F.seeds_text(o.seeds)}, wall time {F.duration(o.wall_seconds)}. "
+              f"{_counts(o)}. Full page: [{page}]({page}).", ""]
+    rows = F.compared(o)
+    if rows:
+        lines += ["| table | row | column | ours (± 95 % CI) | published | diff |",
+                  "|---|---|---|--:|--:|--:|"]
+        for r in rows:
+            d = F.diff(r.cell)
+            if r.cell.within10 is False:
+                d = f"**{d}**"
+            lines.append(f"| {_md(r.table)} | {_md(r.row)} | {_md(r.column)} | "
+                         f"{_md(F.ours(r.cell))} | {_md(F.published(r.cell))} | {_md(d)} |")
+        lines.append("")
+    others = sum(1 for _ in F.cells_of(o, only_published=False)) - len(rows)
+    if others:
+        lines += [f"{others} further number{'s' if others != 1 else ''} without a "
+                  "published value: see the HTML page.", ""]
+    if o.claims:
+        lines.append("Claims:")
+        lines.append("")
+        for c in o.claims:
+            mark = "✓" if c.holds else "✗"
+            ev = " ".join(str(c.evidence).split())
+            lines.append(f"- {mark} {' '.join(str(c.text).split())}" + (f" — {ev}" if ev else ""))
+        lines.append("")
+    return lines
+
+
+def summary_markdown(outcomes: Sequence[Outcome], pages: dict, version: str = "",
+                     generated: Optional[datetime] = None) -> str:
+    generated = generated or datetime.now()
+    lines = ["# aqmsim — reproduced papers", "",
+             f"Generated {generated.strftime('%Y-%m-%d %H:%M')}"
+             + (f" with aqmsim {version}" if version else "")
+             + ". Numbers are our mean over the seeds ± the half-width of its 95 % confidence "
+             "interval; diff = (ours − published) / |published|; **bold** = more than 10 % off.",
+             "",
+             "| paper | seeds | wall time | published numbers within 10 % | claims hold |",
+             "|---|---|---|---|---|"]
+    for o in outcomes:
+        name = name_of(o)
+        if isinstance(o, Failure):
+            lines.append(f"| `{name}` {_md(title_of(o))} | {F.seeds_text(o.seeds)} | "
+                         f"{F.duration(o.wall_seconds)} | failed while {o.stage} | — |")
+            continue
+        k, n = o.published_count()
+        c, m = o.claims_count()
+        lines.append(f"| `{name}` {_md(title_of(o))} | {F.seeds_text(o.seeds)} | "
+                     f"{F.duration(o.wall_seconds)} | {k} of {n} | {c} of {m} |")
+    lines.append("")
+    for o in outcomes:
+        lines += _paper(o, pages[name_of(o)])
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,203 @@
+"""The core of ``aqmsim reproduce``: for each paper run its experiments over seeds (with a
+progress bar), analyse the runs into ``out/<name>/``, write the report, print the headline
+numbers; a paper that fails is recorded and the others still run.
+
+It takes :class:`~aqmsim.papers.base.Paper` objects (not names), so tests and notebooks can
+hand it papers of their own.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Union
+
+from rich.console import Console
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
+                           TextColumn, TimeElapsedColumn, TimeRemainingColumn)
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from ..papers.base import Paper, Report
+from . import _format as F
+from . import page_dir, write
+from .outcome import Failure, Outcome, name_of, title_of
+
+__all__ = ["reproduce_papers", "run_and_analyse", "headline_tables", "print_outcome",
+           "Reproduced", "HEADLINE_ROWS"]
+
+#: At most this many compared numbers per paper in the terminal table (all are in the report).
+HEADLINE_ROWS = 40
+
+
+@dataclass
+class Reproduced:
+    """What :func:`reproduce_papers` did."""
+
+    outcomes: List[Outcome] = field(default_factory=list)
+    paths: Dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failures(self) -> List[Failure]:
+        return [o for o in self.outcomes if isinstance(o, Failure)]
+
+    @property
+    def exit_code(self) -> int:
+        """0 when every paper was reproduced, 1 when one failed."""
+        return 1 if self.failures else 0
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("runs · {task.fields[left]} left ·"),
+        TimeElapsedColumn(),
+        TextColumn("· ETA"),
+        TimeRemainingColumn(),
+        console=console,
+    )
+
+
+def _close_figures() -> None:
+    import sys
+
+    if "matplotlib.pyplot" in sys.modules:
+        import matplotlib.pyplot as plt
+
+        plt.close("all")
+
+
+def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
+                    workers: Optional[int] = None,
+                    progress_console: Optional[Console] = None) -> Outcome:
+    """One paper: its runs over seeds 1..N, then ``paper.analyse(runs, out/<name>)``.
+    Returns the Report (seeds and wall time filled in) or a Failure — never raises for an
+    error of the paper (KeyboardInterrupt still stops everything)."""
+    from ..papers.runner import run_paper
+
+    name = str(paper.name)
+    n = int(seeds or getattr(paper, "default_seeds", 0) or 1)
+    seed_list = list(range(1, n + 1))
+    t0 = time.perf_counter()
+    try:
+        with _progress(progress_console or Console(stderr=True)) as prog:
+            task = prog.add_task(name, total=None, left="?")
+
+            def tick(done: int, total: int) -> None:
+                prog.update(task, completed=done, total=total, left=total - done)
+
+            runs = run_paper(paper, seed_list, workers=workers, progress=tick)
+    except Exception as exc:  # noqa: BLE001 - reported, the other papers go on
+        return Failure.from_exception(name, "running", exc, paper, seed_list,
+                                      time.perf_counter() - t0)
+    paper_out = out / page_dir(name)
+    try:
+        paper_out.mkdir(parents=True, exist_ok=True)
+        report = paper.analyse(runs, paper_out)
+        if not isinstance(report, Report):
+            raise TypeError(f"{type(paper).__name__}.analyse returned "
+                            f"{type(report).__name__}, not a Report")
+    except Exception as exc:  # noqa: BLE001
+        return Failure.from_exception(name, "analysis", exc, paper, seed_list,
+                                      time.perf_counter() - t0)
+    finally:
+        _close_figures()
+    if not report.seeds:
+        report.seeds = seed_list
+    # the wall-clock time of the whole reproduction (runs + analysis), as the command saw it
+    report.wall_seconds = time.perf_counter() - t0
+    return report
+
+
+def headline_tables(report: Report, limit: int = HEADLINE_ROWS) -> List[RichTable]:
+    """The compared numbers as rich tables, one per table of the paper (titled with it),
+    at most ``limit`` rows in all; empty when the paper published no numbers."""
+    rows = F.compared(report)
+    tables: List[RichTable] = []
+    current: Optional[str] = None
+    for r in rows[:limit]:
+        if r.table != current:
+            current = r.table
+            t = RichTable(title=r.table, title_justify="left", title_style="bold",
+                          show_edge=False)
+            for col, just in (("row", "left"), ("column", "left"),
+                              ("ours ± 95 % CI", "right"), ("published", "right"),
+                              ("diff", "right")):
+                t.add_column(col, justify=just)  # type: ignore[arg-type]
+            tables.append(t)
+        style = "green" if r.cell.within10 else "bold red"
+        tables[-1].add_row(r.row, r.column, F.ours(r.cell), F.published(r.cell),
+                           Text(F.diff(r.cell), style=style))
+    if len(rows) > limit:
+        tables[-1].caption = f"… and {len(rows) - limit} more in the report"
+        tables[-1].caption_justify = "left"
+    return tables
+
+
+def print_outcome(o: Outcome, console: Console) -> None:
+    """Per paper: the headline numbers beside the published ones, and the counts."""
+    if isinstance(o, Failure):
+        console.print(Text.assemble(("✗ ", "bold red"), (o.name, "bold"),
+                                    (f" failed while {o.stage}: {o.error}", "red")))
+        return
+    tables = headline_tables(o)
+    console.print(Text.assemble((f"{o.paper.name} — {title_of(o)}", "bold cyan"),
+                                "" if tables else ": no published numbers to compare"))
+    for t in tables:
+        console.print(t)
+    k, n = o.published_count()
+    c, m = o.claims_count()
+    console.print(Text.assemble(
+        (f"{k} of {n}", "bold green" if n and k == n else "bold"),
+        " published numbers within 10 % · ",
+        (f"{c} of {m}", "bold green" if m and c == m else "bold"),
+        f" claims hold · seeds {F.seeds_text(o.seeds)} · {F.duration(o.wall_seconds)}"))
+    for cl in o.claims:
+        console.print(Text.assemble(("  ✓ " if cl.holds else "  ✗ ",
+                                     "green" if cl.holds else "red"), cl.text))
+
+
+def reproduce_papers(papers: Sequence[Union[Paper, Failure]], out: Union[str, Path],
+                     seeds: Optional[int] = None, workers: Optional[int] = None,
+                     console: Optional[Console] = None,
+                     progress_console: Optional[Console] = None) -> Reproduced:
+    """Reproduce ``papers`` one after the other into ``out`` and write the report there.
+
+    ``papers`` may hold :class:`Failure` entries (a paper whose module could not even be
+    loaded): they appear in the report as failed. ``seeds`` is N for seeds 1..N (default:
+    each paper's ``default_seeds``). The report is rewritten after every paper, so an
+    interrupted ``all`` still leaves the finished papers readable.
+    """
+    out = Path(out)
+    console = console or Console()
+    progress_console = progress_console or Console(stderr=True)
+    done = Reproduced()
+    for p in papers:
+        o = p if isinstance(p, Failure) else run_and_analyse(p, out, seeds, workers,
+                                                             progress_console)
+        done.outcomes.append(o)
+        try:
+            done.paths = write(done.outcomes, out)
+        except Exception as exc:  # noqa: BLE001 - e.g. a Report the writer cannot show
+            done.outcomes[-1] = Failure.from_exception(
+                name_of(o), "writing the report", exc, getattr(o, "paper", None),
+                list(getattr(o, "seeds", []) or []), float(getattr(o, "wall_seconds", 0.0)))
+            done.paths = write(done.outcomes, out)
+        print_outcome(done.outcomes[-1], console)
+        for name, path in done.paths.get("missing_figures", []):
+            if name == name_of(o):
+                console.print(Text(f"warning: {name}: figure {path} was not written under "
+                                   f"{out / page_dir(name)}", style="yellow"))
+        console.print()
+    if not done.paths:
+        done.paths = write(done.outcomes, out)
+    for f in done.failures:
+        console.print(Text(f"{f.name}: the error and its traceback are on "
+                           f"{done.paths['pages'][f.name]}", style="red"))
+    console.print(Text.assemble(("report:  ", "bold"), str(done.paths["index"])))
+    console.print(Text.assemble(("summary: ", "bold"), str(done.paths["summary"])))
+    return done
