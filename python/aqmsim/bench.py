@@ -41,6 +41,7 @@ gives ns-3 a small budget.
 
 from __future__ import annotations
 
+import abc
 import argparse
 import datetime as _dt
 import inspect
@@ -319,14 +320,15 @@ def _flat_error(text: str, n: int = 6) -> str:
     return " | ".join(lines[-n:])
 
 
-class Simulator:
+class Simulator(abc.ABC):
     name: str = ""
 
     def available(self) -> Tuple[bool, str]:
         return True, ""
 
+    @abc.abstractmethod
     def prepare(self, sc: Dict[str, Any], seed: int, workdir: Path) -> Callable[[float], Outcome]:
-        raise NotImplementedError
+        """Set up one run; the returned callable runs it (with a time budget) and measures it."""
 
 
 class Aqmsim(Simulator):
