@@ -12,7 +12,7 @@
 //! using the initial max_p (ns-2 computes `v_c`, `v_d` once).
 
 use super::red::Red;
-use super::{Aqm, AqmState, FrontAction, QueueView, Verdict};
+use super::{Aqm, QueueView, Verdict};
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::time::SimTime;
@@ -70,15 +70,7 @@ impl Aqm for Ared {
         let k = self.red.knobs();
         self.red.decide(pkt, qlen, k, rng)
     }
-    fn on_idle(&mut self, now: SimTime) {
-        self.red.on_idle(now)
-    }
-    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) -> FrontAction {
-        self.red.on_dequeue(pkt, q, now)
-    }
-    fn state(&self) -> AqmState {
-        self.red.state()
-    }
+    super::red::delegate_to_red!();
 }
 
 #[cfg(test)]

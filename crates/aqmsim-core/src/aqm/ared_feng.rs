@@ -8,7 +8,7 @@
 //! defaults (alpha 2, beta 3). max_p is kept in [1e-4, 1] so it can recover.
 
 use super::red::Red;
-use super::{Aqm, AqmState, FrontAction, QueueView, Verdict};
+use super::{Aqm, QueueView, Verdict};
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::time::SimTime;
@@ -60,15 +60,7 @@ impl Aqm for AredFeng {
         let k = self.red.knobs();
         self.red.decide(pkt, qlen, k, rng)
     }
-    fn on_idle(&mut self, now: SimTime) {
-        self.red.on_idle(now)
-    }
-    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) -> FrontAction {
-        self.red.on_dequeue(pkt, q, now)
-    }
-    fn state(&self) -> AqmState {
-        self.red.state()
-    }
+    super::red::delegate_to_red!();
 }
 
 #[cfg(test)]

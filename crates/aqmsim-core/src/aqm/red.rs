@@ -117,6 +117,23 @@ impl Red {
     }
 }
 
+/// The hooks a RED variant that wraps a [`Red`] in a field `red` leaves to it: idle
+/// detection, dequeue (mark-front), and the monitors' view.
+macro_rules! delegate_to_red {
+    () => {
+        fn on_idle(&mut self, now: SimTime) {
+            self.red.on_idle(now)
+        }
+        fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) -> super::FrontAction {
+            self.red.on_dequeue(pkt, q, now)
+        }
+        fn state(&self) -> super::AqmState {
+            self.red.state()
+        }
+    };
+}
+pub(crate) use delegate_to_red;
+
 /// How packet size weights the drop decision (paper 002, Tables I–II). `Ns2Bytes` is
 /// ns-2's `bytes_` (scale after the count correction, count in mean-size packets).
 #[derive(Copy, Clone, Debug, PartialEq)]
