@@ -406,8 +406,8 @@ class QrtredPaper(Paper):
             ax1.plot(grid, cums.mean(axis=0), color=COLOURS[k], label=label)
             ax1.fill_between(grid, cums.min(axis=0), cums.max(axis=0), color=COLOURS[k],
                              alpha=0.15, lw=0)
-            ax2.step(edges[:-1], np.mean(per_s, axis=0), where="post", color=COLOURS[k],
-                     label=label)
+            ax2.stairs(np.mean(per_s, axis=0), edges, baseline=None, color=COLOURS[k],
+                       label=label)
         self._periods(ax1)
         self._periods(ax2, label=False)
         ax1.set_ylabel("cumulative dropped packets")
@@ -433,8 +433,9 @@ class QrtredPaper(Paper):
                 sec = np.floor(lk["t"].to_numpy() + EPS)
                 series.append(pd.Series(lk["utilisation"].to_numpy()).groupby(sec).mean())
             m = pd.concat(series, axis=1).mean(axis=1)
-            ax.step(m.index.to_numpy(), m.to_numpy() * 100, where="post", color=COLOURS[k],
-                    label=DISCIPLINES[k][1])
+            starts = m.index.to_numpy(dtype=float)
+            ax.stairs(m.to_numpy() * 100, np.append(starts, starts[-1] + 1.0),
+                      baseline=None, color=COLOURS[k], label=DISCIPLINES[k][1])
         self._periods(ax)
         ax.set_xlim(0, 100)
         ax.set_ylim(None, 101)
