@@ -69,6 +69,19 @@ INT_SUMMARY_KEYS = frozenset({
 })
 
 
+def _column(v: Any) -> Any:
+    """One column as the engine hands it over: a list, ``(dtype, bytes)`` (a numeric
+    buffer) or ``("category", codes as little-endian u32 bytes, names)``."""
+    if isinstance(v, tuple):
+        if len(v) == 3 and v[0] == "category":
+            codes = np.frombuffer(v[1], dtype="<u4").astype(np.int32)
+            return pd.Categorical.from_codes(codes, categories=list(v[2])) if len(v[2]) else \
+                pd.Categorical([])
+        if len(v) == 2 and isinstance(v[1], (bytes, bytearray)):
+            return np.frombuffer(v[1], dtype=v[0])
+    return v
+
+
 def _frame(name: str, columns: Any) -> pd.DataFrame:
     """Build one table from a dict of equal-length columns, with the schema's dtypes."""
     schema = SCHEMAS.get(name, {})
@@ -77,11 +90,11 @@ def _frame(name: str, columns: Any) -> pd.DataFrame:
     if isinstance(columns, pd.DataFrame):
         df = columns.copy()
     else:
-        cols = dict(columns)
+        cols = {k: _column(v) for k, v in dict(columns).items()}
         lengths = {k: len(v) for k, v in cols.items()}
         if len(set(lengths.values())) > 1:
             raise ValueError(f"results table {name!r}: columns of unequal length {lengths}")
-        df = pd.DataFrame({k: np.asarray(v) if not isinstance(v, np.ndarray) else v
+        df = pd.DataFrame({k: v if isinstance(v, (np.ndarray, pd.Categorical)) else np.asarray(v)
                            for k, v in cols.items()})
         if not cols:
             df = pd.DataFrame({k: pd.Series([], dtype=dt) for k, dt in schema.items()})

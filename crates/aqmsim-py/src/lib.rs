@@ -10,7 +10,7 @@ use aqmsim_core::scenario::queue_spec::{params_of, DISCIPLINES};
 use aqmsim_core::sim::RunResults;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
@@ -42,6 +42,25 @@ fn to_pyerr(f: Failure, seed: Option<u64>) -> PyErr {
     }
 }
 
+/// A numeric column as `(dtype, bytes)`: Python views it with `numpy.frombuffer` (one
+/// buffer per column instead of one Python object per value).
+fn col<'py, T: Copy>(py: Python<'py>, dtype: &str, v: &[T]) -> PyResult<Bound<'py, PyTuple>> {
+    // SAFETY: T is a plain numeric type (u32, u64, f64, u8); its bytes are its value in the
+    // machine's (little-endian) order, which `dtype` names.
+    let bytes = unsafe { std::slice::from_raw_parts(v.as_ptr() as *const u8, std::mem::size_of_val(v)) };
+    PyTuple::new(py, [dtype.into_pyobject(py)?.into_any(), PyBytes::new(py, bytes).into_any()])
+}
+
+/// A column of repeated names as `("category", codes as u32 bytes, names)`.
+fn cat<'py>(py: Python<'py>, codes: &[u32], names: &[&str]) -> PyResult<Bound<'py, PyTuple>> {
+    let bytes = unsafe { std::slice::from_raw_parts(codes.as_ptr() as *const u8, std::mem::size_of_val(codes)) };
+    PyTuple::new(py, [
+        "category".into_pyobject(py)?.into_any(),
+        PyBytes::new(py, bytes).into_any(),
+        PyList::new(py, names)?.into_any(),
+    ])
+}
+
 fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     let s = PyDict::new(py);
@@ -50,35 +69,32 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
     }
     s.set_item("wall_seconds", wall)?;
     d.set_item("summary", s)?;
-    let names = &r.link_names;
-    let link_names = |ids: &[u32]| -> Vec<&str> { ids.iter().map(|&i| names[i as usize].as_str()).collect() };
 
+    let names: Vec<&str> = r.link_names.iter().map(|s| s.as_str()).collect();
     let q = PyDict::new(py);
-    q.set_item("t", PyList::new(py, &r.queue.t)?)?;
-    q.set_item("link", PyList::new(py, link_names(&r.queue.link))?)?;
-    q.set_item("len_pkts", PyList::new(py, &r.queue.len_pkts)?)?;
-    q.set_item("len_bytes", PyList::new(py, &r.queue.len_bytes)?)?;
-    q.set_item("avg", PyList::new(py, &r.queue.avg)?)?;
-    q.set_item("p", PyList::new(py, &r.queue.p)?)?;
-    q.set_item("max_p", PyList::new(py, &r.queue.max_p)?)?;
-    q.set_item("min_th", PyList::new(py, &r.queue.min_th)?)?;
-    q.set_item("max_th", PyList::new(py, &r.queue.max_th)?)?;
+    q.set_item("t", col(py, "<f8", &r.queue.t)?)?;
+    q.set_item("link", cat(py, &r.queue.link, &names)?)?;
+    q.set_item("len_pkts", col(py, "<u4", &r.queue.len_pkts)?)?;
+    q.set_item("len_bytes", col(py, "<u8", &r.queue.len_bytes)?)?;
+    q.set_item("avg", col(py, "<f8", &r.queue.avg)?)?;
+    q.set_item("p", col(py, "<f8", &r.queue.p)?)?;
+    q.set_item("max_p", col(py, "<f8", &r.queue.max_p)?)?;
+    q.set_item("min_th", col(py, "<f8", &r.queue.min_th)?)?;
+    q.set_item("max_th", col(py, "<f8", &r.queue.max_th)?)?;
     d.set_item("queue", q)?;
 
     let dr = PyDict::new(py);
-    dr.set_item("t", PyList::new(py, &r.drops.t)?)?;
-    dr.set_item("link", PyList::new(py, link_names(&r.drops.link))?)?;
-    dr.set_item("flow", PyList::new(py, &r.drops.flow)?)?;
-    let reasons: Vec<&str> = r
-        .drops
-        .reason
-        .iter()
-        .map(|&x| if x == aqmsim_core::sim::LOSS { "loss" } else { Reason::ALL.get(x as usize).map_or("?", |r| r.name()) })
+    dr.set_item("t", col(py, "<f8", &r.drops.t)?)?;
+    dr.set_item("link", cat(py, &r.drops.link, &names)?)?;
+    dr.set_item("flow", col(py, "<u4", &r.drops.flow)?)?;
+    let reasons: Vec<u32> = r.drops.reason.iter().map(|&x| x as u32).collect();
+    let reason_names: Vec<&str> = (0..4u8)
+        .map(|x| if x == aqmsim_core::sim::LOSS { "loss" } else { Reason::ALL.get(x as usize).map_or("?", |r| r.name()) })
         .collect();
-    dr.set_item("reason", PyList::new(py, reasons)?)?;
-    let actions: Vec<&str> = r.drops.action.iter().map(|&a| if a == 0 { "drop" } else { "mark" }).collect();
-    dr.set_item("action", PyList::new(py, actions)?)?;
-    dr.set_item("qlen_pkts", PyList::new(py, &r.drops.qlen)?)?;
+    dr.set_item("reason", cat(py, &reasons, &reason_names)?)?;
+    let actions: Vec<u32> = r.drops.action.iter().map(|&a| a as u32).collect();
+    dr.set_item("action", cat(py, &actions, &["drop", "mark"])?)?;
+    dr.set_item("qlen_pkts", col(py, "<u4", &r.drops.qlen)?)?;
     d.set_item("drops", dr)?;
 
     let f = PyDict::new(py);
@@ -105,9 +121,9 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
     d.set_item("flows", f)?;
 
     let l = PyDict::new(py);
-    l.set_item("t", PyList::new(py, &r.links.t)?)?;
-    l.set_item("link", PyList::new(py, link_names(&r.links.link))?)?;
-    l.set_item("utilisation", PyList::new(py, &r.links.utilisation)?)?;
+    l.set_item("t", col(py, "<f8", &r.links.t)?)?;
+    l.set_item("link", cat(py, &r.links.link, &names)?)?;
+    l.set_item("utilisation", col(py, "<f8", &r.links.utilisation)?)?;
     d.set_item("links", l)?;
     d.set_item("resolved", &r.resolved)?;
     Ok(d)
