@@ -1,8 +1,14 @@
 """Type stubs for the native extension ``aqmsim._core`` (crates/aqmsim-py)."""
 
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 Scalar = Union[float, int, str]
+#: A numeric column: (numpy dtype string, raw little-endian bytes).
+Buffer = Tuple[str, bytes]
+#: A column of names: ("category", u32 codes as bytes, names).
+Category = Tuple[str, bytes, List[str]]
+
+__version__: str
 
 class ScenarioError(ValueError):
     """The scenario is malformed; the message names the field."""
@@ -10,16 +16,20 @@ class ScenarioError(ValueError):
 class SimulationError(RuntimeError):
     """A valid scenario failed while running."""
 
-def run(scenario_json: str, seed: Optional[int]) -> Dict[str, Any]:
+def run(scenario_json: str, seed: Optional[int] = None) -> Dict[str, Any]:
     """Run a scenario given as JSON.
 
-    Returns a dict with keys ``summary`` (str -> float|int|str), ``queue``, ``drops``,
-    ``flows``, ``links`` (each a dict of equal-length columns, lists or numpy arrays)
-    and ``resolved`` (the resolved scenario as a JSON string).
+    Returns a dict with keys ``summary`` (str -> float), ``queue``, ``drops``, ``links``
+    (dicts of equal-length columns, each a :data:`Buffer` or a :data:`Category`),
+    ``flows`` (a dict of lists) and ``resolved`` (the resolved scenario as a JSON string).
     """
 
-def validate(scenario_json: str) -> str:
+def validate(scenario_json: str, seed: Optional[int] = None) -> str:
     """Check a scenario given as JSON; return the resolved scenario as JSON.
 
     Raises :class:`ScenarioError` naming the offending field.
     """
+
+def disciplines() -> Dict[str, Dict[str, Any]]:
+    """Every queue discipline: ``{name: {"description": str, "params": [(field, default,
+    allowed), ...]}}``."""
