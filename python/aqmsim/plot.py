@@ -115,14 +115,19 @@ def plot_queue(res: "Results", link: Optional[str] = None,
     for col, color in (("min_th", "tab:green"), ("max_th", "tab:purple")):
         if col in q.columns:
             _threshold_line(ax, t, _finite(q[col]), col, color)
+    _finish(ax, res, link, "queue", "queue (packets)")
+    return fig
+
+
+def _finish(ax: "Axes", res: "Results", link: str, what: str, ylabel: str) -> None:
+    """The axes every time plot shares: labels, limits from 0, title, legend, grid."""
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("queue (packets)")
+    ax.set_ylabel(ylabel)
     ax.set_xlim(left=0)
     ax.set_ylim(bottom=0)
-    ax.set_title(_title(res, link, "queue"), fontsize="medium")
+    ax.set_title(_title(res, link, what), fontsize="medium")
     ax.legend(loc="upper right", fontsize="small")
     ax.grid(True, alpha=0.3)
-    return fig
 
 
 def plot_drop_probability(res: "Results", link: Optional[str] = None,
@@ -139,13 +144,7 @@ def plot_drop_probability(res: "Results", link: Optional[str] = None,
     if "max_p" in q.columns:
         ax.plot(t, _finite(q["max_p"]), lw=1.4, ls="--", color="tab:red", label="max_p",
                 drawstyle="steps-post")
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("probability")
-    ax.set_xlim(left=0)
-    ax.set_ylim(bottom=0)
-    ax.set_title(_title(res, link, "drop probability"), fontsize="medium")
-    ax.legend(loc="upper right", fontsize="small")
-    ax.grid(True, alpha=0.3)
+    _finish(ax, res, link, "drop probability", "probability")
     return fig
 
 
