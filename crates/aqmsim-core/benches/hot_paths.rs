@@ -6,7 +6,7 @@
 //! cargo bench -p aqmsim-core --bench hot_paths -- red          # one group
 //! ```
 //!
-//! * `sched/*`: the event queue. One push and one pop on a heap held at a steady size
+//! * `sched/*`: the event queue (a calendar). One push and one pop with the queue held at a steady size
 //!   (the size of a running dumbbell's queue: a few events per flow and link), with
 //!   times drawn ahead of "now" the way link and timer events are.
 //! * `red/on_enqueue/*`: one RED decision (EWMA, count, probability, coin) on the

@@ -1,10 +1,14 @@
-//! Quick speed probe: `cargo run --release --example dumbbell_speed -- N [seconds] [rate]`.
+//! Quick speed probe: `cargo run --release --example dumbbell_speed -- N [seconds] [rate]`,
+//! or `... -- FILE.toml [reps]` to time a scenario file (the best of `reps` runs).
 use aqmsim_core::scenario::{build::build, from_toml};
 use aqmsim_core::sim::Simulation;
 use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(path) = args.get(1).filter(|a| a.ends_with(".toml")) {
+        return time_file(path, args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3));
+    }
     let n: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
     let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(60.0);
     let rate = args.get(3).cloned().unwrap_or_else(|| "100Mb".into());
@@ -38,4 +42,26 @@ start = {{ uniform = [0, 1] }}
         r.summary.get("bottleneck_drops").unwrap(),
         r.summary.get("events").unwrap()
     );
+}
+
+fn time_file(path: &str, reps: u32) {
+    let text = std::fs::read_to_string(path).expect("readable scenario file");
+    let spec = from_toml(&text).expect("valid scenario");
+    let mut best = f64::INFINITY;
+    for _ in 0..reps {
+        let model = build(&spec, spec.seed).unwrap();
+        let t0 = Instant::now();
+        let r = Simulation::new(model).run();
+        let wall = t0.elapsed().as_secs_f64();
+        best = best.min(wall);
+        let dep = r.summary.get("bottleneck_departures").unwrap();
+        eprintln!(
+            "{path}: wall {wall:.3}s, bottleneck pkts {dep}, {:.0} pkt/s (best {:.0}), util {:.4}, drops {}, events {}",
+            dep / wall,
+            dep / best,
+            r.summary.get("utilisation").unwrap(),
+            r.summary.get("bottleneck_drops").unwrap(),
+            r.summary.get("events").unwrap()
+        );
+    }
 }

@@ -186,11 +186,9 @@ impl Simulation {
             self.started = true;
             self.init();
         }
-        while let Some(next) = self.sched.peek_time() {
-            if next > t || next > self.end || self.ended {
-                break;
-            }
-            let (t, ev) = self.sched.pop().expect("peeked");
+        let limit = t.min(self.end);
+        while !self.ended {
+            let Some((t, ev)) = self.sched.pop_until(limit) else { break };
             self.now = t;
             if !self.dispatch(ev) {
                 self.ended = true;
