@@ -51,11 +51,16 @@ pub struct Link {
     pub lost: u64,
     /// ns per byte on this link (8e9 / rate).
     ns_per_byte: f64,
+    /// The queue lets a packet pass untouched when it is empty and the link idle
+    /// ([`QueueDisc::transparent_when_idle`]).
+    pub transparent: bool,
 }
 
 impl Link {
     pub fn new(from: u32, to: u32, rate_bps: f64, delay_s: f64, queue: QueueDisc, name: String) -> Link {
+        let transparent = queue.transparent_when_idle();
         Link {
+            transparent,
             from,
             to,
             rate_bps,
@@ -174,6 +179,34 @@ impl Routes {
     }
 }
 
+/// No link, or more than one, feeds this link (see [`single_feeders`]).
+pub const NO_FEEDER: u32 = u32::MAX;
+
+/// For every link, the one link whose packets are its only input, or [`NO_FEEDER`]: walks
+/// the route of every packet stream (`paths`: source, destination) and records which link
+/// each hop's packets came in on. A link that is a stream's first hop is fed by the
+/// sending agent, not by a link, so it has no single feeder.
+pub fn single_feeders(links: &[(u32, u32)], routes: &Routes, paths: impl IntoIterator<Item = (u32, u32)>) -> Vec<u32> {
+    const UNSEEN: u32 = u32::MAX - 1;
+    let mut feeder = vec![UNSEEN; links.len()];
+    for (src, dst) in paths {
+        let (mut node, mut prev) = (src, NO_FEEDER);
+        let mut hops = 0;
+        while node != dst && hops <= links.len() {
+            let l = routes.next(node, dst);
+            if l == NO_ROUTE {
+                break;
+            }
+            let f = &mut feeder[l as usize];
+            *f = if *f == UNSEEN || *f == prev { prev } else { NO_FEEDER };
+            prev = l;
+            node = links[l as usize].1;
+            hops += 1;
+        }
+    }
+    feeder.iter().map(|&f| if f == UNSEEN { NO_FEEDER } else { f }).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,6 +226,30 @@ mod tests {
         assert_eq!(links[r.next(1, 3) as usize], (1, 3));
         assert_eq!(links[r.next(1, 4) as usize], (1, 0));
         assert_eq!(links[r.next(0, 4) as usize], (0, 4));
+    }
+
+    #[test]
+    fn dumbbell_feeders() {
+        // 0=R1 1=R2 2=S0 3=D0 4=S1 5=D1; links duplex: 2k is a->b, 2k+1 is b->a
+        let pairs = [(0, 1), (2, 0), (1, 3), (4, 0), (1, 5)];
+        let mut links = Vec::new();
+        for (a, b) in pairs {
+            links.push((a, b));
+            links.push((b, a));
+        }
+        let r = Routes::compute(6, &links);
+        // two TCP flows S0->D0, S1->D1: data and ACKs
+        let f = single_feeders(&links, &r, [(2, 3), (3, 2), (4, 5), (5, 4)]);
+        assert_eq!(f[0], NO_FEEDER); // R1->R2 merges two access links
+        assert_eq!(f[1], NO_FEEDER); // R2->R1 merges two egress links
+        assert_eq!(f[2], NO_FEEDER); // S0->R1: the agent sends on it
+        assert_eq!(f[3], 1); // R1->S0: only ACKs from R2->R1
+        assert_eq!(f[4], 0); // R2->D0: only data from R1->R2
+        assert_eq!(f[5], NO_FEEDER); // D0->R2: the sink sends on it
+        assert_eq!(f[8], 0); // R2->D1
+        // a one-way stream only: R1->S0 carries nothing
+        let g = single_feeders(&links, &r, [(2, 3)]);
+        assert_eq!((g[3], g[4]), (NO_FEEDER, 0));
     }
 
     #[test]

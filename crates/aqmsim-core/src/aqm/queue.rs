@@ -234,6 +234,28 @@ impl QueueDisc {
         Some(pkt)
     }
 
+    /// Does an arrival at this queue, empty and with its link idle, always leave at once
+    /// untouched, with no state changed but the counters? (DropTail in packets with room
+    /// for more than one packet: it can only drop when something waits.) The simulation
+    /// then lets packets cut through such a hop without an event (see `sim.rs`).
+    pub fn transparent_when_idle(&self) -> bool {
+        matches!(&self.aqm, AnyAqm::DropTail(d) if d.limit_bytes.is_none() && d.limit >= 2)
+    }
+
+    /// Count a packet that cut through the idle, empty queue (see
+    /// [`QueueDisc::transparent_when_idle`]): one arrival, one departure, no wait.
+    #[inline]
+    pub fn count_cut_through(&mut self, size: u32) {
+        debug_assert!(self.buf.is_empty());
+        self.stats.arrivals += 1;
+        self.stats.arrival_bytes += size as u64;
+        self.stats.departures += 1;
+        self.stats.departure_bytes += size as u64;
+        if self.stats.max_len == 0 {
+            self.stats.max_len = 1;
+        }
+    }
+
     /// The link found nothing to send at `t` (it noticed later): the queue is idle since `t`.
     #[inline]
     pub fn notify_idle(&mut self, t: SimTime) {

@@ -1,6 +1,7 @@
 //! Integration tests: whole simulations on small topologies.
 
 mod common;
+mod cut_through;
 mod invariants;
 mod markfront;
 mod properties;

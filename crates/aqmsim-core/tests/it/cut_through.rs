@@ -1,0 +1,99 @@
+//! Cut-through (packets crossing a single-input hop without an event) must never change
+//! a result: every scenario here runs with it on and off and every output is compared.
+
+use crate::common::*;
+use aqmsim_core::scenario::{build::build, from_toml};
+use aqmsim_core::sim::{RunResults, Simulation};
+
+fn run_both(toml: &str, seed: u64) -> (RunResults, RunResults, u64, u64) {
+    let spec = from_toml(toml).expect("scenario parses");
+    let mut on = Simulation::new(build(&spec, seed).unwrap());
+    let mut off = Simulation::new(build(&spec, seed).unwrap());
+    off.set_cut_through(false);
+    on.run_until(aqmsim_core::time::SimTime::from_secs(1e9));
+    off.run_until(aqmsim_core::time::SimTime::from_secs(1e9));
+    let (eon, eoff) = (on.events(), off.events());
+    (on.finish(), off.finish(), eon, eoff)
+}
+
+fn assert_same(a: &RunResults, b: &RunResults, what: &str) {
+    let strip = |r: &RunResults| r.summary.items.iter().filter(|(k, _)| k != "events").map(|(k, v)| (k.clone(), v.to_bits())).collect::<Vec<_>>();
+    assert_eq!(strip(a), strip(b), "summary, {what}");
+    assert_eq!(a.flows.sent, b.flows.sent, "sent, {what}");
+    assert_eq!(a.flows.received, b.flows.received, "received, {what}");
+    assert_eq!(a.flows.timeouts, b.flows.timeouts, "timeouts, {what}");
+    assert_eq!(a.flows.mean_delay_s.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), b.flows.mean_delay_s.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), "delays, {what}");
+    assert_eq!((&a.drops.t, &a.drops.link, &a.drops.flow), (&b.drops.t, &b.drops.link, &b.drops.flow), "drop log, {what}");
+    assert_eq!(a.queue.len_pkts, b.queue.len_pkts, "queue samples, {what}");
+}
+
+#[test]
+fn dumbbells_give_identical_results_with_fewer_events() {
+    let cases = [
+        dumbbell(6, red_packet_mode(), 20.0, ""),
+        dumbbell(6, r#"{ kind = "droptail", limit = 20 }"#, 20.0, "").replace(r#"variant = "reno""#, r#"variant = "sack""#),
+        dumbbell(4, r#"{ kind = "red", limit = 60, min_th = 5, max_th = 15, max_p = 0.1, w_q = 0.002, ecn = true }"#, 20.0, "ecn = true"),
+        dumbbell(3, red_packet_mode(), 10.0, "delayed_ack = true"),
+    ];
+    for (i, sc) in cases.iter().enumerate() {
+        for seed in [1, 2] {
+            let (on, off, eon, eoff) = run_both(sc, seed);
+            assert_same(&on, &off, &format!("case {i} seed {seed}"));
+            assert!(eon < eoff * 9 / 10, "case {i}: cut-through should save events ({eon} vs {eoff})");
+        }
+    }
+}
+
+#[test]
+fn a_slow_egress_that_queues_and_drops_falls_back_exactly() {
+    // Egress (2 Mb/s, 5-packet buffer) slower than the bottleneck (10 Mb/s) it is fed by:
+    // packets must often wait there, so most cannot cut through and some are dropped there.
+    let sc = r#"
+duration = 15
+[tcp]
+variant = "newreno"
+window = 40
+[dumbbell.bottleneck]
+rate = "10Mb"
+delay = "5ms"
+queue = { kind = "droptail", limit = 100 }
+[[dumbbell.groups]]
+count = 2
+access = { rate = "100Mb", delay = { uniform = ["1ms", "3ms"] } }
+egress = { rate = "2Mb", delay = "2ms", queue = { kind = "droptail", limit = 5 } }
+start = { uniform = [0, 1] }
+"#;
+    for seed in [1, 2, 3] {
+        let (on, off, _, _) = run_both(sc, seed);
+        assert_same(&on, &off, &format!("seed {seed}"));
+        assert!(on.drops.link.iter().any(|&l| on.link_names[l as usize].starts_with("R2->")), "drops at the egress");
+    }
+}
+
+#[test]
+fn one_way_cbr_and_tcp_mixed() {
+    let sc = r#"
+duration = 10
+[tcp]
+variant = "reno"
+[dumbbell.bottleneck]
+rate = "2Mb"
+delay = "10ms"
+queue = { kind = "red", limit = 40, min_th = 5, max_th = 15, max_p = 0.1, w_q = 0.002 }
+[[dumbbell.groups]]
+count = 3
+access = { rate = "10Mb", delay = "2ms" }
+egress = { rate = "10Mb", delay = "2ms" }
+start = { uniform = [0, 1] }
+[[dumbbell.groups]]
+name = "cbr"
+count = 1
+app = "cbr"
+cbr = { rate = "0.5Mb", packet_size = 500 }
+access = { rate = "10Mb", delay = "2ms" }
+egress = { rate = "10Mb", delay = "2ms" }
+"#;
+    let (on, off, eon, eoff) = run_both(sc, 1);
+    assert_same(&on, &off, "cbr + tcp");
+    assert!(eon < eoff);
+}
