@@ -16,44 +16,52 @@ use crate::packet::Packet;
 use crate::time::{Dur, SimTime};
 use std::collections::VecDeque;
 
+/// One direction of a link. The fields every packet touches come first, in the first
+/// cache lines (`repr(C)` keeps this order; the struct is cache-line aligned); the queue
+/// discipline and what only monitors and reports read come after.
+#[repr(C, align(64))]
 pub struct Link {
-    pub from: u32,
-    pub to: u32,
-    pub rate_bps: f64,
-    pub delay: Dur,
-    pub queue: QueueDisc,
-    /// Start and end of the current (or last) transmission.
-    pub tx_start: SimTime,
+    // ---- hot: read or written for every packet
+    /// End of the current (or last) transmission.
     pub busy_until: SimTime,
+    pub delay: Dur,
+    /// ns per byte on this link (8e9 / rate).
+    ns_per_byte: f64,
+    /// Cache of the last serialisation time computed (size, duration).
+    tx_cache: (u32, Dur),
+    /// Event number reserved for the end of the current transmission.
+    pub txdone_seq: u64,
+    /// Cumulative busy (transmitting) time, counted in full when a transmission starts,
+    /// and bytes sent.
+    pub busy_ns: u64,
+    pub to: u32,
     /// A `TxDone` event is scheduled for `busy_until`.
     pub txdone_pending: bool,
     /// The queue has been told it is idle since `busy_until`.
     pub idle_notified: bool,
-    /// Cache of the last serialisation time computed (size, duration).
-    tx_cache: (u32, Dur),
-    /// Packets propagating, with their arrival time at `to` and the event number reserved
-    /// for that arrival when their transmission started.
-    pub pipe: VecDeque<(SimTime, u64, Packet)>,
-    /// Event number reserved for the end of the current transmission.
-    pub txdone_seq: u64,
-    pub name: String,
-    /// Cumulative busy (transmitting) time, counted in full when a transmission starts,
-    /// and bytes sent.
-    pub busy_ns: u64,
+    /// The queue lets a packet pass untouched when it is empty and the link idle
+    /// ([`QueueDisc::transparent_when_idle`]).
+    pub transparent: bool,
+    /// Some link downstream takes this link's packets by cut-through (set by the
+    /// simulation; see `Simulation::start_tx`).
+    pub feeds_cut: bool,
     pub bytes_sent: u64,
     /// Busy time of the transmissions started in the current utilisation bin (plus what
     /// carried over from the previous one).
     pub bin_busy_ns: u64,
-    pub bin_start: SimTime,
+    /// Packets propagating, with their arrival time at `to` and the event number reserved
+    /// for that arrival when their transmission started.
+    pub pipe: VecDeque<(SimTime, u64, Packet)>,
     /// Data sequence numbers lost on entering (first transmission only), sorted.
     pub drop_seqs: Vec<i32>,
+    pub queue: QueueDisc,
+    // ---- cold
+    pub from: u32,
+    pub rate_bps: f64,
+    pub name: String,
+    pub bin_start: SimTime,
     /// Packets lost that way.
     pub lost: u64,
-    /// ns per byte on this link (8e9 / rate).
-    ns_per_byte: f64,
-    /// The queue lets a packet pass untouched when it is empty and the link idle
-    /// ([`QueueDisc::transparent_when_idle`]).
-    pub transparent: bool,
 }
 
 impl Link {
@@ -61,12 +69,12 @@ impl Link {
         let transparent = queue.transparent_when_idle();
         Link {
             transparent,
+            feeds_cut: false,
             from,
             to,
             rate_bps,
             delay: Dur::from_secs(delay_s),
             queue,
-            tx_start: SimTime::ZERO,
             busy_until: SimTime::ZERO,
             txdone_pending: false,
             txdone_seq: 0,
@@ -88,7 +96,7 @@ impl Link {
     #[inline]
     pub fn tx_time(&mut self, bytes: u32) -> Dur {
         if self.tx_cache.0 != bytes {
-            self.tx_cache = (bytes, Dur((bytes as f64 * self.ns_per_byte).round() as u64));
+            self.tx_cache = (bytes, Dur(crate::time::round_positive(bytes as f64 * self.ns_per_byte)));
         }
         self.tx_cache.1
     }
@@ -111,12 +119,16 @@ impl Link {
 /// every destination (shortest path in hops, ties to the lowest link index); nodes with a
 /// single outgoing link use it for everything.
 pub struct Routes {
-    single: Vec<Option<u32>>,
-    table_of: Vec<u32>,
-    tables: Vec<Vec<u32>>,
+    /// Per node: its only outgoing link, `TABLE | row` (look `dst` up in that row of
+    /// `table`), or `NO_ROUTE` (no outgoing link).
+    first: Vec<u32>,
+    /// Rows of `n_nodes` first hops, one row per node with several outgoing links.
+    table: Vec<u32>,
+    n_nodes: usize,
 }
 
 pub const NO_ROUTE: u32 = u32::MAX;
+const TABLE: u32 = 1 << 31;
 
 impl Routes {
     pub fn compute(n_nodes: usize, links: &[(u32, u32)]) -> Routes {
@@ -124,13 +136,12 @@ impl Routes {
         for (i, &(f, _)) in links.iter().enumerate() {
             out[f as usize].push(i as u32);
         }
-        let mut single = vec![None; n_nodes];
-        let mut table_of = vec![u32::MAX; n_nodes];
-        let mut tables = Vec::new();
+        let mut first_hop = vec![NO_ROUTE; n_nodes];
+        let mut table = Vec::new();
         for n in 0..n_nodes {
             match out[n].len() {
                 0 => {}
-                1 => single[n] = Some(out[n][0]),
+                1 => first_hop[n] = out[n][0],
                 _ => {
                     // BFS from n; record the first hop used to reach each node.
                     let mut first = vec![NO_ROUTE; n_nodes];
@@ -155,26 +166,22 @@ impl Routes {
                             }
                         }
                     }
-                    table_of[n] = tables.len() as u32;
-                    tables.push(first);
+                    first_hop[n] = TABLE | (table.len() / n_nodes) as u32;
+                    table.extend_from_slice(&first);
                 }
             }
         }
-        Routes { single, table_of, tables }
+        Routes { first: first_hop, table, n_nodes }
     }
 
+    /// The link a packet for `dst` leaves `node` on, or `NO_ROUTE`.
     #[inline]
     pub fn next(&self, node: u32, dst: u32) -> u32 {
-        match self.single[node as usize] {
-            Some(l) => l,
-            None => {
-                let t = self.table_of[node as usize];
-                if t == u32::MAX {
-                    NO_ROUTE
-                } else {
-                    self.tables[t as usize][dst as usize]
-                }
-            }
+        let v = self.first[node as usize];
+        if v < TABLE || v == NO_ROUTE {
+            v
+        } else {
+            self.table[(v & !TABLE) as usize * self.n_nodes + dst as usize]
         }
     }
 }

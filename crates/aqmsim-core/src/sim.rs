@@ -189,6 +189,7 @@ impl Simulation {
             pending: vec![0; nlinks],
         };
         sim.primary = primary;
+        sim.mark_feeders();
         sim.per_flow = vec![FlowAtQueue::default(); nflows];
         sim
     }
@@ -202,6 +203,16 @@ impl Simulation {
             self.cut_from = self.cut_from_all.clone();
         } else {
             self.cut_from.iter_mut().for_each(|c| *c = NO_FEEDER);
+        }
+        self.mark_feeders();
+    }
+
+    fn mark_feeders(&mut self) {
+        self.links.iter_mut().for_each(|l| l.feeds_cut = false);
+        for &f in &self.cut_from {
+            if f != NO_FEEDER {
+                self.links[f as usize].feeds_cut = true;
+            }
         }
     }
 
@@ -391,7 +402,6 @@ impl Simulation {
         let now = self.now;
         let link = &mut self.links[l as usize];
         let tx = link.tx_time(pkt.size);
-        link.tx_start = now;
         link.busy_until = now + tx;
         link.idle_notified = false;
         link.busy_ns += tx.0;
@@ -407,7 +417,7 @@ impl Simulation {
             self.sched.schedule_reserved(link.busy_until, link.txdone_seq, Event::TxDone { link: l });
         }
         let mut last = l;
-        loop {
+        while self.links[last as usize].feeds_cut {
             let node = self.links[last as usize].to;
             if pkt.dst == node {
                 break;
@@ -424,7 +434,6 @@ impl Simulation {
             // The packet reaches `node` at `at` and leaves at once on `nl`.
             next.queue.count_cut_through(pkt.size);
             let tx = next.tx_time(pkt.size);
-            next.tx_start = at;
             next.busy_until = at + tx;
             next.idle_notified = false;
             next.busy_ns += tx.0;

@@ -68,7 +68,20 @@ fn secs_to_ns(s: f64) -> u64 {
     if s <= 0.0 || s.is_nan() {
         0
     } else {
-        (s * NS_PER_SEC as f64).round() as u64
+        round_positive(s * NS_PER_SEC as f64)
+    }
+}
+
+/// `x.round() as u64` for `x >= 0` (halves away from zero), without the call into libm
+/// that `f64::round` costs on baseline x86-64; exact below 2^53 (and saturating above, as
+/// the cast is).
+#[inline]
+pub fn round_positive(x: f64) -> u64 {
+    let t = x as u64;
+    if x - t as f64 >= 0.5 {
+        t + 1
+    } else {
+        t
     }
 }
 
@@ -114,6 +127,13 @@ impl fmt::Display for Dur {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn round_positive_matches_round() {
+        for x in [0.0, 0.4999999999999999, 0.5, 1.5, 2.5, 83199.5, 83200.49999, 1e15 + 0.5, 6.0e10 + 0.25, 12345.678] {
+            assert_eq!(round_positive(x), x.round() as u64, "{x}");
+        }
+    }
 
     #[test]
     fn constructors_and_display() {

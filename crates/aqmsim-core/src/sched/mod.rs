@@ -68,6 +68,25 @@ fn key(time: u64, seq: u64) -> u128 {
     ((time as u128) << 64) | seq as u128
 }
 
+/// Sort by key, latest first. Buckets hold a few events: insertion sort, which for such
+/// sizes beats the general sort's set-up.
+#[inline]
+fn sort_latest_first(v: &mut [Entry]) {
+    if v.len() > 16 {
+        v.sort_unstable_by(|a, b| b.key.cmp(&a.key));
+        return;
+    }
+    for i in 1..v.len() {
+        let e = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].key < e.key {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = e;
+    }
+}
+
 /// Buckets in the wheel (a power of two), including the current one.
 pub const SLOTS: usize = 4096;
 const MASK: u64 = SLOTS as u64 - 1;
@@ -222,7 +241,7 @@ impl Scheduler {
             let e = self.overflow.pop().expect("non-empty");
             self.current.push(e);
         }
-        self.current.sort_unstable_by(|a, b| b.key.cmp(&a.key));
+        sort_latest_first(&mut self.current);
         true
     }
 
