@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 import aqmsim
 from aqmsim import store as store_mod
 from aqmsim.cli import app
-from aqmsim.sweep import Sweep, execute, run_sweep
+from aqmsim.sweep import LocalPool, Sweep, execute, run_sweep
 
 from conftest import EXAMPLES, ROOT
 
@@ -64,6 +64,45 @@ def crash_once(marker: str, payload: Dict[str, Any]) -> Dict[str, Any]:
             os.close(fd)
             os.kill(os.getpid(), signal.SIGKILL)
     return execute(payload)
+
+
+def die_on(marker: str, payload: Dict[str, Any]) -> Dict[str, Any]:
+    """A worker hook (tests only): no simulation; a task with ``die`` kills its process
+    with SIGKILL (once: an O_EXCL marker file)."""
+    if payload.get("die"):
+        try:
+            os.close(os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            pass
+        else:
+            os.kill(os.getpid(), signal.SIGKILL)
+    return {"status": "ok", "summary": {"n": payload["n"]}}
+
+
+def test_local_pool_hands_back_tasks_queued_behind_a_dead_run(tmp_path: Path):
+    """A process holds several tasks; it dies running the second: that one is reported
+    failed ("worker"), the third — never started — is handed back, and a fresh process
+    takes the next task."""
+    pool = LocalPool(1, run_fn=functools.partial(die_on, str(tmp_path / "died")), depth=3)
+    try:
+        for tid, payload in enumerate([{"n": 0}, {"n": 1, "die": True}, {"n": 2}]):
+            pool.submit(tid, payload)
+        assert pool.free() == 0
+        got: Dict[int, Dict[str, Any]] = {}
+        deadline = time.monotonic() + 60
+        while len(got) < 3 and time.monotonic() < deadline:
+            got.update(pool.wait(timeout=1))
+        assert got[0] == {"status": "ok", "summary": {"n": 0}}
+        assert got[1]["status"] == "failed" and got[1]["error_kind"] == "worker"
+        assert "killed by SIGKILL" in got[1]["error"]
+        assert got[2] == {"status": "requeue"}
+        pool.submit(3, {"n": 3})
+        more: Dict[int, Dict[str, Any]] = {}
+        while not more and time.monotonic() < deadline:
+            more.update(pool.wait(timeout=1))
+        assert more == {3: {"status": "ok", "summary": {"n": 3}}}
+    finally:
+        pool.close()
 
 
 # ----------------------------------------------------------------------------- CLI

@@ -4,14 +4,16 @@ schema — no worker processes here."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
+from typing import Any, Dict
 
 import duckdb
 import pytest
 
 import aqmsim
 from aqmsim import store as store_mod
-from aqmsim.store import Store, canonical_json, scenario_hash
+from aqmsim.store import Entry, Store, canonical_json, scenario_hash
 from aqmsim.sweep import Sweep, expand_values, short_labels
 
 from conftest import EXAMPLES
@@ -169,6 +171,47 @@ def test_store_schema_and_sql(tmp_path: Path):
     df = store_mod.open(tmp_path / "st", sweep="s")
     assert list(df.columns[:5]) == [Q + "max_p", "seed", "status", "error", "utilisation"]
     assert len(df) == 2 and set(df["status"]) == {"ok"}
+
+
+def test_store_record_many_one_transaction(tmp_path: Path):
+    """A batch (what the driver received at once): files, then every row in one INSERT —
+    new rows, a failure, and a replacement of a stored row; params, metrics, NaN kept."""
+    a = {"duration": 1, "dumbbell": {"bottleneck": {"queue": {"max_p": 0.1}}}}
+    b = {"duration": 1, "dumbbell": {"bottleneck": {"queue": {"max_p": 0.2}}}}
+    ha, hb = scenario_hash(a), scenario_hash(b)
+
+    def ok(u: float) -> Dict[str, Any]:
+        return {"status": "ok", "summary": {"utilisation": u, "jain_fairness": float("nan"),
+                                            "bottleneck_drops": 7, "seed": 1},
+                "series": {"queue": b"PAR1 not really PAR1"}, "wall": 0.25,
+                "worker": "w:1", "version": "0"}
+
+    with Store(tmp_path / "st") as st:
+        st.ensure_params({Q + "max_p": [0.1, 0.2]})
+        st.record(ha, 3, a, {"status": "failed", "error": "boom", "error_kind": "worker"},
+                  attempts=1)
+        st.record_many([
+            Entry(ha, 1, a, ok(0.5), 1, replace=False),
+            Entry(hb, 1, b, ok(0.25), 1, replace=False),
+            Entry(hb, 2, b, {"status": "failed", "error": "bad", "error_kind": "scenario"}, 2,
+                  replace=False),
+            Entry(ha, 3, a, ok(0.75), 2, replace=True),       # the failed row, now ok
+        ], sweep="s")
+        rows = st.con.execute(
+            f'SELECT hash, seed, status, error, attempts, written_by, utilisation, '
+            f'jain_fairness, bottleneck_drops, "{Q}max_p", series FROM runs '
+            "ORDER BY \"" + Q + "max_p\", seed").fetchall()
+        assert st.con.execute("SELECT count(*) FROM scenarios").fetchone() == (2,)
+        assert st.summary(hb, 1)["utilisation"] == 0.25
+        assert st.summary(ha, 1)["jain_fairness"] is None          # JSON has no NaN ...
+    assert [r[:7] for r in rows] == [
+        (ha, 1, "ok", None, 1, "s", 0.5), (ha, 3, "ok", None, 2, "s", 0.75),
+        (hb, 1, "ok", None, 1, "s", 0.25), (hb, 2, "failed", "bad", 2, "s", None)]
+    assert math.isnan(rows[0][7]) and rows[0][8] == 7.0            # ... its column does
+    assert [r[9] for r in rows] == [0.1, 0.1, 0.2, 0.2]
+    rel = json.loads(rows[0][10])["queue"]
+    assert (tmp_path / "st" / rel).read_bytes() == b"PAR1 not really PAR1"
+    assert not [p for p in (tmp_path / "st").rglob("*") if ".tmp-" in p.name]
 
 
 def test_store_open_while_locked_reads_a_snapshot(tmp_path: Path):

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from .scenario import Scenario
 
-__all__ = ["Results", "TABLES", "SCHEMAS"]
+__all__ = ["Results", "TABLES", "SCHEMAS", "frame_from_arrow", "read_parquet"]
 
 TABLES = ("queue", "flows", "drops", "links")
 
@@ -113,6 +113,63 @@ def _frame(name: str, columns: Any) -> pd.DataFrame:
     return df
 
 
+#: pyarrow type names of the schema dtypes (object columns hold strings).
+_ARROW_OF = {"float64": "float64", "int64": "int64", "object": "string"}
+
+
+def _arrow_column(name: str, col: str, v: Any) -> Any:
+    """One engine column (as :func:`_column` decodes it) as a pyarrow array of the
+    schema's type where the values allow it."""
+    import pyarrow as pa
+
+    if isinstance(v, pd.Categorical):
+        cats = np.asarray(v.categories, dtype=object)
+        arr = pa.array(cats[np.asarray(v.codes)] if len(v) else np.empty(0, dtype=object))
+    elif isinstance(v, np.ndarray):
+        arr = pa.array(v)
+    else:
+        arr = pa.array(list(v))
+    want = _ARROW_OF.get(SCHEMAS.get(name, {}).get(col, ""))
+    if want is not None and str(arr.type) != want and not (want == "string" and pa.types.is_null(arr.type)):
+        if want == "string":
+            if not pa.types.is_string(arr.type):
+                raise TypeError(f"{name}.{col}: {arr.type} values where text is expected")
+        elif (pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type)) and arr.null_count == 0:
+            arr = arr.cast(getattr(pa, want)(), safe=True)  # raises rather than change a value
+        else:
+            raise TypeError(f"{name}.{col}: {arr.type} cannot become {want} as is")
+    return arr
+
+
+def frame_from_arrow(name: str, table: Any) -> pd.DataFrame:
+    """The DataFrame of Results table ``name`` from a pyarrow Table written by
+    :meth:`Results.arrow` (or from any DataFrame's columns): the same columns, dtypes and
+    values as :attr:`Results.queue` and the others give. Parquet brings text back as
+    pandas' string dtype; Results tables hold it as objects."""
+    schema = SCHEMAS.get(name, {})
+    cols: Dict[str, Any] = {}
+    typed = True
+    for col, arr in zip(table.column_names, table.columns):
+        values = arr.to_numpy()
+        want = schema.get(col)
+        if values.dtype == object or want == "object":
+            values = pd.Series(values, dtype=object, copy=False)  # (not pandas' str dtype)
+            typed = typed and want in (None, "object")
+        else:
+            typed = typed and want in (None, str(values.dtype))
+        cols[col] = values
+    df = pd.DataFrame(cols)
+    return df if typed else _frame(name, df)
+
+
+def read_parquet(name: str, path: Any) -> pd.DataFrame:
+    """Results table ``name`` kept as a Parquet file (a path or a binary file object), as
+    :func:`frame_from_arrow` makes it."""
+    import pyarrow.parquet as pq
+
+    return frame_from_arrow(name, pq.ParquetFile(path).read(use_threads=False))
+
+
 class Results:
     """What one :meth:`Scenario.run` produced.
 
@@ -175,6 +232,23 @@ class Results:
     def links(self) -> pd.DataFrame:
         """Utilisation of each monitored link per bin."""
         return self._table("links")
+
+    def arrow(self, name: str) -> Any:
+        """Table ``name`` as a pyarrow Table, straight from the engine's columns when they
+        allow it (no pandas DataFrame is built: what a sweep worker keeps as Parquet),
+        typed as the DataFrame is; :func:`frame_from_arrow` turns it back into exactly
+        that DataFrame."""
+        import pyarrow as pa
+
+        raw = self._raw.get(name)
+        if name not in self._frames and isinstance(raw, Mapping) and raw:
+            try:
+                cols = {k: _column(v) for k, v in dict(raw).items()}
+                if len({len(v) for v in cols.values()}) == 1 and len(next(iter(cols.values()))):
+                    return pa.table({k: _arrow_column(name, k, v) for k, v in cols.items()})
+            except (TypeError, ValueError, pa.ArrowException):
+                pass  # unusual columns: as the DataFrame has them
+        return pa.Table.from_pandas(self._table(name), preserve_index=False)
 
     @property
     def monitored_links(self) -> List[str]:

@@ -74,7 +74,8 @@ else:  # pragma: no cover
 from .errors import ScenarioError
 
 __all__ = [
-    "Sweep", "Group", "Task", "RunOutcome", "SweepResult", "Counts",
+    "Sweep", "Group", "Task", "RunOutcome", "SweepResult", "Counts", "LocalPool", "DaskPool",
+    "SharedPool",
     "run_sweep", "run_tasks", "execute", "expand_values", "bench_throughput", "SERIES",
 ]
 
@@ -487,10 +488,15 @@ def execute(payload: Mapping[str, Any]) -> Dict[str, Any]:
         try:
             res = Scenario.from_dict(payload["scenario"]).run(seed=int(payload["seed"]))
             series: Dict[str, bytes] = {}
-            for name in payload.get("series") or ():
-                buf = io.BytesIO()
-                getattr(res, name).to_parquet(buf, index=False)
-                series[name] = buf.getvalue()
+            if payload.get("series"):
+                import pyarrow.parquet as pq
+
+                for name in payload["series"]:
+                    # straight from the engine's columns, no DataFrame (typed as Results
+                    # types it; aqmsim.results.read_parquet reads it back as that DataFrame)
+                    buf = io.BytesIO()
+                    pq.write_table(res.arrow(name), buf)
+                    series[name] = buf.getvalue()
             return {"status": "ok", "summary": dict(res.summary), "series": series,
                     "wall": time.perf_counter() - t0, **ident}
         except _SE as exc:
@@ -550,26 +556,36 @@ def _worker_main(conn: Any, run_fn: Callable[[Any], Dict[str, Any]]) -> None:
                 return
 
 
+#: ``status`` of a task a local worker was handed but never started (it died running the
+#: one before): the driver gives it to a worker again, without counting an attempt.
+_REQUEUE = "requeue"
+
+
 class _Slot:
-    __slots__ = ("proc", "conn", "tid")
+    __slots__ = ("proc", "conn", "tids")
 
     def __init__(self, proc: Any, conn: Any) -> None:
-        self.proc, self.conn, self.tid = proc, conn, None
+        self.proc, self.conn = proc, conn
+        self.tids: Deque[int] = deque()   # handed over, in order; the first one is running
 
 
 class LocalPool:
-    """``workers`` single-task processes (spawned, so no state is inherited), each with its
-    own pipe: when one dies, exactly the task it was running is reported failed, and a new
-    process takes its place."""
+    """``workers`` processes (spawned, so no state is inherited), each with its own pipe.
+    Each holds up to ``depth`` tasks — the one it runs and the next ones, so that it never
+    waits for the driver between two short runs. Tasks run in the order handed over: when
+    a process dies, the first task it had not answered is the one it was running (reported
+    failed), the others never started (handed back, see ``_REQUEUE``), and a new process
+    takes its place."""
 
     kind = "local"
 
     def __init__(self, workers: int, run_fn: Callable[[Any], Dict[str, Any]] = execute,
-                 start_timeout: float = 120.0) -> None:
+                 start_timeout: float = 120.0, depth: int = 2) -> None:
         self._ctx = mp.get_context("spawn")
         self._run_fn = run_fn
         self._timeout = start_timeout
         self.workers = max(1, int(workers))
+        self.depth = max(1, int(depth))
         self._slots: List[_Slot] = []
         try:
             for _ in range(self.workers):
@@ -615,25 +631,37 @@ class LocalPool:
         self._await_ready(fresh)
         s.proc, s.conn = fresh.proc, fresh.conn
 
+    #: Work each process is given ahead, in seconds of its runs (see :meth:`queue_for`).
+    AHEAD_S = 0.05
+    MAX_DEPTH = 16
+
+    def queue_for(self, run_s: float) -> None:
+        """Runs of ``run_s`` seconds: hold ~``AHEAD_S`` of them per process (2 to
+        ``MAX_DEPTH``), so that short runs do not wait while the driver writes, and long
+        ones are not queued behind each other when another process is free."""
+        self.depth = max(2, min(self.MAX_DEPTH, math.ceil(self.AHEAD_S / max(run_s, 1e-6))))
+
     def free(self) -> int:
-        return sum(1 for s in self._slots if s.tid is None)
+        return sum(max(0, self.depth - len(s.tids)) for s in self._slots)
 
     def submit(self, tid: int, payload: Any) -> None:
-        s = next(s for s in self._slots if s.tid is None)
-        for attempt in range(2):
-            if not s.proc.is_alive():
+        # the least loaded worker (an idle one first)
+        s = min((s for s in self._slots if len(s.tids) < self.depth), key=lambda s: len(s.tids))
+        if not s.tids and not s.proc.is_alive():
+            self._replace(s)
+        try:
+            s.conn.send((tid, payload))
+        except (OSError, EOFError):
+            if not s.tids:
                 self._replace(s)
-            try:
                 s.conn.send((tid, payload))
-                break
-            except (BrokenPipeError, ConnectionResetError, EOFError):
-                self._replace(s)
-        else:  # pragma: no cover
-            raise RuntimeError("could not hand a task to a fresh worker process")
-        s.tid = tid
+            # else it died with tasks in hand: wait() reports them, this one with them
+            # (handed back: it never started)
+        s.tids.append(tid)
 
     def wait(self, timeout: Optional[float]) -> List[Tuple[int, Dict[str, Any]]]:
-        busy = [s for s in self._slots if s.tid is not None]
+        """Every result ready now (after waiting up to ``timeout`` for the first)."""
+        busy = [s for s in self._slots if s.tids]
         if not busy:
             return []
         objs: List[Any] = [s.conn for s in busy] + [s.proc.sentinel for s in busy]
@@ -642,21 +670,23 @@ class LocalPool:
         for s in busy:
             if s.conn not in ready and s.proc.sentinel not in ready:
                 continue
-            tid, res = s.tid, None
+            dead = False
             try:
-                if s.conn.poll():
+                while s.tids and s.conn.poll():
                     got_tid, res = s.conn.recv()
+                    tid = s.tids.popleft()
                     if got_tid != tid:  # pragma: no cover - protocol guard
                         res = _failure("error", "worker answered for another task")
+                    out.append((tid, res))
             except (EOFError, OSError):
-                res = None
-            if res is None:
+                dead = True
+            if s.tids and (dead or not s.proc.is_alive()):
                 s.proc.join(5)
-                res = _failure("worker", "the worker process running it died "
-                               f"({_exit_text(s.proc.exitcode)})")
+                out.append((s.tids.popleft(), _failure(
+                    "worker", f"the worker process running it died ({_exit_text(s.proc.exitcode)})")))
+                while s.tids:
+                    out.append((s.tids.popleft(), {"status": _REQUEUE}))
                 self._replace(s)
-            s.tid = None
-            out.append((tid, res))
         return out
 
     def close(self, kill: bool = False) -> None:
@@ -780,6 +810,61 @@ class DaskPool:
             self.client.close()
 
 
+class SharedPool:
+    """A pool started when first used and shared by several :func:`run_tasks` calls (pass
+    it as ``pool``): ``aqmsim reproduce all`` starts its workers once for every paper, and
+    not at all when every run is already in the stores. ``workers`` local processes
+    (default: one per CPU), or the Dask cluster at ``scheduler``. After an error in the
+    middle of a run it is closed, and starts afresh if used again. Use it as a context
+    manager, or call :meth:`close`."""
+
+    def __init__(self, workers: Optional[int] = None, scheduler: Optional[str] = None,
+                 client: Any = None,
+                 run_fn: Optional[Callable[[Any], Dict[str, Any]]] = None) -> None:
+        self._workers, self._scheduler, self._client = workers, scheduler, client
+        self._run_fn = run_fn or execute
+        self._pool: Any = None
+
+    @property
+    def started(self) -> bool:
+        return self._pool is not None
+
+    def _get(self) -> Any:
+        if self._pool is None:
+            if self._scheduler is not None or self._client is not None:
+                self._pool = DaskPool(self._scheduler, client=self._client, run_fn=self._run_fn)
+            else:
+                self._pool = LocalPool(self._workers or os.cpu_count() or 1, run_fn=self._run_fn)
+        return self._pool
+
+    def describe(self) -> str:
+        return self._get().describe()
+
+    def free(self) -> int:
+        return self._get().free()
+
+    def submit(self, tid: int, payload: Any) -> None:
+        self._get().submit(tid, payload)
+
+    def wait(self, timeout: Optional[float]) -> List[Tuple[int, Dict[str, Any]]]:
+        return self._get().wait(timeout)
+
+    def queue_for(self, run_s: float) -> None:
+        if hasattr(self._pool, "queue_for"):
+            self._pool.queue_for(run_s)
+
+    def close(self, kill: bool = False) -> None:
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            pool.close(kill=kill)
+
+    def __enter__(self) -> "SharedPool":
+        return self
+
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
+        self.close(kill=exc_type is not None)
+
+
 # =========================================================================== running
 @dataclass
 class Counts:
@@ -819,7 +904,7 @@ class SweepResult:
     counts: Counts
     outcomes: List[RunOutcome]
     seconds: float          # from start to end
-    run_seconds: float      # with the workers up (excludes their start)
+    run_seconds: float      # with the workers up (excludes their start and stop)
     pool: str
     unknown_metrics: List[str] = field(default_factory=list)
 
@@ -897,29 +982,34 @@ def _prepare(tasks: Iterable[Task]) -> Tuple[List[_Unit], List[Tuple[str, int]]]
 
 
 def run_tasks(tasks: Iterable[Task], store: Any, *, workers: Optional[int] = None,
-              scheduler: Optional[str] = None, client: Any = None, retries: int = 1,
-              retry_failed: bool = False, metrics: Optional[Sequence[str]] = None,
+              scheduler: Optional[str] = None, client: Any = None, pool: Any = None,
+              retries: int = 1, retry_failed: bool = False,
+              metrics: Optional[Sequence[str]] = None,
               progress: Optional[Callable[[Counts], None]] = None,
               run_fn: Optional[Callable[[Any], Dict[str, Any]]] = None,
               sweep_name: Optional[str] = None,
-              on_pool: Optional[Callable[[str], None]] = None) -> SweepResult:
+              on_pool: Optional[Callable[[str], None]] = None,
+              register: Optional[Mapping[str, Any]] = None) -> SweepResult:
     """Run every task the store lacks; write each finished run at once.
 
     ``tasks``: ``(key, scenario dict, seed[, series names])``; tasks with the same
     scenario and seed are one run. ``store``: a :class:`aqmsim.store.Store` or a
     directory. A run is missing when the store has no row for it, when its row failed
     (except a ``scenario`` error — invalid parameters fail again — unless
-    ``retry_failed``), or when its row lacks a series asked for. Runs go to a local
-    pool of ``workers`` processes (default: one per CPU), or to the Dask cluster at
-    ``scheduler`` (or an existing ``client``). A failed attempt is written with its error
-    and tried again up to ``retries`` times; the rest goes on. ``run_fn`` replaces
-    :func:`execute` in the workers (an importable function: tests use it to inject
-    faults). ``progress(counts)`` is called as runs finish."""
+    ``retry_failed``), or when its row lacks a series asked for. Runs go to ``pool`` (an
+    open :class:`LocalPool` or :class:`DaskPool`, left open: several calls can share
+    one), else to a local pool of ``workers`` processes (default: one per CPU), or to the
+    Dask cluster at ``scheduler`` (or an existing ``client``). A failed attempt is written
+    with its error and tried again up to ``retries`` times; the rest goes on. ``run_fn``
+    replaces :func:`execute` in the workers (an importable function: tests use it to
+    inject faults). ``progress(counts)`` is called as runs finish. ``register`` (a spec,
+    with ``sweep_name``) records the tasks in the store as that sweep (its ``sweeps`` and
+    ``sweep_runs`` rows), so ``aqmsim.store.open(store, sweep=sweep_name)`` lists them."""
     units, order = _prepare(tasks)
     return _run_units(units, order, store, workers=workers, scheduler=scheduler,
-                      client=client, retries=retries, retry_failed=retry_failed,
+                      client=client, pool=pool, retries=retries, retry_failed=retry_failed,
                       metrics=metrics, progress=progress, run_fn=run_fn,
-                      sweep_name=sweep_name, on_pool=on_pool)
+                      sweep_name=sweep_name, on_pool=on_pool, register=register)
 
 
 def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
@@ -928,7 +1018,8 @@ def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
                progress: Optional[Callable[[Counts], None]],
                run_fn: Optional[Callable[[Any], Dict[str, Any]]],
                sweep_name: Optional[str],
-               on_pool: Optional[Callable[[str], None]]) -> SweepResult:
+               on_pool: Optional[Callable[[str], None]], pool: Any = None,
+               register: Optional[Mapping[str, Any]] = None) -> SweepResult:
     from .store import Store
 
     t_start = time.perf_counter()
@@ -937,6 +1028,10 @@ def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
     try:
         if own_store:
             st.clean_temporary()
+        if register is not None and sweep_name:
+            st.register_sweep(sweep_name, dict(register), [], None,
+                              sorted({s for u in units for s in u.series}),
+                              [(u.hash, u.seed, u.scenario) for u in units])
         counts = Counts(total=len(units))
         states = st.states()
         todo: Deque[_Unit] = deque()
@@ -963,10 +1058,14 @@ def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
             progress(counts)
         pool_desc = "nothing to run"
         t_ready = time.perf_counter()
+        t_done: Optional[float] = None
         if todo:
             fn = run_fn or execute
-            if scheduler is not None or client is not None:
-                pool: Any = DaskPool(scheduler, client=client, run_fn=fn)
+            own_pool = pool is None
+            if not own_pool:
+                pass  # the caller's, left open
+            elif scheduler is not None or client is not None:
+                pool = DaskPool(scheduler, client=client, run_fn=fn)
             else:
                 n = workers or os.cpu_count() or 1
                 pool = LocalPool(min(n, len(todo)), run_fn=fn)
@@ -977,10 +1076,15 @@ def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
             try:
                 _drive(pool, todo, st, counts, retries, metrics, progress, sweep_name)
             except BaseException:
+                # (a pool of the caller too: tasks of this call are still in its hands)
                 pool.close(kill=True)
                 raise
-            pool.close()
+            t_done = time.perf_counter()
+            if own_pool:
+                pool.close()
         t_end = time.perf_counter()
+        if t_done is None:
+            t_done = t_end
         _attach_errors(st, units)
     finally:
         if own_store:
@@ -994,7 +1098,7 @@ def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
         outcomes.append(RunOutcome(key, h, seed, u.state, u.error, u.error_kind,
                                    u.attempts, u.skipped))
     return SweepResult(sweep_name, st.root, counts, outcomes, t_end - t_start,
-                       t_end - t_ready, pool_desc)
+                       t_done - t_ready, pool_desc)
 
 
 def _attach_errors(st: Any, units: List[_Unit]) -> None:
@@ -1011,8 +1115,16 @@ def _attach_errors(st: Any, units: List[_Unit]) -> None:
 def _drive(pool: Any, todo: Deque[_Unit], st: Any, counts: Counts, retries: int,
            metrics: Optional[Sequence[str]], progress: Optional[Callable[[Counts], None]],
            sweep_name: Optional[str]) -> None:
+    """Keep the pool busy and write every result the pool hands back before asking for
+    more: the results of one ``wait`` — everything that finished since the last one — go
+    to the store together (:meth:`aqmsim.store.Store.record_many`: their files, then their
+    rows in one transaction), so the driver's cost per run shrinks when runs are short,
+    and a result the driver has received is in the store before it takes the next."""
+    from .store import Entry
+
     inflight: Dict[int, _Unit] = {}
     next_tid = 0
+    run_s = 0.0  # moving average of a run's wall-clock time in its worker
 
     def refill() -> None:
         nonlocal next_tid
@@ -1028,17 +1140,29 @@ def _drive(pool: Any, todo: Deque[_Unit], st: Any, counts: Counts, retries: int,
         refill()
         finished = pool.wait(timeout=0.5)
         refill()  # workers get their next task before the driver writes
+        batch: List[Any] = []
+        done: List[Tuple[_Unit, Dict[str, Any]]] = []
         for tid, res in finished:
+            wall = res.get("wall")
+            if isinstance(wall, float) and wall >= 0:
+                run_s = wall if run_s == 0.0 else 0.9 * run_s + 0.1 * wall
             u = inflight.pop(tid)
+            if res.get("status") == _REQUEUE:
+                todo.appendleft(u)  # handed to a worker that died before starting it
+                continue
             u.tries += 1
             u.attempts += 1
-            ok = res.get("status") == "ok"
-            if ok or not u.was_ok:
+            if res.get("status") == "ok" or not u.was_ok:
                 # (a run stored ok, rerun only for a missing series, keeps its ok row)
-                st.record(u.hash, u.seed, u.scenario, res, attempts=u.attempts,
-                          sweep=sweep_name, metrics=metrics, replace=u.stored)
+                batch.append(Entry(u.hash, u.seed, u.scenario, res, u.attempts,
+                                   replace=u.stored))
                 u.stored = True
-            if ok:
+            done.append((u, res))
+        st.record_many(batch, sweep=sweep_name, metrics=metrics)
+        if run_s > 0 and hasattr(pool, "queue_for"):
+            pool.queue_for(run_s)
+        for u, res in done:
+            if res.get("status") == "ok":
                 u.state, u.error, u.error_kind = "ok", None, None
                 counts.ok += 1
                 if u.tries > 1:
@@ -1167,19 +1291,23 @@ def cli_sweep(file: Path, workers: Optional[int], scheduler: Optional[str],
 
 
 # =========================================================================== benchmark
+#: The benchmark's base scenario: 100 Reno flows over a 100 Mb/s RED bottleneck for 20
+#: simulated seconds (~200 000 packets at the bottleneck, ~0.1-0.2 s of simulation): runs
+#: of the size a real sweep has, so that the measurement is one of parallel simulation,
+#: not of the driver's per-run costs.
 BENCH_BASE: Dict[str, Any] = {
     "name": "bench-sweep",
-    "duration": 10.0,
+    "duration": 20.0,
     "dumbbell": {
         "bottleneck": {
-            "rate": "10Mb", "delay": "20ms",
-            "queue": {"kind": "red", "limit": 100, "min_th": 10, "max_th": 30,
+            "rate": "100Mb", "delay": "20ms",
+            "queue": {"kind": "red", "limit": 400, "min_th": 50, "max_th": 150,
                       "max_p": 0.1, "w_q": 0.002},
         },
         "groups": [{
-            "name": "reno", "count": 30, "app": "ftp", "start": {"uniform": [0.0, 1.0]},
-            "access": {"rate": "100Mb", "delay": {"uniform": ["1ms", "5ms"]}},
-            "egress": {"rate": "100Mb", "delay": "1ms"},
+            "name": "reno", "count": 100, "app": "ftp", "start": {"uniform": [0.0, 2.0]},
+            "access": {"rate": "1Gb", "delay": {"uniform": ["1ms", "20ms"]}},
+            "egress": {"rate": "1Gb", "delay": "1ms"},
         }],
     },
     "monitor": {"queues": ["R1->R2"]},
@@ -1187,12 +1315,16 @@ BENCH_BASE: Dict[str, Any] = {
 
 
 def bench_throughput(workers_list: Sequence[Optional[int]] = (1, 2, None),
-                     runs: int = 120) -> List[Dict[str, Any]]:
-    """Sweep throughput on the local pool: a fixed sweep (30 Reno flows over a 10 Mb/s RED
-    bottleneck, 10 simulated seconds, max_p × seeds, summaries only) into a fresh temporary
-    store for each worker count (None: one per CPU). Returns one dict per count:
-    ``workers``, ``runs``, ``seconds`` (with the workers up), ``startup_s`` (spawning
-    them), ``runs_per_s``."""
+                     runs: int = 96) -> List[Dict[str, Any]]:
+    """Sweep throughput on the local pool: a fixed sweep (:data:`BENCH_BASE`: 100 Reno flows
+    over a 100 Mb/s RED bottleneck, 20 simulated seconds; max_p × seeds, summaries only)
+    into a fresh temporary store for each worker count (None: one per CPU). Returns one
+    dict per count: ``workers``, ``runs``, ``seconds`` (with the workers up), ``startup_s``
+    (spawning and stopping them), ``runs_per_s``, ``run_s`` (mean simulation time of a run, in its
+    worker), ``speedup`` (runs/s over those of the first count, scaled to one worker when
+    the first is not 1) and ``efficiency`` (speedup / workers: 1.0 is linear scaling)."""
+    from .store import Store
+
     max_ps = [0.02, 0.05, 0.1, 0.2]
     seeds = max(1, math.ceil(runs / len(max_ps)))
     sweep = Sweep.from_dict({
@@ -1204,16 +1336,27 @@ def bench_throughput(workers_list: Sequence[Optional[int]] = (1, 2, None),
         n = w or os.cpu_count() or 1
         with tempfile.TemporaryDirectory(prefix="aqmsim-bench-") as tmp:
             res = run_sweep(sweep, Path(tmp) / "store", workers=n)
+            with Store(Path(tmp) / "store", read_only=True) as st:
+                walls = [w_ for (w_,) in st.con.execute(
+                    "SELECT wall_s FROM runs WHERE wall_s IS NOT NULL").fetchall()]
         if res.failed:
             raise RuntimeError(f"bench sweep: {res.failed} runs failed: "
                                f"{res.failures[0].error}")
+        rate = res.ran / res.run_seconds if res.run_seconds else math.nan
         out.append({"workers": n, "runs": res.ran, "seconds": res.run_seconds,
-                    "startup_s": res.seconds - res.run_seconds,
-                    "runs_per_s": res.ran / res.run_seconds if res.run_seconds else math.nan})
+                    "startup_s": res.seconds - res.run_seconds, "runs_per_s": rate,
+                    "run_s": sum(walls) / len(walls) if walls else math.nan})
+    if out:
+        base = out[0]["runs_per_s"] / out[0]["workers"]  # per worker, at the first count
+        for row in out:
+            row["speedup"] = row["runs_per_s"] / base if base else math.nan
+            row["efficiency"] = row["speedup"] / row["workers"]
     return out
 
 
 if __name__ == "__main__":  # pragma: no cover - python -m aqmsim.sweep: the benchmark
     for row in bench_throughput([1, 2, None]):
         print(f"{row['workers']:>3} workers: {row['runs']} runs in {row['seconds']:.2f} s "
-              f"-> {row['runs_per_s']:.1f} runs/s (worker start {row['startup_s']:.2f} s)")
+              f"-> {row['runs_per_s']:.2f} runs/s, speedup {row['speedup']:.2f}, "
+              f"efficiency {row['efficiency']:.0%} (a run: {row['run_s'] * 1e3:.0f} ms; "
+              f"worker start {row['startup_s']:.2f} s)")
