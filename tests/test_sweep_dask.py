@@ -6,6 +6,7 @@ mid-run costs nothing but time."""
 from __future__ import annotations
 
 import functools
+import io
 import os
 from pathlib import Path
 
@@ -13,9 +14,14 @@ import distributed
 import pandas as pd
 import pytest
 
+from rich.console import Console
+
 from aqmsim import store as store_mod
+from aqmsim.papers.base import Cell
+from aqmsim.report import reproduce_papers
 from aqmsim.sweep import Sweep, run_sweep
 
+from test_report import FakePaper
 from test_sweep_local import Q, crash_once, write_sweep
 
 
@@ -97,3 +103,27 @@ def test_dask_worker_killed_mid_run(core, cluster, tmp_path: Path):
     row = df[(df["hash"] == crashed) & (df["seed"] == 2)]
     assert len(row) == 1 and row["status"].iloc[0] == "ok"
     assert row["worker"].iloc[0].split(":")[1] != pid   # finished by another process
+
+
+def test_reproduce_on_the_cluster(core, cluster, tmp_path: Path):
+    """`aqmsim reproduce --scheduler`: a paper's runs go to the cluster's workers, into the
+    paper's store, and give the report the local pool gives; again, nothing runs."""
+    console = Console(file=io.StringIO(), width=200)
+    on_dask = reproduce_papers([FakePaper()], tmp_path / "dask", seeds=2, console=console,
+                               progress_console=console,
+                               scheduler=cluster.scheduler_address).outcomes[0]
+    local = reproduce_papers([FakePaper()], tmp_path / "local", seeds=2, workers=2,
+                             console=console, progress_console=console).outcomes[0]
+    assert on_dask.runs == local.runs == {"total": 4, "stored": 0, "ran": 4, "failed": 0}
+    assert [[c.mean if isinstance(c, Cell) else c for c in row] for row in on_dask.tables[0].rows] \
+        == [[c.mean if isinstance(c, Cell) else c for c in row] for row in local.tables[0].rows]
+    assert [(c.text, c.holds, c.evidence) for c in on_dask.claims] == \
+        [(c.text, c.holds, c.evidence) for c in local.claims]
+    with distributed.Client(cluster, set_as_default=False) as client:
+        cluster_pids = {str(p) for p in client.run(os.getpid).values()}
+    runs = store_mod.open(tmp_path / "dask" / "fake" / "store", sweep="fake")
+    assert len(runs) == 4 and {w.split(":")[1] for w in runs["worker"]} <= cluster_pids
+    again = reproduce_papers([FakePaper()], tmp_path / "dask", seeds=2, console=console,
+                             progress_console=console,
+                             scheduler=cluster.scheduler_address).outcomes[0]
+    assert again.runs == {"total": 4, "stored": 4, "ran": 0, "failed": 0}

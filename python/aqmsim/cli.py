@@ -4,7 +4,8 @@
                                           [--set duration=5 --set dumbbell.bottleneck.queue.max_p=0.05]
     aqmsim validate examples/dumbbell-red.toml [--json]
     aqmsim list [DISCIPLINE]
-    aqmsim reproduce PAPER|all [--seeds N] [--out DIR] [--workers W]
+    aqmsim reproduce PAPER|all [--seeds N] [--out DIR] [--workers N | --scheduler tcp://HOST:PORT]
+                               [--store DIR] [--fresh]
     aqmsim sweep SWEEP.toml [--workers N | --scheduler tcp://HOST:PORT] [--store DIR]
     aqmsim report SWEEP.toml [--store DIR] [--out DIR]
     aqmsim version
@@ -314,14 +315,29 @@ def reproduce(
         Path("out/reproduce"), "--out", "-o", help="write the report and figures here"
     ),
     workers: Optional[int] = typer.Option(
-        None, "--workers", "-w", min=1, help="runs in parallel (default: one per CPU)"
+        None, "--workers", "-w", min=1, help="local worker processes (default: one per CPU)"
+    ),
+    scheduler: Optional[str] = typer.Option(
+        None, "--scheduler", help="run on the Dask cluster of this scheduler, tcp://HOST:PORT"
+    ),
+    store: Optional[Path] = typer.Option(
+        None, "--store", help="keep each paper's runs in STORE/PAPER (default: OUT/PAPER/store)"
+    ),
+    fresh: bool = typer.Option(
+        False, "--fresh", help="empty the papers' stores first: simulate every run again"
     ),
 ) -> None:
     """Reproduce a paper: run it over seeds, compare with its published numbers and
-    claims, write an HTML report (index.html) and a Markdown summary (summary.md)."""
+    claims, write an HTML report (index.html) and a Markdown summary (summary.md).
+
+    Every run is kept in the paper's store (DuckDB + Parquet, as for `aqmsim sweep`): the
+    same command again takes its runs from there instead of simulating them, and a
+    reproduction that was interrupted resumes with the runs it lacks."""
     from .papers import get, names
     from .report import Failure, reproduce_papers
 
+    if workers is not None and scheduler is not None:
+        _fail("--workers and --scheduler: give one or the other")
     choices = names()
     key = paper.strip().lower()
     if key != "all" and key not in choices:
@@ -334,9 +350,15 @@ def reproduce(
             selected.append(Failure.from_exception(name, "loading", exc))
     try:
         done = reproduce_papers(selected, out_dir, seeds=seeds, workers=workers,
-                                console=out, progress_console=err)
+                                console=out, progress_console=err, scheduler=scheduler,
+                                store=store, fresh=fresh)
     except OSError as exc:
         _fail(f"{out_dir}: could not write the report: {exc}", code=1)
+    except (ConnectionError, ImportError, RuntimeError) as exc:
+        _fail(str(exc), code=1)
+    except KeyboardInterrupt:
+        _fail("interrupted: finished runs are in the papers' stores; the same command "
+              "resumes with the rest", code=130)
     if done.exit_code:
         raise typer.Exit(done.exit_code)
 

@@ -14,7 +14,7 @@ import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, MutableMapping, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -50,7 +50,7 @@ class RunRecord:
     key: str
     seed: int
     summary: Dict[str, Any]
-    tables: Dict[str, pd.DataFrame] = field(default_factory=dict)
+    tables: MutableMapping[str, pd.DataFrame] = field(default_factory=dict)
     wall: float = 0.0
 
 
@@ -81,11 +81,19 @@ def mean_ci(values: Sequence[float]) -> Tuple[float, float]:
 
 
 class Runs:
-    """The finished runs of a paper, by (experiment key, seed)."""
+    """The finished runs of a paper, by (experiment key, seed).
+
+    The runner (:func:`aqmsim.papers.runner.run_paper`) also sets ``failures`` (the runs
+    that failed, left out of ``records``: :class:`~aqmsim.papers.runner.RunFailure`),
+    ``counts`` (:class:`aqmsim.sweep.Counts`: ``skipped`` runs came from the store) and
+    ``store`` (the store's directory, None for a temporary one)."""
 
     def __init__(self, experiments: Sequence[Experiment], records: Iterable[RunRecord]):
         self.experiments: Dict[str, Experiment] = {e.key: e for e in experiments}
         self.records: Dict[Tuple[str, int], RunRecord] = {(r.key, r.seed): r for r in records}
+        self.failures: List[Any] = []
+        self.counts: Any = None
+        self.store: Optional[Path] = None
 
     def seeds(self, key: str) -> List[int]:
         return sorted(s for (k, s) in self.records if k == key)
@@ -159,6 +167,14 @@ class Report:
     assumptions: List[str]
     seeds: List[int]
     wall_seconds: float = 0.0
+    #: How the runs were obtained (``aqmsim reproduce`` fills it in): ``total`` runs,
+    #: ``stored`` taken from the store, ``ran`` simulated now, ``failed``.
+    runs: Dict[str, int] = field(default_factory=dict)
+    #: The runs that failed and were left out of the analysis
+    #: (:class:`aqmsim.papers.runner.RunFailure`: key, seed, error, error_kind).
+    failed_runs: List[Any] = field(default_factory=list)
+    #: The store the runs are kept in ("" when none).
+    store: str = ""
 
     def cells(self) -> List[Cell]:
         return [c for t in self.tables for row in t.rows for c in row if isinstance(c, Cell)]

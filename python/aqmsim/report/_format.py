@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Iterator, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 from ..papers.base import Cell, Report, Table
 
 __all__ = ["num", "ours", "published", "diff", "status", "text", "row_label", "Compared",
-           "cells_of", "compared", "duration", "seeds_text"]
+           "cells_of", "compared", "duration", "seeds_text", "runs_text"]
 
 DASH = "—"
 
@@ -156,3 +156,12 @@ def seeds_text(seeds: List[int]) -> str:
     if s == list(range(s[0], s[-1] + 1)):
         return f"{s[0]}–{s[-1]} ({len(s)} seeds)"
     return ", ".join(map(str, s)) + f" ({len(s)} seeds)"
+
+
+def runs_text(runs: Dict[str, int]) -> str:
+    """``240 runs (200 from the store, 40 run now, 1 failed)``."""
+    total = int(runs.get("total", 0))
+    bits = [f"{int(runs.get('stored', 0))} from the store", f"{int(runs.get('ran', 0))} run now"]
+    if runs.get("failed"):
+        bits.append(f"{int(runs['failed'])} failed")
+    return f"{total} run{'s' if total != 1 else ''} ({', '.join(bits)})"

@@ -150,6 +150,8 @@ def _facts(o: Outcome, page_link: Optional[str] = None) -> str:
         items.append(("status", f'<span style="color:#b42318">failed while {e(o.stage)}</span>'))
     else:
         items += [("published numbers", c["published"]), ("claims", c["claims"])]
+        if getattr(o, "runs", None):
+            items.append(("runs", e(F.runs_text(o.runs))))
     lis = "".join(f"<li><b>{k}</b>{v}</li>" for k, v in items)
     return f'<ul class="facts">{lis}</ul>'
 
@@ -335,6 +337,17 @@ def paper_page(o: Outcome, paper_dir: Path, index_href: str = "../index.html") -
         parts.append(f'<ul class="claims">{"".join(items)}</ul>')
     else:
         parts.append('<p class="mute">No claims checked.</p>')
+
+    failed = list(getattr(o, "failed_runs", []) or [])
+    if failed:
+        parts.append('<h2 id="failed-runs">Failed runs</h2>')
+        parts.append(f'<p class="mute">{len(failed)} run{"s" if len(failed) != 1 else ""} '
+                     "failed (after a retry) and {} left out of the tables, figures and "
+                     "claims above.</p><ul>".format("is" if len(failed) == 1 else "are")
+                     + "".join(f"<li><code>{e(str(f.key))}</code> seed {int(f.seed)}: "
+                               f"{e(str(f.error))}</li>" for f in failed[:50])
+                     + (f"<li>… and {len(failed) - 50} more</li>" if len(failed) > 50 else "")
+                     + "</ul>")
 
     parts.append('<h2 id="assumptions">Assumptions</h2>')
     if o.assumptions:

@@ -38,8 +38,14 @@ def _paper(o: Outcome, page: str) -> List[str]:
     if isinstance(o, Failure):
         lines += [f"**Failed while {o.stage}:** `{_md(o.error)}` — see [{page}]({page}).", ""]
         return lines
-    lines += [f"Seeds {F.seeds_text(o.seeds)}, wall time {F.duration(o.wall_seconds)}. "
+    runs = f", {F.runs_text(o.runs)}" if getattr(o, "runs", None) else ""
+    lines += [f"Seeds {F.seeds_text(o.seeds)}, wall time {F.duration(o.wall_seconds)}{runs}. "
               f"{_counts(o)}. Full page: [{page}]({page}).", ""]
+    failed = list(getattr(o, "failed_runs", []) or [])
+    if failed:
+        lines += [f"**{len(failed)} run{'s' if len(failed) != 1 else ''} failed** and "
+                  f"{'is' if len(failed) == 1 else 'are'} left out (first: `{_md(str(failed[0].key))}` "
+                  f"seed {int(failed[0].seed)}: {_md(str(failed[0].error))}).", ""]
     rows = F.compared(o)
     if rows:
         lines += ["| table | row | column | ours (± 95 % CI) | published | diff |",

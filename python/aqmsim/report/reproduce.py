@@ -25,7 +25,7 @@ from . import page_dir, write
 from .outcome import Failure, Outcome, name_of, title_of
 
 __all__ = ["reproduce_papers", "run_and_analyse", "headline_tables", "print_outcome",
-           "Reproduced", "HEADLINE_ROWS"]
+           "Reproduced", "HEADLINE_ROWS", "paper_store"]
 
 #: At most this many compared numbers per paper in the terminal table (all are in the report).
 HEADLINE_ROWS = 40
@@ -71,17 +71,37 @@ def _close_figures() -> None:
         plt.close("all")
 
 
+def paper_store(out: Path, name: str, store: Optional[Union[str, Path]] = None) -> Path:
+    """Where ``aqmsim reproduce`` keeps the runs of paper ``name``: ``STORE/<name>`` when a
+    store directory is given, else ``OUT/<name>/store`` beside the paper's report page."""
+    if store is not None:
+        return Path(store) / page_dir(name)
+    return Path(out) / page_dir(name) / "store"
+
+
+def _failed_runs_text(failures: Sequence[Any], limit: int = 3) -> str:
+    first = "; ".join(f"{f.key} seed {f.seed}: {f.error}" for f in failures[:limit])
+    more = f"; … and {len(failures) - limit} more" if len(failures) > limit else ""
+    return f"{len(failures)} run{'s' if len(failures) != 1 else ''} failed ({first}{more})"
+
+
 def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
                     workers: Optional[int] = None,
-                    progress_console: Optional[Console] = None) -> Outcome:
-    """One paper: its runs over seeds 1..N, then ``paper.analyse(runs, out/<name>)``.
-    Returns the Report (seeds and wall time filled in) or a Failure — never raises for an
-    error of the paper (KeyboardInterrupt still stops everything)."""
+                    progress_console: Optional[Console] = None, *,
+                    store: Optional[Union[str, Path]] = None, fresh: bool = False,
+                    scheduler: Optional[str] = None, pool: Any = None) -> Outcome:
+    """One paper: its runs over seeds 1..N (through the store :func:`paper_store`, so runs
+    already there are not simulated again), then ``paper.analyse(runs, out/<name>)``.
+    Returns the Report (seeds, wall time, run counts and failed runs filled in) or a
+    Failure — never raises for an error of the paper (KeyboardInterrupt still stops
+    everything). A failed run is left out and listed; the paper fails only if its
+    analysis cannot do without it."""
     from ..papers.runner import run_paper
 
     name = str(paper.name)
     n = int(seeds or getattr(paper, "default_seeds", 0) or 1)
     seed_list = list(range(1, n + 1))
+    where = paper_store(out, name, store)
     t0 = time.perf_counter()
     try:
         with _progress(progress_console or Console(stderr=True)) as prog:
@@ -90,7 +110,8 @@ def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
             def tick(done: int, total: int) -> None:
                 prog.update(task, completed=done, total=total, left=total - done)
 
-            runs = run_paper(paper, seed_list, workers=workers, progress=tick)
+            runs = run_paper(paper, seed_list, workers=workers, progress=tick, store=where,
+                             fresh=fresh, scheduler=scheduler, pool=pool)
     except Exception as exc:  # noqa: BLE001 - reported, the other papers go on
         return Failure.from_exception(name, "running", exc, paper, seed_list,
                                       time.perf_counter() - t0)
@@ -102,12 +123,21 @@ def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
             raise TypeError(f"{type(paper).__name__}.analyse returned "
                             f"{type(report).__name__}, not a Report")
     except Exception as exc:  # noqa: BLE001
-        return Failure.from_exception(name, "analysis", exc, paper, seed_list,
-                                      time.perf_counter() - t0)
+        failure = Failure.from_exception(name, "analysis", exc, paper, seed_list,
+                                         time.perf_counter() - t0)
+        if runs.failures:
+            failure.error = f"{_failed_runs_text(runs.failures)}; then {failure.error}"
+        return failure
     finally:
         _close_figures()
     if not report.seeds:
         report.seeds = seed_list
+    c = runs.counts
+    if c is not None:
+        report.runs = {"total": c.total, "stored": c.skipped, "ran": c.total - c.skipped,
+                       "failed": c.failed}
+    report.failed_runs = list(runs.failures)
+    report.store = str(where)
     # the wall-clock time of the whole reproduction (runs + analysis), as the command saw it
     report.wall_seconds = time.perf_counter() - t0
     return report
@@ -155,7 +185,11 @@ def print_outcome(o: Outcome, console: Console) -> None:
         (f"{k} of {n}", "bold green" if n and k == n else "bold"),
         " published numbers within 10 % · ",
         (f"{c} of {m}", "bold green" if m and c == m else "bold"),
-        f" claims hold · seeds {F.seeds_text(o.seeds)} · {F.duration(o.wall_seconds)}"))
+        f" claims hold · seeds {F.seeds_text(o.seeds)} · {F.duration(o.wall_seconds)}"
+        + (f" · {F.runs_text(o.runs)}" if o.runs else "")))
+    if o.failed_runs:
+        console.print(Text(f"warning: {_failed_runs_text(o.failed_runs)}: left out of the "
+                           "analysis", style="yellow"))
     for cl in o.claims:
         console.print(Text.assemble(("  ✓ " if cl.holds else "  ✗ ",
                                      "green" if cl.holds else "red"), cl.text))
@@ -164,35 +198,32 @@ def print_outcome(o: Outcome, console: Console) -> None:
 def reproduce_papers(papers: Sequence[Union[Paper, Failure]], out: Union[str, Path],
                      seeds: Optional[int] = None, workers: Optional[int] = None,
                      console: Optional[Console] = None,
-                     progress_console: Optional[Console] = None) -> Reproduced:
+                     progress_console: Optional[Console] = None, *,
+                     scheduler: Optional[str] = None,
+                     store: Optional[Union[str, Path]] = None,
+                     fresh: bool = False) -> Reproduced:
     """Reproduce ``papers`` one after the other into ``out`` and write the report there.
 
     ``papers`` may hold :class:`Failure` entries (a paper whose module could not even be
     loaded): they appear in the report as failed. ``seeds`` is N for seeds 1..N (default:
-    each paper's ``default_seeds``). The report is rewritten after every paper, so an
-    interrupted ``all`` still leaves the finished papers readable.
+    each paper's ``default_seeds``). Runs go to one pool shared by every paper, started
+    when a paper first needs to simulate: ``workers`` local processes (default: one per
+    CPU) or the Dask cluster at ``scheduler``. Each paper keeps its runs in its own store
+    (:func:`paper_store`: ``out/<name>/store``, or ``store/<name>``); runs found there
+    are not simulated again, unless ``fresh`` (the store is emptied first). The report is
+    rewritten after every paper, so an interrupted ``all`` still leaves the finished
+    papers readable.
     """
+    from ..sweep import SharedPool
+
     out = Path(out)
     console = console or Console()
     progress_console = progress_console or Console(stderr=True)
     done = Reproduced()
-    for p in papers:
-        o = p if isinstance(p, Failure) else run_and_analyse(p, out, seeds, workers,
-                                                             progress_console)
-        done.outcomes.append(o)
-        try:
-            done.paths = write(done.outcomes, out)
-        except Exception as exc:  # noqa: BLE001 - e.g. a Report the writer cannot show
-            done.outcomes[-1] = Failure.from_exception(
-                name_of(o), "writing the report", exc, getattr(o, "paper", None),
-                list(getattr(o, "seeds", []) or []), float(getattr(o, "wall_seconds", 0.0)))
-            done.paths = write(done.outcomes, out)
-        print_outcome(done.outcomes[-1], console)
-        for name, path in done.paths.get("missing_figures", []):
-            if name == name_of(o):
-                console.print(Text(f"warning: {name}: figure {path} was not written under "
-                                   f"{out / page_dir(name)}", style="yellow"))
-        console.print()
+    with SharedPool(workers=workers, scheduler=scheduler) as pool:
+        for p in papers:
+            _reproduce_one(p, done, out, seeds, workers, console, progress_console,
+                           store=store, fresh=fresh, scheduler=scheduler, pool=pool)
     if not done.paths:
         done.paths = write(done.outcomes, out)
     for f in done.failures:
@@ -201,3 +232,24 @@ def reproduce_papers(papers: Sequence[Union[Paper, Failure]], out: Union[str, Pa
     console.print(Text.assemble(("report:  ", "bold"), str(done.paths["index"])))
     console.print(Text.assemble(("summary: ", "bold"), str(done.paths["summary"])))
     return done
+
+
+def _reproduce_one(p: Union[Paper, Failure], done: Reproduced, out: Path,
+                   seeds: Optional[int], workers: Optional[int], console: Console,
+                   progress_console: Console, **kw: Any) -> None:
+    o = p if isinstance(p, Failure) else run_and_analyse(p, out, seeds, workers,
+                                                         progress_console, **kw)
+    done.outcomes.append(o)
+    try:
+        done.paths = write(done.outcomes, out)
+    except Exception as exc:  # noqa: BLE001 - e.g. a Report the writer cannot show
+        done.outcomes[-1] = Failure.from_exception(
+            name_of(o), "writing the report", exc, getattr(o, "paper", None),
+            list(getattr(o, "seeds", []) or []), float(getattr(o, "wall_seconds", 0.0)))
+        done.paths = write(done.outcomes, out)
+    print_outcome(done.outcomes[-1], console)
+    for name, path in done.paths.get("missing_figures", []):
+        if name == name_of(o):
+            console.print(Text(f"warning: {name}: figure {path} was not written under "
+                               f"{out / page_dir(name)}", style="yellow"))
+    console.print()
