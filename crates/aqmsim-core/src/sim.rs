@@ -409,13 +409,29 @@ impl Simulation {
         link.bytes_sent += pkt.size as u64;
         // ns-2 order: the arrival downstream is scheduled first, then the end of
         // transmission; both numbers are reserved now, the events made only when needed.
-        let mut at = link.busy_until + link.delay;
+        let at = link.busy_until + link.delay;
         let mut arrive_seq = self.sched.reserve();
         link.txdone_seq = self.sched.reserve();
         if !link.queue.is_empty() && !link.txdone_pending {
             link.txdone_pending = true;
             self.sched.schedule_reserved(link.busy_until, link.txdone_seq, Event::TxDone { link: l });
         }
+        let (mut last, mut at) = (l, at);
+        if link.feeds_cut {
+            (last, at, arrive_seq) = self.cut_through(l, at, arrive_seq, &pkt);
+        }
+        let link = &mut self.links[last as usize];
+        if link.pipe.is_empty() {
+            self.sched.schedule_reserved(at, arrive_seq, Event::Arrive { link: last });
+        }
+        link.pipe.push_back((at, arrive_seq, pkt));
+    }
+
+    /// The cut-through hops after link `l` (see [`Simulation::start_tx`]): `pkt` reaches
+    /// `l`'s far end at `at` (arrival event number `seq`). Returns the link whose pipe it
+    /// enters, its arrival time at that link's far end, and the event number for it.
+    #[inline(never)]
+    fn cut_through(&mut self, l: u32, mut at: SimTime, mut seq: u64, pkt: &Packet) -> (u32, SimTime, u64) {
         let mut last = l;
         while self.links[last as usize].feeds_cut {
             let node = self.links[last as usize].to;
@@ -440,15 +456,11 @@ impl Simulation {
             next.bin_busy_ns += tx.0;
             next.bytes_sent += pkt.size as u64;
             at = next.busy_until + next.delay;
-            arrive_seq = self.sched.reserve();
+            seq = self.sched.reserve();
             next.txdone_seq = self.sched.reserve();
             last = nl;
         }
-        let link = &mut self.links[last as usize];
-        if link.pipe.is_empty() {
-            self.sched.schedule_reserved(at, arrive_seq, Event::Arrive { link: last });
-        }
-        link.pipe.push_back((at, arrive_seq, pkt));
+        (last, at, seq)
     }
 
     /// The transmission ending now had a packet waiting behind it.

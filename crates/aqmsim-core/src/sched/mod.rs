@@ -14,7 +14,9 @@
 //! `log n` unpredictable comparisons of 128-bit keys per pop; in the 100-flow benchmark that
 //! was a third of all instructions. The calendar cuts time into buckets of `2^shift` ns:
 //!
-//! * the *current* bucket is a small vector sorted latest-first, so a pop is `Vec::pop`;
+//! * the *current* bucket is a small vector sorted earliest-first with a read cursor, so
+//!   a pop is a load and an increment, and an event scheduled into it (usually later than
+//!   all it holds) is appended near its end;
 //! * the next [`SLOTS`] − 1 buckets are unsorted vectors in a ring, with an occupancy bitmap
 //!   to find the next non-empty one; a push there is `Vec::push`, and a bucket is sorted
 //!   once, when it becomes current;
@@ -68,18 +70,18 @@ fn key(time: u64, seq: u64) -> u128 {
     ((time as u128) << 64) | seq as u128
 }
 
-/// Sort by key, latest first. Buckets hold a few events: insertion sort, which for such
+/// Sort by key, earliest first. Buckets hold a few events: insertion sort, which for such
 /// sizes beats the general sort's set-up.
 #[inline]
-fn sort_latest_first(v: &mut [Entry]) {
+fn sort_earliest_first(v: &mut [Entry]) {
     if v.len() > 16 {
-        v.sort_unstable_by(|a, b| b.key.cmp(&a.key));
+        v.sort_unstable_by_key(|e| e.key);
         return;
     }
     for i in 1..v.len() {
         let e = v[i];
         let mut j = i;
-        while j > 0 && v[j - 1].key < e.key {
+        while j > 0 && v[j - 1].key > e.key {
             v[j] = v[j - 1];
             j -= 1;
         }
@@ -93,7 +95,7 @@ const MASK: u64 = SLOTS as u64 - 1;
 /// Pops between two measurements of the mean gap between events.
 pub const ADAPT_EVERY: u64 = 8192;
 /// The width aimed at, in mean gaps between events (a few events per bucket).
-const GAPS_PER_BUCKET: f64 = 4.0;
+const GAPS_PER_BUCKET: f64 = 2.0;
 const MAX_SHIFT: u32 = 40;
 
 /// Earliest-first event queue with FIFO order among equal times (see the module docs).
@@ -102,8 +104,10 @@ pub struct Scheduler {
     shift: u32,
     /// Bucket number (`time >> shift`) of `current`.
     cur_b: u64,
-    /// Every event of bucket `cur_b` (or earlier), sorted by key, latest first.
+    /// Every event of bucket `cur_b` (or earlier) not yet popped: `current[head..]`,
+    /// sorted by key, earliest first.
     current: Vec<Entry>,
+    head: usize,
     /// Slot `b & MASK` holds the events of bucket `b`, `cur_b < b < cur_b + SLOTS`, unsorted.
     slots: Vec<Vec<Entry>>,
     /// Bit `i` set: slot `i` is not empty.
@@ -143,6 +147,7 @@ impl Scheduler {
             shift,
             cur_b: 0,
             current: Vec::with_capacity(n.min(64)),
+            head: 0,
             slots: (0..SLOTS).map(|_| Vec::new()).collect(),
             occupied: vec![0; SLOTS / 64],
             in_wheel: 0,
@@ -158,8 +163,15 @@ impl Scheduler {
     fn push(&mut self, e: Entry) {
         let b = ((e.key >> 64) as u64) >> self.shift;
         if b <= self.cur_b {
-            let at = self.current.partition_point(|x| x.key > e.key);
-            self.current.insert(at, e);
+            // insertion from the back: a new event is usually the latest
+            let v = &mut self.current;
+            v.push(e);
+            let mut i = v.len() - 1;
+            while i > self.head && v[i - 1].key > e.key {
+                v[i] = v[i - 1];
+                i -= 1;
+            }
+            v[i] = e;
         } else if b - self.cur_b < SLOTS as u64 {
             let slot = (b & MASK) as usize;
             self.slots[slot].push(e);
@@ -196,15 +208,15 @@ impl Scheduler {
     /// The next event, if there is one at or before `limit`.
     #[inline]
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
-        if self.current.is_empty() && !self.advance() {
+        if self.head == self.current.len() && !self.advance() {
             return None;
         }
-        let e = *self.current.last().expect("advance() filled it");
+        let e = self.current[self.head];
         let t = (e.key >> 64) as u64;
         if t > limit.0 {
             return None;
         }
-        self.current.pop();
+        self.head += 1;
         self.popped += 1;
         if self.popped % ADAPT_EVERY == 0 {
             self.adapt(t);
@@ -228,6 +240,8 @@ impl Scheduler {
             (Some(w), Some(o)) => w.min(o),
         };
         self.cur_b = b;
+        self.current.clear();
+        self.head = 0;
         if wb == Some(b) {
             let slot = (b & MASK) as usize;
             std::mem::swap(&mut self.current, &mut self.slots[slot]);
@@ -241,7 +255,7 @@ impl Scheduler {
             let e = self.overflow.pop().expect("non-empty");
             self.current.push(e);
         }
-        sort_latest_first(&mut self.current);
+        sort_earliest_first(&mut self.current);
         true
     }
 
@@ -283,7 +297,9 @@ impl Scheduler {
     /// Re-file every pending event with buckets of `2^shift` ns.
     fn rebuild(&mut self, shift: u32, now: u64) {
         let mut all: Vec<Entry> = Vec::with_capacity(self.len());
-        all.append(&mut self.current);
+        all.extend_from_slice(&self.current[self.head..]);
+        self.current.clear();
+        self.head = 0;
         for slot in &mut self.slots {
             all.append(slot);
         }
@@ -303,7 +319,7 @@ impl Scheduler {
     }
 
     pub fn len(&self) -> usize {
-        self.current.len() + self.in_wheel + self.overflow.len()
+        self.current.len() - self.head + self.in_wheel + self.overflow.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
