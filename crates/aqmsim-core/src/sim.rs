@@ -397,7 +397,7 @@ impl Simulation {
     /// that would have to wait takes the ordinary path, and until it has arrived no later
     /// packet cuts through past it (`pending`). In a dumbbell the egress links (data) and
     /// the access links' reverse direction (ACKs) are such hops: two events fewer per packet.
-    #[inline]
+    #[inline(always)]
     fn start_tx(&mut self, l: u32, pkt: Packet) {
         let now = self.now;
         let link = &mut self.links[l as usize];

@@ -159,7 +159,7 @@ impl Scheduler {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn push(&mut self, e: Entry) {
         let b = ((e.key >> 64) as u64) >> self.shift;
         if b <= self.cur_b {
