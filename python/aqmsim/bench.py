@@ -33,7 +33,9 @@ and reported beside the table, with ns-2's rate without it.
 
 Also measured: aqmsim's peak memory at the 100-flow scenario's duration and at ten
 times it (memory should not grow with simulated time), and, when :mod:`aqmsim.sweep`
-provides ``bench_throughput``, sweep runs per second for 1, 2 and all CPUs.
+provides ``bench_throughput``, sweep runs per second for 1, 2 and all CPUs (runs of
+realistic size, ~0.1-0.2 s each), with the speedup over one worker and the scaling
+efficiency (speedup / workers).
 
 ``--quick`` (for development) runs 10 simulated seconds instead of 60, three rounds, and
 gives ns-3 a small budget.
@@ -104,7 +106,7 @@ class BenchConfig:
 
     @classmethod
     def quick_defaults(cls) -> "BenchConfig":
-        return cls(reps=3, duration=10.0, ns3_budget=60.0, timeout=300.0, sweep_runs=24, quick=True)
+        return cls(reps=3, duration=10.0, ns3_budget=60.0, timeout=300.0, sweep_runs=32, quick=True)
 
 
 # ------------------------------------------------------------------ the machine
@@ -736,8 +738,15 @@ def sweep_throughput(cfg: BenchConfig) -> Dict[str, Any]:
             out.append(dict(r))
         elif isinstance(r, (tuple, list)) and len(r) >= 2:
             out.append({"workers": r[0], "runs_per_s": r[1]})
+    if out and "speedup" not in out[0]:
+        base = out[0].get("runs_per_s", math.nan) / (out[0].get("workers") or 1)
+        for r in out:
+            r["speedup"] = r.get("runs_per_s", math.nan) / base if base else math.nan
+            r["efficiency"] = r["speedup"] / (r.get("workers") or 1)
     for r in out:
-        _log(f"    {r.get('workers')} workers: {r.get('runs_per_s', math.nan):.2f} runs/s")
+        _log(f"    {r.get('workers')} workers: {r.get('runs_per_s', math.nan):.2f} runs/s, "
+             f"speedup {r.get('speedup', math.nan):.2f}, efficiency "
+             f"{100 * r.get('efficiency', math.nan):.0f} %")
     return {"rows": out}
 
 
@@ -918,11 +927,21 @@ def render(res: Mapping[str, Any]) -> str:
     L.append("**Sweep throughput** (`aqmsim.sweep.bench_throughput`):")
     L.append("")
     if sw.get("rows"):
-        L.append("| workers | runs | wall s | worker start-up s | runs / s |")
-        L.append("|--:|--:|--:|--:|--:|")
+        run_s = sw["rows"][0].get("run_s")
+        if run_s is not None:
+            L.append(f"One run: {_fmt(1e3 * run_s, '.0f')} ms of simulation (mean, in its worker). "
+                     "Speedup: runs/s over those of one worker; efficiency: speedup / workers "
+                     "(100 % = linear).")
+            L.append("")
+        L.append("| workers | runs | wall s | worker start-up s | runs / s | speedup | efficiency |")
+        L.append("|--:|--:|--:|--:|--:|--:|--:|")
         for r in sw["rows"]:
+            eff = r.get("efficiency")
             L.append(f"| {r.get('workers')} | {_fmt_int(r.get('runs'))} | {_fmt(r.get('seconds'), '.2f')} "
-                     f"| {_fmt(r.get('startup_s'), '.2f')} | {_fmt(r.get('runs_per_s'), '.2f')} |")
+                     f"| {_fmt(r.get('startup_s'), '.2f')} | {_fmt(r.get('runs_per_s'), '.2f')} "
+                     f"| {_fmt(r.get('speedup'), '.2f')} "
+                     f"| {_fmt(None if eff is None else 100 * eff, '.0f')}"
+                     f"{'' if eff is None or eff != eff else ' %'} |")
     else:
         L.append(sw.get("skipped", "not measured."))
     return "\n".join(L) + "\n"
