@@ -147,6 +147,10 @@ def frame_from_arrow(name: str, table: Any) -> pd.DataFrame:
     values as :attr:`Results.queue` and the others give. Parquet brings text back as
     pandas' string dtype; Results tables hold it as objects."""
     schema = SCHEMAS.get(name, {})
+    meta = table.schema.metadata or {}
+    if b"pandas" in meta or any(c not in schema for c in table.column_names):
+        # written from a DataFrame (columns beyond the schema): pandas' own metadata
+        return _frame(name, table.to_pandas())
     cols: Dict[str, Any] = {}
     typed = True
     for col, arr in zip(table.column_names, table.columns):
@@ -237,11 +241,14 @@ class Results:
         """Table ``name`` as a pyarrow Table, straight from the engine's columns when they
         allow it (no pandas DataFrame is built: what a sweep worker keeps as Parquet),
         typed as the DataFrame is; :func:`frame_from_arrow` turns it back into exactly
-        that DataFrame."""
+        that DataFrame. Columns beyond the documented ones, or values of another type, go
+        through the DataFrame (and pandas' metadata)."""
         import pyarrow as pa
 
         raw = self._raw.get(name)
-        if name not in self._frames and isinstance(raw, Mapping) and raw:
+        schema = SCHEMAS.get(name, {})
+        if name not in self._frames and isinstance(raw, Mapping) and raw \
+                and all(k in schema for k in raw):
             try:
                 cols = {k: _column(v) for k, v in dict(raw).items()}
                 if len({len(v) for v in cols.values()}) == 1 and len(next(iter(cols.values()))):
