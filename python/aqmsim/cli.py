@@ -330,9 +330,9 @@ def reproduce(
     """Reproduce a paper: run it over seeds, compare with its published numbers and
     claims, write an HTML report (index.html) and a Markdown summary (summary.md).
 
-    Every run is kept in the paper's store (DuckDB + Parquet, as for `aqmsim sweep`): the
-    same command again takes its runs from there instead of simulating them, and a
-    reproduction that was interrupted resumes with the runs it lacks."""
+    Every run is kept in the paper's store (as for aqmsim sweep): the same
+    command again takes its runs from there instead of simulating them, and
+    a reproduction that was interrupted resumes with the runs it lacks."""
     from .papers import get, names
     from .report import Failure, reproduce_papers
 
