@@ -195,8 +195,10 @@ impl Simulation {
     }
 
     /// Switch cut-through (see [`Simulation::start_tx`]) off or back on, before the run
-    /// starts. It changes the number of events, never the outcome: the tests run scenarios
-    /// both ways and compare every result.
+    /// starts. It changes the number of events; the outcome changes only where events fall
+    /// at exactly the same nanosecond, whose order it can change (the skipped hop's event
+    /// numbers are reserved when the packet leaves the upstream link, not when it reaches
+    /// the router). The tests run scenarios both ways and compare every result.
     pub fn set_cut_through(&mut self, on: bool) {
         assert!(!self.started, "set_cut_through after the run started");
         if on {

@@ -1,5 +1,9 @@
-//! Cut-through (packets crossing a single-input hop without an event) must never change
-//! a result: every scenario here runs with it on and off and every output is compared.
+//! Cut-through (packets crossing a single-input hop without an event) must not change a
+//! result: every scenario here runs with it on and off and every output is compared.
+//! (Known limit: it reserves the skipped hop's event numbers earlier than ns-2 would, so
+//! events at exactly the same nanosecond can be reordered; in topologies with equal
+//! delays and rates at 1 Gb/s such ties are common and runs then differ. These
+//! scenarios have random access delays, where exact ties do not occur.)
 
 use crate::common::*;
 use aqmsim_core::scenario::{build::build, from_toml};
