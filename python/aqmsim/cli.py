@@ -302,6 +302,11 @@ def list_disciplines(
                   "docs/aqm/README.md indexes the pages that describe them.")
 
 
+# The options `reproduce` and `sweep` share: where the runs go.
+_WORKERS = typer.Option(None, "--workers", "-w", min=1, help="local worker processes (default: one per CPU)")
+_SCHEDULER = typer.Option(None, "--scheduler", help="run on the Dask cluster of this scheduler, tcp://HOST:PORT")
+
+
 @app.command()
 def reproduce(
     paper: str = typer.Argument(
@@ -314,12 +319,8 @@ def reproduce(
     out_dir: Path = typer.Option(
         Path("out/reproduce"), "--out", "-o", help="write the report and figures here"
     ),
-    workers: Optional[int] = typer.Option(
-        None, "--workers", "-w", min=1, help="local worker processes (default: one per CPU)"
-    ),
-    scheduler: Optional[str] = typer.Option(
-        None, "--scheduler", help="run on the Dask cluster of this scheduler, tcp://HOST:PORT"
-    ),
+    workers: Optional[int] = _WORKERS,
+    scheduler: Optional[str] = _SCHEDULER,
     store: Optional[Path] = typer.Option(
         None, "--store", help="keep each paper's runs in STORE/PAPER (default: OUT/PAPER/store)"
     ),
@@ -366,12 +367,8 @@ def reproduce(
 @app.command("sweep")
 def sweep_cmd(
     file: Path = typer.Argument(..., help="sweep file (TOML)", show_default=False),
-    workers: Optional[int] = typer.Option(
-        None, "--workers", "-w", min=1, help="local worker processes (default: one per CPU)"
-    ),
-    scheduler: Optional[str] = typer.Option(
-        None, "--scheduler", help="run on the Dask cluster of this scheduler, tcp://HOST:PORT"
-    ),
+    workers: Optional[int] = _WORKERS,
+    scheduler: Optional[str] = _SCHEDULER,
     store: Optional[Path] = typer.Option(
         None, "--store", help="store directory (default: the file's `store`, else out/sweeps/NAME)"
     ),

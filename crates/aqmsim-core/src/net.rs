@@ -218,16 +218,17 @@ pub fn single_feeders(links: &[(u32, u32)], routes: &Routes, paths: impl IntoIte
 mod tests {
     use super::*;
 
+    /// 0=R1 1=R2 2=S0 3=D0 4=S1 5=D1; links duplex: 2k is a->b, 2k+1 is b->a.
+    fn two_flow_dumbbell() -> (Vec<(u32, u32)>, Routes) {
+        let pairs = [(0, 1), (2, 0), (1, 3), (4, 0), (1, 5)];
+        let links: Vec<(u32, u32)> = pairs.iter().flat_map(|&(a, b)| [(a, b), (b, a)]).collect();
+        let r = Routes::compute(6, &links);
+        (links, r)
+    }
+
     #[test]
     fn dumbbell_routes() {
-        // 0=R1 1=R2 2=S0 3=D0 4=S1 5=D1; links duplex
-        let pairs = [(0, 1), (2, 0), (1, 3), (4, 0), (1, 5)];
-        let mut links = Vec::new();
-        for (a, b) in pairs {
-            links.push((a, b));
-            links.push((b, a));
-        }
-        let r = Routes::compute(6, &links);
+        let (links, r) = two_flow_dumbbell();
         assert_eq!(links[r.next(2, 3) as usize], (2, 0));
         assert_eq!(links[r.next(0, 3) as usize], (0, 1));
         assert_eq!(links[r.next(1, 3) as usize], (1, 3));
@@ -237,14 +238,7 @@ mod tests {
 
     #[test]
     fn dumbbell_feeders() {
-        // 0=R1 1=R2 2=S0 3=D0 4=S1 5=D1; links duplex: 2k is a->b, 2k+1 is b->a
-        let pairs = [(0, 1), (2, 0), (1, 3), (4, 0), (1, 5)];
-        let mut links = Vec::new();
-        for (a, b) in pairs {
-            links.push((a, b));
-            links.push((b, a));
-        }
-        let r = Routes::compute(6, &links);
+        let (links, r) = two_flow_dumbbell();
         // two TCP flows S0->D0, S1->D1: data and ACKs
         let f = single_feeders(&links, &r, [(2, 3), (3, 2), (4, 5), (5, 4)]);
         assert_eq!(f[0], NO_FEEDER); // R1->R2 merges two access links

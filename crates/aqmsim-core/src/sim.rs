@@ -486,11 +486,12 @@ impl Simulation {
             self.deliver(pkt);
         } else {
             let nl = self.routes.next(node, pkt.dst);
-            if nl != NO_ROUTE && self.cut_from[nl as usize] == l {
+            debug_assert!(nl != NO_ROUTE, "no route from {node} to {}", pkt.dst);
+            if self.cut_from[nl as usize] == l {
                 // it did not cut through when it left (start_tx)
                 self.pending[nl as usize] -= 1;
             }
-            self.send_from(node, pkt);
+            self.link_recv(nl, pkt);
         }
     }
 
