@@ -1,5 +1,6 @@
 //! Quick speed probe: `cargo run --release --example dumbbell_speed -- N [seconds] [rate]`,
-//! or `... -- FILE.toml [reps]` to time a scenario file (the best of `reps` runs).
+//! or `... -- FILE.toml [reps] [nocut]` to time a scenario file (the best of `reps` runs;
+//! `nocut` switches cut-through off).
 use aqmsim_core::scenario::{build::build, from_toml};
 use aqmsim_core::sim::Simulation;
 use std::time::Instant;
@@ -7,7 +8,8 @@ use std::time::Instant;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(path) = args.get(1).filter(|a| a.ends_with(".toml")) {
-        return time_file(path, args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3));
+        let cut = !args.iter().any(|a| a == "nocut");
+        return time_file(path, args.get(2).and_then(|s| s.parse().ok()).unwrap_or(3), cut);
     }
     let n: u32 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
     let secs: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(60.0);
@@ -44,14 +46,16 @@ start = {{ uniform = [0, 1] }}
     );
 }
 
-fn time_file(path: &str, reps: u32) {
+fn time_file(path: &str, reps: u32, cut: bool) {
     let text = std::fs::read_to_string(path).expect("readable scenario file");
     let spec = from_toml(&text).expect("valid scenario");
     let mut best = f64::INFINITY;
     for _ in 0..reps {
         let model = build(&spec, spec.seed).unwrap();
         let t0 = Instant::now();
-        let r = Simulation::new(model).run();
+        let mut sim = Simulation::new(model);
+        sim.set_cut_through(cut);
+        let r = sim.run();
         let wall = t0.elapsed().as_secs_f64();
         best = best.min(wall);
         let dep = r.summary.get("bottleneck_departures").unwrap();

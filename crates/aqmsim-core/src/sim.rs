@@ -195,10 +195,9 @@ impl Simulation {
     }
 
     /// Switch cut-through (see [`Simulation::start_tx`]) off or back on, before the run
-    /// starts. It changes the number of events; the outcome changes only where events fall
-    /// at exactly the same nanosecond, whose order it can change (the skipped hop's event
-    /// numbers are reserved when the packet leaves the upstream link, not when it reaches
-    /// the router). The tests run scenarios both ways and compare every result.
+    /// starts. It changes the number of events, not the outcome: the skipped hop's event
+    /// numbers are taken as of the time the packet reaches it, so same-instant events keep
+    /// their order (the tests run scenarios both ways and compare every result).
     pub fn set_cut_through(&mut self, on: bool) {
         assert!(!self.started, "set_cut_through after the run started");
         if on {
@@ -445,7 +444,7 @@ impl Simulation {
                 break;
             }
             let next = &mut self.links[nl as usize];
-            if self.pending[nl as usize] > 0 || !next.queue.is_empty() || next.txdone_pending || at < next.busy_until || at > self.end {
+            if self.pending[nl as usize] > 0 || !next.queue.is_empty() || next.txdone_pending || at < next.busy_until || at >= self.end {
                 self.pending[nl as usize] += 1;
                 break;
             }
@@ -457,9 +456,10 @@ impl Simulation {
             next.busy_ns += tx.0;
             next.bin_busy_ns += tx.0;
             next.bytes_sent += pkt.size as u64;
+            // ns-2 numbers these two events while processing the arrival at `node`, at `at`.
+            seq = self.sched.reserve_as_of(at, 2);
+            next.txdone_seq = seq + 1;
             at = next.busy_until + next.delay;
-            seq = self.sched.reserve();
-            next.txdone_seq = self.sched.reserve();
             last = nl;
         }
         (last, at, seq)

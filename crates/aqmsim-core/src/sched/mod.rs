@@ -27,6 +27,19 @@
 //! measured and, when it is far from the width that puts a few events in each bucket, the
 //! calendar is rebuilt with the better width. The order of events never depends on the
 //! width: it is always the total order of `(time, seq)`.
+//!
+//! # Insertion numbers
+//!
+//! `seq` orders events of the same instant as ns-2's scheduler does: by when they were
+//! scheduled. It is a counter that never goes below `now << STAMP_SHIFT` (raised at each
+//! pop), so it also says *at what simulated time* an event was scheduled: everything
+//! scheduled before time `t` has a number below `t << STAMP_SHIFT`, everything scheduled
+//! at or after `t` one at or above it. That lets [`Scheduler::reserve_as_of`] hand out a
+//! number for an event that ns-2 would schedule at a *later* time `t` (an arrival at a
+//! router that the simulation decides in advance, see `Simulation::cut_through`): it sorts
+//! after every event scheduled before `t` and before every event scheduled at or after `t`
+//! in the ordinary way, where ns-2 would have put it (exactly, unless other events at `t`
+//! itself would have run before that arrival: then it sorts ahead of their children).
 
 mod heap;
 
@@ -97,6 +110,13 @@ pub const ADAPT_EVERY: u64 = 8192;
 /// The width aimed at, in mean gaps between events (a few events per bucket).
 const GAPS_PER_BUCKET: f64 = 2.0;
 const MAX_SHIFT: u32 = 40;
+/// Insertion numbers per nanosecond of simulated time (see the module docs): more than
+/// `VIRTUAL_SLOTS` events scheduled within one nanosecond, or times beyond
+/// `STAMP_LIMIT_NS` (78 hours), only make [`Scheduler::reserve_as_of`] less exact.
+const STAMP_SHIFT: u32 = 16;
+/// Numbers just below `t << STAMP_SHIFT` kept for [`Scheduler::reserve_as_of`]`(t)`.
+const VIRTUAL_SLOTS: u64 = 1 << (STAMP_SHIFT - 1);
+const STAMP_LIMIT_NS: u64 = 1 << (64 - STAMP_SHIFT);
 
 /// Earliest-first event queue with FIFO order among equal times (see the module docs).
 pub struct Scheduler {
@@ -116,6 +136,8 @@ pub struct Scheduler {
     /// Events of buckets `cur_b + SLOTS` and beyond (when scheduled).
     overflow: Heap,
     seq: u64,
+    /// Numbers handed out by `reserve_as_of` (their order among one instant's).
+    vseq: u64,
     popped: u64,
     /// Time of the pop that started the current gap measurement.
     probe_t: u64,
@@ -153,6 +175,7 @@ impl Scheduler {
             in_wheel: 0,
             overflow: Heap::default(),
             seq: 0,
+            vseq: 0,
             popped: 0,
             probe_t: 0,
             fixed,
@@ -199,6 +222,29 @@ impl Scheduler {
         self.seq - 1
     }
 
+    /// Take `n` consecutive insertion numbers (the first is returned) for events that ns-2
+    /// would schedule at the later time `at`, while processing an event at `at` that the
+    /// simulation skips: they sort after everything scheduled before `at` and before
+    /// everything scheduled at or after `at` (see the module docs). When `at` is not later
+    /// than now, or beyond the stamped range, this is [`Scheduler::reserve`] `n` times.
+    #[inline]
+    pub fn reserve_as_of(&mut self, at: SimTime, n: u64) -> u64 {
+        debug_assert!((1..VIRTUAL_SLOTS).contains(&n));
+        if at.0 > 0 && at.0 < STAMP_LIMIT_NS {
+            let base = (at.0 << STAMP_SHIFT) - VIRTUAL_SLOTS;
+            let mut k = self.vseq & (VIRTUAL_SLOTS - 1);
+            if k + n > VIRTUAL_SLOTS {
+                k = 0;
+            }
+            if base + k > self.seq {
+                self.vseq = k + n;
+                return base + k;
+            }
+        }
+        self.seq += n;
+        self.seq - n
+    }
+
     /// Schedule with an insertion number from [`Scheduler::reserve`].
     #[inline]
     pub fn schedule_reserved(&mut self, at: SimTime, seq: u64, ev: Event) {
@@ -218,6 +264,9 @@ impl Scheduler {
         }
         self.head += 1;
         self.popped += 1;
+        if t < STAMP_LIMIT_NS {
+            self.seq = self.seq.max(t << STAMP_SHIFT);
+        }
         if self.popped % ADAPT_EVERY == 0 {
             self.adapt(t);
         }
@@ -359,6 +408,39 @@ mod tests {
         s.schedule_reserved(SimTime(5), r, Event::Start { flow: 0 });
         let order: Vec<Event> = std::iter::from_fn(|| s.pop()).map(|(_, e)| e).collect();
         assert_eq!(order, vec![Event::Start { flow: 0 }, Event::Start { flow: 1 }]);
+    }
+
+    /// An insertion number taken now "as of" a later time `t` sorts, among events of one
+    /// instant, after everything scheduled before `t` and before everything scheduled at
+    /// or after `t` (what ns-2 would have numbered had it scheduled the event at `t`).
+    #[test]
+    fn numbers_reserved_as_of_a_later_time_sort_as_if_taken_then() {
+        let mut s = Scheduler::default();
+        let late = SimTime(1_000);
+        // at time 0: one event for `late`, then two numbers "as of" 500 ns
+        s.schedule(late, Event::Start { flow: 0 });
+        let v = s.reserve_as_of(SimTime(500), 2);
+        s.schedule_reserved(late, v + 1, Event::Start { flow: 4 });
+        s.schedule_reserved(late, v, Event::Start { flow: 3 });
+        s.schedule(SimTime(200), Event::Sample);
+        s.schedule(SimTime(500), Event::LinkBin);
+        s.schedule(late, Event::Start { flow: 1 });
+        // at 200 ns (before 500): sorts before the "as of 500" pair
+        assert_eq!(s.pop(), Some((SimTime(200), Event::Sample)));
+        s.schedule(late, Event::Start { flow: 2 });
+        // at 500 ns: sorts after it
+        assert_eq!(s.pop(), Some((SimTime(500), Event::LinkBin)));
+        s.schedule(late, Event::Start { flow: 5 });
+        let order: Vec<u32> = std::iter::from_fn(|| s.pop())
+            .map(|(_, e)| match e {
+                Event::Start { flow } => flow,
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(order, vec![0, 1, 2, 3, 4, 5]);
+        // Not later than now: an ordinary number.
+        let r = s.reserve_as_of(SimTime(10), 1);
+        assert_eq!(r + 1, s.reserve());
     }
 
     proptest::proptest! {

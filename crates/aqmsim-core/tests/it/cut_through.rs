@@ -1,9 +1,8 @@
 //! Cut-through (packets crossing a single-input hop without an event) must not change a
 //! result: every scenario here runs with it on and off and every output is compared.
-//! (Known limit: it reserves the skipped hop's event numbers earlier than ns-2 would, so
-//! events at exactly the same nanosecond can be reordered; in topologies with equal
-//! delays and rates at 1 Gb/s such ties are common and runs then differ. These
-//! scenarios have random access delays, where exact ties do not occur.)
+//! The skipped hop's event numbers are taken "as of" the time the packet reaches the hop
+//! (`Scheduler::reserve_as_of`), so events at the same nanosecond keep ns-2's order; the
+//! equal-delay, commensurate-rate case below is full of such ties.
 
 use crate::common::*;
 use aqmsim_core::scenario::{build::build, from_toml};
@@ -100,4 +99,31 @@ egress = { rate = "10Mb", delay = "2ms" }
     let (on, off, eon, eoff) = run_both(sc, 1);
     assert_same(&on, &off, "cbr + tcp");
     assert!(eon < eoff);
+}
+
+#[test]
+fn equal_delays_and_rates_full_of_ties() {
+    // Like the 1 Gb/s benchmark: every delay and serialisation time is a multiple of
+    // 320 ns, so many events fall on the same nanosecond. Cut-through must keep their order.
+    let sc = r#"
+duration = 4
+[tcp]
+variant = "reno"
+packet_size = 1000
+window = 100
+[dumbbell.bottleneck]
+rate = "1Gb"
+delay = "10ms"
+queue = { kind = "red", limit = 300, min_th = 30, max_th = 90, max_p = 0.1, w_q = 0.002, gentle = false, bytes = false, queue_in_bytes = false }
+[[dumbbell.groups]]
+count = 30
+access = { rate = "100Mb", delay = "1ms", queue = { kind = "droptail", limit = 1000 } }
+egress = { rate = "100Mb", delay = "1ms", queue = { kind = "droptail", limit = 1000 } }
+start = { uniform = [0, 1] }
+"#;
+    for seed in [1, 2] {
+        let (on, off, eon, eoff) = run_both(sc, seed);
+        assert_same(&on, &off, &format!("seed {seed}"));
+        assert!(eon < eoff * 9 / 10, "cut-through should save events ({eon} vs {eoff})");
+    }
 }
