@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import mmap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Union
 
@@ -70,15 +71,30 @@ INT_SUMMARY_KEYS = frozenset({
 
 
 def _column(v: Any) -> Any:
-    """One column as the engine hands it over: a list, ``(dtype, bytes)`` (a numeric
-    buffer) or ``("category", codes as little-endian u32 bytes, names)``."""
+    """One column as the engine hands it over: a list, ``(dtype, buffer)`` (a numeric
+    buffer: bytes, or a read-only ``mmap`` of a long run's drop log, which the engine
+    wrote to a file as it went) or ``("category", codes, names[, codes dtype])`` (codes
+    little-endian u32 unless the dtype says otherwise)."""
     if isinstance(v, tuple):
-        if len(v) == 3 and v[0] == "category":
-            codes = np.frombuffer(v[1], dtype="<u4").astype(np.int32)
+        if len(v) in (3, 4) and v[0] == "category":
+            dtype = v[3] if len(v) == 4 else "<u4"
+            codes = np.frombuffer(v[1], dtype=dtype).astype(np.int32)
             return pd.Categorical.from_codes(codes, categories=list(v[2])) if len(v[2]) else \
                 pd.Categorical([])
-        if len(v) == 2 and isinstance(v[1], (bytes, bytearray)):
+        if len(v) == 2 and isinstance(v[1], (bytes, bytearray, mmap.mmap)):
             return np.frombuffer(v[1], dtype=v[0])
+    return v
+
+
+def _unmapped(v: Any) -> Any:
+    """``v`` (a table, a column or anything else of the raw results) with every ``mmap``
+    buffer in it copied into ``bytes``."""
+    if isinstance(v, mmap.mmap):
+        return bytes(v)
+    if isinstance(v, tuple):
+        return tuple(_unmapped(x) for x in v)
+    if isinstance(v, dict):
+        return {k: _unmapped(x) for k, x in v.items()}
     return v
 
 
@@ -200,6 +216,13 @@ class Results:
         if isinstance(resolved, str):
             resolved = json.loads(resolved) if resolved else {}
         self._resolved: Dict[str, Any] = dict(resolved or {})
+
+    def __getstate__(self) -> Dict[str, Any]:
+        # A long run's drop log arrives as maps of the engine's files: pickle (to another
+        # process) the bytes, not the maps.
+        state = dict(self.__dict__)
+        state["_raw"] = {k: _unmapped(v) for k, v in self._raw.items()}
+        return state
 
     # ---------------------------------------------------------------- data
     @property

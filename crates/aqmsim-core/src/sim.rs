@@ -377,13 +377,7 @@ impl Simulation {
                 f.marks += 1;
             }
         }
-        let d = &mut self.drops;
-        d.t.push(self.now.secs());
-        d.link.push(l);
-        d.flow.push(flow);
-        d.reason.push(reason);
-        d.action.push(action);
-        d.qlen.push(qlen);
+        self.drops.push(self.now.secs(), l, flow, reason, action, qlen);
     }
 
     /// Put `pkt` on the wire now: it enters the pipe with its arrival time at the far end.
@@ -669,6 +663,7 @@ impl Simulation {
     pub fn finish(mut self) -> RunResults {
         let now = self.end;
         self.now = now;
+        self.drops.finish_spill();
         // Close the last utilisation bin and the time integrals.
         if !self.monitored.is_empty() {
             let last = self.links[self.monitored[0] as usize].bin_start;
@@ -781,12 +776,18 @@ impl Simulation {
     }
 }
 
-/// Check, build and run a scenario given as JSON (the Python entry point).
-pub fn run_json(json: &str, seed: Option<u64>) -> crate::error::Result<RunResults> {
+/// Check, build and run a scenario given as JSON (the Python entry point). With
+/// `spill_dir`, the drop log keeps at most a chunk in memory and writes the rest to
+/// unlinked files there ([`DropLog::spill_to`]): memory stays flat however long the run.
+pub fn run_json(json: &str, seed: Option<u64>, spill_dir: Option<std::path::PathBuf>) -> crate::error::Result<RunResults> {
     let spec = crate::scenario::from_json(json)?;
     let seed = seed.unwrap_or(spec.seed);
     let model = crate::scenario::build::build(&spec, seed)?;
-    Ok(Simulation::new(model).run())
+    let mut sim = Simulation::new(model);
+    if let Some(dir) = spill_dir {
+        sim.drops.spill_to(dir);
+    }
+    Ok(sim.run())
 }
 
 /// Check and build a scenario given as TOML.

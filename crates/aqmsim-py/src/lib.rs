@@ -83,18 +83,46 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
     q.set_item("max_th", col(py, "<f8", &r.queue.max_th)?)?;
     d.set_item("queue", q)?;
 
-    let dr = PyDict::new(py);
-    dr.set_item("t", col(py, "<f8", &r.drops.t)?)?;
-    dr.set_item("link", cat(py, &r.drops.link, &names)?)?;
-    dr.set_item("flow", col(py, "<u4", &r.drops.flow)?)?;
-    let reasons: Vec<u32> = r.drops.reason.iter().map(|&x| x as u32).collect();
     let reason_names: Vec<&str> = (0..4u8)
         .map(|x| if x == aqmsim_core::sim::LOSS { "loss" } else { Reason::ALL.get(x as usize).map_or("?", |r| r.name()) })
         .collect();
-    dr.set_item("reason", cat(py, &reasons, &reason_names)?)?;
-    let actions: Vec<u32> = r.drops.action.iter().map(|&a| a as u32).collect();
-    dr.set_item("action", cat(py, &actions, &["drop", "mark"])?)?;
-    dr.set_item("qlen_pkts", col(py, "<u4", &r.drops.qlen)?)?;
+    let mut drops = r.drops;
+    if drops.spilled.as_ref().is_some_and(|_| !drops.t.is_empty()) {
+        // writing the last rows out failed: read everything back
+        drops.load().map_err(|e| SimulationError::new_err(format!("reading the drop log back: {e}")))?;
+    }
+    let dr = PyDict::new(py);
+    if let Some(sp) = &drops.spilled {
+        // The drop log went to files as the run went: hand Python read-only maps of them,
+        // which cost memory only where they are read.
+        let mmap = py.import("mmap")?;
+        let map = |i: usize| -> PyResult<Bound<'py, PyAny>> {
+            use std::os::unix::io::AsRawFd;
+            let len = sp.files[i].metadata().map_err(|e| SimulationError::new_err(format!("drop log file: {e}")))?.len();
+            let kw = PyDict::new(py);
+            kw.set_item("access", mmap.getattr("ACCESS_READ")?)?;
+            mmap.getattr("mmap")?.call((sp.files[i].as_raw_fd(), len), Some(&kw))
+        };
+        let num = |dtype: &str, i: usize| -> PyResult<Bound<'py, PyTuple>> { PyTuple::new(py, [dtype.into_pyobject(py)?.into_any(), map(i)?]) };
+        let categ = |i: usize, names: &[&str], dtype: &str| -> PyResult<Bound<'py, PyTuple>> {
+            PyTuple::new(py, ["category".into_pyobject(py)?.into_any(), map(i)?, PyList::new(py, names)?.into_any(), dtype.into_pyobject(py)?.into_any()])
+        };
+        dr.set_item("t", num("<f8", 0)?)?;
+        dr.set_item("link", categ(1, &names, "<u4")?)?;
+        dr.set_item("flow", num("<u4", 2)?)?;
+        dr.set_item("reason", categ(3, &reason_names, "<u1")?)?;
+        dr.set_item("action", categ(4, &["drop", "mark"], "<u1")?)?;
+        dr.set_item("qlen_pkts", num("<u4", 5)?)?;
+    } else {
+        dr.set_item("t", col(py, "<f8", &drops.t)?)?;
+        dr.set_item("link", cat(py, &drops.link, &names)?)?;
+        dr.set_item("flow", col(py, "<u4", &drops.flow)?)?;
+        let reasons: Vec<u32> = drops.reason.iter().map(|&x| x as u32).collect();
+        dr.set_item("reason", cat(py, &reasons, &reason_names)?)?;
+        let actions: Vec<u32> = drops.action.iter().map(|&a| a as u32).collect();
+        dr.set_item("action", cat(py, &actions, &["drop", "mark"])?)?;
+        dr.set_item("qlen_pkts", col(py, "<u4", &drops.qlen)?)?;
+    }
     d.set_item("drops", dr)?;
 
     let f = PyDict::new(py);
@@ -136,7 +164,7 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult
     let text = scenario_json.to_owned();
     let t0 = Instant::now();
     let out = py.allow_threads(move || {
-        catch_unwind(AssertUnwindSafe(|| aqmsim_core::run_json(&text, seed)))
+        catch_unwind(AssertUnwindSafe(|| aqmsim_core::run_json(&text, seed, Some(std::env::temp_dir()))))
             .map_err(|p| Failure::Panic(panic_message(p)))
             .and_then(|r| r.map_err(|e| Failure::Scenario(e.to_string())))
     });
