@@ -21,21 +21,26 @@ use std::collections::VecDeque;
 /// discipline and what only monitors and reports read come after.
 #[repr(C, align(64))]
 pub struct Link {
-    // ---- hot: read or written for every packet
+    // ---- cache line 0: what every packet reads or writes
     /// End of the current (or last) transmission.
     pub busy_until: SimTime,
     pub delay: Dur,
+    /// Serialisation time of `tx_size` bytes (a cache of the last one computed).
+    tx_dur: Dur,
     /// ns per byte on this link (8e9 / rate).
     ns_per_byte: f64,
-    /// Cache of the last serialisation time computed (size, duration).
-    tx_cache: (u32, Dur),
     /// Event number reserved for the end of the current transmission.
     pub txdone_seq: u64,
-    /// Cumulative busy (transmitting) time, counted in full when a transmission starts,
-    /// and bytes sent.
-    pub busy_ns: u64,
+    tx_size: u32,
     pub to: u32,
-    /// A `TxDone` event is scheduled for `busy_until`.
+    /// The link that may hand this one packets without an event (cut-through, see
+    /// `Simulation::start_tx`), or `NO_FEEDER`.
+    pub cut_from: u32,
+    /// Packets on their way here through `cut_from` that did not cut through (they arrive
+    /// the ordinary way, and nothing may overtake them).
+    pub pending: u32,
+    /// A `TxDone` event is scheduled for `busy_until`. Whenever packets wait in the queue,
+    /// this is true.
     pub txdone_pending: bool,
     /// The queue has been told it is idle since `busy_until`.
     pub idle_notified: bool,
@@ -45,17 +50,28 @@ pub struct Link {
     /// Some link downstream takes this link's packets by cut-through (set by the
     /// simulation; see `Simulation::start_tx`).
     pub feeds_cut: bool,
-    pub bytes_sent: u64,
-    /// Busy time of the transmissions started in the current utilisation bin (plus what
-    /// carried over from the previous one).
-    pub bin_busy_ns: u64,
+    /// The discipline wants to hear when the queue goes idle (RED's idle-time correction).
+    pub idle_matters: bool,
+    /// `drop_seqs` is not empty.
+    pub has_drop_seqs: bool,
+    // ---- cache line 1
     /// Packets propagating, with their arrival time at `to` and the event number reserved
     /// for that arrival when their transmission started.
     pub pipe: VecDeque<(SimTime, u64, Packet)>,
+    /// Cumulative busy (transmitting) time, counted in full when a transmission starts.
+    pub busy_ns: u64,
+    /// Busy time of the transmissions started in the current utilisation bin (plus what
+    /// carried over from the previous one).
+    pub bin_busy_ns: u64,
+    /// Packets (and their bytes) that cut through the idle, empty queue: counted here, on
+    /// the line the packet touches anyway, and added to the queue's statistics by
+    /// [`Link::settle_counts`].
+    cut_pkts: u64,
+    cut_bytes: u64,
+    // ---- the rest
     /// Data sequence numbers lost on entering (first transmission only), sorted.
     pub drop_seqs: Vec<i32>,
     pub queue: QueueDisc,
-    // ---- cold
     pub from: u32,
     pub rate_bps: f64,
     pub name: String,
@@ -66,10 +82,12 @@ pub struct Link {
 
 impl Link {
     pub fn new(from: u32, to: u32, rate_bps: f64, delay_s: f64, queue: QueueDisc, name: String) -> Link {
-        let transparent = queue.transparent_when_idle();
         Link {
-            transparent,
+            transparent: queue.transparent_when_idle(),
+            idle_matters: queue.cares_about_idle(),
             feeds_cut: false,
+            cut_from: NO_FEEDER,
+            pending: 0,
             from,
             to,
             rate_bps,
@@ -79,26 +97,54 @@ impl Link {
             txdone_pending: false,
             txdone_seq: 0,
             idle_notified: true,
-            tx_cache: (0, Dur::ZERO),
+            tx_size: 0,
+            tx_dur: Dur::ZERO,
             pipe: VecDeque::new(),
             name,
             busy_ns: 0,
-            bytes_sent: 0,
             bin_busy_ns: 0,
+            cut_pkts: 0,
+            cut_bytes: 0,
             bin_start: SimTime::ZERO,
             drop_seqs: Vec::new(),
+            has_drop_seqs: false,
             lost: 0,
             ns_per_byte: 8e9 / rate_bps,
+        }
+    }
+
+    /// Lose the first transmissions of these data sequence numbers on entering.
+    pub fn set_drop_seqs(&mut self, mut seqs: Vec<i32>) {
+        seqs.sort_unstable();
+        self.has_drop_seqs = !seqs.is_empty();
+        self.drop_seqs = seqs;
+    }
+
+    /// Count a packet that cut through the idle, empty queue.
+    #[inline]
+    pub fn count_cut_through(&mut self, size: u32) {
+        self.cut_pkts += 1;
+        self.cut_bytes += size as u64;
+    }
+
+    /// Add the packets counted by [`Link::count_cut_through`] to the queue's statistics
+    /// (before reading them).
+    pub fn settle_counts(&mut self) {
+        if self.cut_pkts > 0 {
+            self.queue.count_passed(self.cut_pkts, self.cut_bytes);
+            self.cut_pkts = 0;
+            self.cut_bytes = 0;
         }
     }
 
     /// Serialisation time of `bytes`, rounded to the nearest nanosecond.
     #[inline]
     pub fn tx_time(&mut self, bytes: u32) -> Dur {
-        if self.tx_cache.0 != bytes {
-            self.tx_cache = (bytes, Dur(crate::time::round_positive(bytes as f64 * self.ns_per_byte)));
+        if self.tx_size != bytes {
+            self.tx_size = bytes;
+            self.tx_dur = Dur(crate::time::round_positive(bytes as f64 * self.ns_per_byte));
         }
-        self.tx_cache.1
+        self.tx_dur
     }
 
     /// Transmitting at `now`?
@@ -251,6 +297,16 @@ mod tests {
         // a one-way stream only: R1->S0 carries nothing
         let g = single_feeders(&links, &r, [(2, 3)]);
         assert_eq!((g[3], g[4]), (NO_FEEDER, 0));
+    }
+
+    #[test]
+    fn hot_fields_fill_the_first_two_cache_lines() {
+        let l = Link::new(0, 1, 1e6, 0.01, QueueDisc::new(crate::aqm::AnyAqm::DropTail(crate::aqm::DropTail::packets(5))), String::new());
+        let base = &l as *const Link as usize;
+        let off = |p: *const u8| p as usize - base;
+        assert!(off(&l.has_drop_seqs as *const bool as *const u8) < 64);
+        assert!(off(&l.cut_bytes as *const u64 as *const u8) + 8 <= 128);
+        assert_eq!(off(&l.pipe as *const _ as *const u8), 64);
     }
 
     #[test]

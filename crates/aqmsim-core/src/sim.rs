@@ -81,12 +81,9 @@ pub struct Simulation {
     /// Per-flow arrivals, drops and marks at the primary link.
     per_flow: Vec<FlowAtQueue>,
     /// For each link, the link that may hand it packets without an event ("cut-through",
-    /// see [`Simulation::start_tx`]), or `NO_FEEDER`.
-    cut_from: Vec<u32>,
+    /// see [`Simulation::start_tx`]), or `NO_FEEDER`; `Link::cut_from` is this or
+    /// `NO_FEEDER` ([`Simulation::set_cut_through`]).
     cut_from_all: Vec<u32>,
-    /// Per link: packets on their way to it through its feeder that did not cut through
-    /// (they arrive the ordinary way, and nothing may overtake them).
-    pending: Vec<u32>,
 }
 
 /// One flow's packets at the primary monitored queue (data and ACKs alike).
@@ -114,7 +111,7 @@ impl Simulation {
             .into_iter()
             .map(|l| {
                 let mut link = Link::new(l.from, l.to, l.rate_bps, l.delay_s, QueueDisc::new(l.aqm), l.name);
-                link.drop_seqs = l.drop_seqs;
+                link.set_drop_seqs(l.drop_seqs);
                 link
             })
             .collect();
@@ -160,7 +157,6 @@ impl Simulation {
                 if eligible { feeders[i] } else { NO_FEEDER }
             })
             .collect();
-        let nlinks = links.len();
         let mut sim = Simulation {
             now: SimTime::ZERO,
             end: SimTime::from_secs(model.duration),
@@ -184,12 +180,10 @@ impl Simulation {
             ended: false,
             primary: u32::MAX,
             per_flow: Vec::new(),
-            cut_from_all: cut_from.clone(),
-            cut_from,
-            pending: vec![0; nlinks],
+            cut_from_all: cut_from,
         };
         sim.primary = primary;
-        sim.mark_feeders();
+        sim.set_cut_through(true);
         sim.per_flow = vec![FlowAtQueue::default(); nflows];
         sim
     }
@@ -200,17 +194,12 @@ impl Simulation {
     /// their order (the tests run scenarios both ways and compare every result).
     pub fn set_cut_through(&mut self, on: bool) {
         assert!(!self.started, "set_cut_through after the run started");
-        if on {
-            self.cut_from = self.cut_from_all.clone();
-        } else {
-            self.cut_from.iter_mut().for_each(|c| *c = NO_FEEDER);
+        for (l, &f) in self.links.iter_mut().zip(&self.cut_from_all) {
+            l.cut_from = if on { f } else { NO_FEEDER };
+            l.feeds_cut = false;
         }
-        self.mark_feeders();
-    }
-
-    fn mark_feeders(&mut self) {
-        self.links.iter_mut().for_each(|l| l.feeds_cut = false);
-        for &f in &self.cut_from {
+        for i in 0..self.links.len() {
+            let f = self.links[i].cut_from;
             if f != NO_FEEDER {
                 self.links[f as usize].feeds_cut = true;
             }
@@ -292,7 +281,7 @@ impl Simulation {
         let now = self.now;
         let link = &mut self.links[l as usize];
         let qlen = link.queue.len();
-        if !link.drop_seqs.is_empty() && pkt.kind == Kind::Data && !pkt.rtx && link.drop_seqs.binary_search(&pkt.seq).is_ok() {
+        if link.has_drop_seqs && pkt.kind == Kind::Data && !pkt.rtx && link.drop_seqs.binary_search(&pkt.seq).is_ok() {
             link.lost += 1;
             self.log_drop(l, pkt.flow, LOSS, 0, qlen);
             return;
@@ -301,25 +290,26 @@ impl Simulation {
             self.per_flow[pkt.flow as usize].arrivals += 1;
         }
         let link = &mut self.links[l as usize];
-        if !link.idle_notified && !link.busy(now) && !link.txdone_pending {
+        if link.idle_matters && !link.idle_notified && !link.busy(now) && !link.txdone_pending {
             // The link finished its last transmission with nothing behind it: the queue
             // has been idle since then (what ns-2's deque() at the end of transmission sees).
             link.idle_notified = true;
             let since = link.busy_until;
             link.queue.notify_idle(since);
         }
-        if link.queue.is_empty() && !link.busy(now) && !link.txdone_pending {
+        if !link.txdone_pending && !link.busy(now) {
             // Fast path: an idle link with an empty queue (most access links, most of the
             // time) sends the packet at once without buffering it.
+            debug_assert!(link.queue.is_empty(), "packets wait only behind a pending TxDone");
             if link.transparent {
-                link.queue.count_cut_through(pkt.size);
-                self.start_tx(l, pkt);
+                link.count_cut_through(pkt.size);
+                self.start_tx(l, pkt, false);
                 return;
             }
             let sent = link.queue.pass_through(pkt, now, &mut self.qrng[l as usize]);
             self.log_queue_events(l);
             if let Some(p) = sent {
-                self.start_tx(l, p);
+                self.start_tx(l, p, false);
             }
             return;
         }
@@ -333,7 +323,7 @@ impl Simulation {
                 let link = &mut self.links[l as usize];
                 if !link.busy(now) && !link.txdone_pending {
                     if let Some(p) = self.dequeue(l) {
-                        self.start_tx(l, p);
+                        self.start_tx(l, p, true);
                     }
                 } else if !link.txdone_pending {
                     link.txdone_pending = true;
@@ -392,8 +382,11 @@ impl Simulation {
     /// that would have to wait takes the ordinary path, and until it has arrived no later
     /// packet cuts through past it (`pending`). In a dumbbell the egress links (data) and
     /// the access links' reverse direction (ACKs) are such hops: two events fewer per packet.
+    ///
+    /// `maybe_queued`: packets may still wait in `l`'s queue (false when the caller knows
+    /// it is empty: then the queue is not even looked at).
     #[inline(always)]
-    fn start_tx(&mut self, l: u32, pkt: Packet) {
+    fn start_tx(&mut self, l: u32, pkt: Packet, maybe_queued: bool) {
         let now = self.now;
         let link = &mut self.links[l as usize];
         let tx = link.tx_time(pkt.size);
@@ -401,13 +394,12 @@ impl Simulation {
         link.idle_notified = false;
         link.busy_ns += tx.0;
         link.bin_busy_ns += tx.0;
-        link.bytes_sent += pkt.size as u64;
         // ns-2 order: the arrival downstream is scheduled first, then the end of
         // transmission; both numbers are reserved now, the events made only when needed.
         let at = link.busy_until + link.delay;
         let mut arrive_seq = self.sched.reserve();
         link.txdone_seq = self.sched.reserve();
-        if !link.queue.is_empty() && !link.txdone_pending {
+        if maybe_queued && !link.queue.is_empty() && !link.txdone_pending {
             link.txdone_pending = true;
             self.sched.schedule_reserved(link.busy_until, link.txdone_seq, Event::TxDone { link: l });
         }
@@ -434,22 +426,26 @@ impl Simulation {
                 break;
             }
             let nl = self.routes.next(node, pkt.dst);
-            if nl == NO_ROUTE || self.cut_from[nl as usize] != last {
+            if nl == NO_ROUTE {
                 break;
             }
             let next = &mut self.links[nl as usize];
-            if self.pending[nl as usize] > 0 || !next.queue.is_empty() || next.txdone_pending || at < next.busy_until || at >= self.end {
-                self.pending[nl as usize] += 1;
+            if next.cut_from != last {
                 break;
             }
+            // (packets wait in its queue only behind a pending TxDone)
+            if next.pending > 0 || next.txdone_pending || at < next.busy_until || at >= self.end {
+                next.pending += 1;
+                break;
+            }
+            debug_assert!(next.queue.is_empty());
             // The packet reaches `node` at `at` and leaves at once on `nl`.
-            next.queue.count_cut_through(pkt.size);
+            next.count_cut_through(pkt.size);
             let tx = next.tx_time(pkt.size);
             next.busy_until = at + tx;
             next.idle_notified = false;
             next.busy_ns += tx.0;
             next.bin_busy_ns += tx.0;
-            next.bytes_sent += pkt.size as u64;
             // ns-2 numbers these two events while processing the arrival at `node`, at `at`.
             seq = self.sched.reserve_as_of(at, 2);
             next.txdone_seq = seq + 1;
@@ -463,7 +459,7 @@ impl Simulation {
     fn tx_done(&mut self, l: u32) {
         self.links[l as usize].txdone_pending = false;
         match self.dequeue(l) {
-            Some(next) => self.start_tx(l, next),
+            Some(next) => self.start_tx(l, next, true),
             // (front drops emptied the queue) dequeue() told the discipline it is idle.
             None => self.links[l as usize].idle_notified = true,
         }
@@ -481,9 +477,10 @@ impl Simulation {
         } else {
             let nl = self.routes.next(node, pkt.dst);
             debug_assert!(nl != NO_ROUTE, "no route from {node} to {}", pkt.dst);
-            if self.cut_from[nl as usize] == l {
+            let next = &mut self.links[nl as usize];
+            if next.cut_from == l {
                 // it did not cut through when it left (start_tx)
-                self.pending[nl as usize] -= 1;
+                next.pending -= 1;
             }
             self.link_recv(nl, pkt);
         }
@@ -672,6 +669,7 @@ impl Simulation {
             }
         }
         for l in &mut self.links {
+            l.settle_counts();
             l.queue.settle(now);
             // The part of a transmission beyond the end of the run is not busy time of the run.
             l.busy_ns -= l.busy_until.saturating_since(now).0;

@@ -242,18 +242,21 @@ impl QueueDisc {
         matches!(&self.aqm, AnyAqm::DropTail(d) if d.limit_bytes.is_none() && d.limit >= 2)
     }
 
-    /// Count a packet that cut through the idle, empty queue (see
-    /// [`QueueDisc::transparent_when_idle`]): one arrival, one departure, no wait.
-    #[inline]
-    pub fn count_cut_through(&mut self, size: u32) {
-        debug_assert!(self.buf.is_empty());
-        self.stats.arrivals += 1;
-        self.stats.arrival_bytes += size as u64;
-        self.stats.departures += 1;
-        self.stats.departure_bytes += size as u64;
-        if self.stats.max_len == 0 {
+    /// Count `n` packets (`bytes` in all) that cut through the idle, empty queue (see
+    /// [`QueueDisc::transparent_when_idle`]): arrivals and departures, no wait.
+    pub fn count_passed(&mut self, n: u64, bytes: u64) {
+        self.stats.arrivals += n;
+        self.stats.arrival_bytes += bytes;
+        self.stats.departures += n;
+        self.stats.departure_bytes += bytes;
+        if n > 0 && self.stats.max_len == 0 {
             self.stats.max_len = 1;
         }
+    }
+
+    /// Does the discipline do anything when the queue goes idle? (DropTail does not.)
+    pub fn cares_about_idle(&self) -> bool {
+        !matches!(&self.aqm, AnyAqm::DropTail(_))
     }
 
     /// The link found nothing to send at `t` (it noticed later): the queue is idle since `t`.

@@ -83,25 +83,6 @@ fn key(time: u64, seq: u64) -> u128 {
     ((time as u128) << 64) | seq as u128
 }
 
-/// Sort by key, earliest first. Buckets hold a few events: insertion sort, which for such
-/// sizes beats the general sort's set-up.
-#[inline]
-fn sort_earliest_first(v: &mut [Entry]) {
-    if v.len() > 16 {
-        v.sort_unstable_by_key(|e| e.key);
-        return;
-    }
-    for i in 1..v.len() {
-        let e = v[i];
-        let mut j = i;
-        while j > 0 && v[j - 1].key > e.key {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        v[j] = e;
-    }
-}
-
 /// Buckets in the wheel (a power of two), including the current one.
 pub const SLOTS: usize = 4096;
 const MASK: u64 = SLOTS as u64 - 1;
@@ -110,6 +91,9 @@ pub const ADAPT_EVERY: u64 = 8192;
 /// The width aimed at, in mean gaps between events (a few events per bucket).
 const GAPS_PER_BUCKET: f64 = 2.0;
 const MAX_SHIFT: u32 = 40;
+/// A current bucket of up to this many events is kept unsorted and searched for its
+/// earliest at each pop (a few branch-free compares); a larger one is sorted once.
+const SCAN_MAX: usize = 16;
 /// Insertion numbers per nanosecond of simulated time (see the module docs): more than
 /// `VIRTUAL_SLOTS` events scheduled within one nanosecond, or times beyond
 /// `STAMP_LIMIT_NS` (78 hours), only make [`Scheduler::reserve_as_of`] less exact.
@@ -124,10 +108,10 @@ pub struct Scheduler {
     shift: u32,
     /// Bucket number (`time >> shift`) of `current`.
     cur_b: u64,
-    /// Every event of bucket `cur_b` (or earlier) not yet popped: `current[head..]`,
-    /// sorted by key, earliest first.
+    /// Every event of bucket `cur_b` (or earlier) not yet popped: unsorted, or, when
+    /// `sorted`, sorted latest first (the earliest at the end).
     current: Vec<Entry>,
-    head: usize,
+    sorted: bool,
     /// Slot `b & MASK` holds the events of bucket `b`, `cur_b < b < cur_b + SLOTS`, unsorted.
     slots: Vec<Vec<Entry>>,
     /// Bit `i` set: slot `i` is not empty.
@@ -169,7 +153,7 @@ impl Scheduler {
             shift,
             cur_b: 0,
             current: Vec::with_capacity(n.min(64)),
-            head: 0,
+            sorted: false,
             slots: (0..SLOTS).map(|_| Vec::new()).collect(),
             occupied: vec![0; SLOTS / 64],
             in_wheel: 0,
@@ -186,15 +170,15 @@ impl Scheduler {
     fn push(&mut self, e: Entry) {
         let b = ((e.key >> 64) as u64) >> self.shift;
         if b <= self.cur_b {
-            // insertion from the back: a new event is usually the latest
-            let v = &mut self.current;
-            v.push(e);
-            let mut i = v.len() - 1;
-            while i > self.head && v[i - 1].key > e.key {
-                v[i] = v[i - 1];
-                i -= 1;
+            if self.sorted {
+                let i = self.current.partition_point(|x| x.key > e.key);
+                self.current.insert(i, e);
+            } else {
+                self.current.push(e);
+                if self.current.len() > SCAN_MAX {
+                    self.sort_current();
+                }
             }
-            v[i] = e;
         } else if b - self.cur_b < SLOTS as u64 {
             let slot = (b & MASK) as usize;
             self.slots[slot].push(e);
@@ -254,15 +238,26 @@ impl Scheduler {
     /// The next event, if there is one at or before `limit`.
     #[inline]
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
-        if self.head == self.current.len() && !self.advance() {
+        if self.current.is_empty() && !self.advance() {
             return None;
         }
-        let e = self.current[self.head];
-        let t = (e.key >> 64) as u64;
+        let v = &self.current;
+        let (i, key) = if self.sorted {
+            (v.len() - 1, v[v.len() - 1].key)
+        } else {
+            let (mut i, mut key) = (0, v[0].key);
+            for (j, e) in v.iter().enumerate().skip(1) {
+                if e.key < key {
+                    (i, key) = (j, e.key);
+                }
+            }
+            (i, key)
+        };
+        let t = (key >> 64) as u64;
         if t > limit.0 {
             return None;
         }
-        self.head += 1;
+        let e = self.current.swap_remove(i);
         self.popped += 1;
         if t < STAMP_LIMIT_NS {
             self.seq = self.seq.max(t << STAMP_SHIFT);
@@ -271,6 +266,12 @@ impl Scheduler {
             self.adapt(t);
         }
         Some((SimTime(t), e.ev))
+    }
+
+    #[cold]
+    fn sort_current(&mut self) {
+        self.current.sort_unstable_by(|a, b| b.key.cmp(&a.key));
+        self.sorted = true;
     }
 
     #[inline]
@@ -289,8 +290,8 @@ impl Scheduler {
             (Some(w), Some(o)) => w.min(o),
         };
         self.cur_b = b;
-        self.current.clear();
-        self.head = 0;
+        debug_assert!(self.current.is_empty());
+        self.sorted = false;
         if wb == Some(b) {
             let slot = (b & MASK) as usize;
             std::mem::swap(&mut self.current, &mut self.slots[slot]);
@@ -304,7 +305,9 @@ impl Scheduler {
             let e = self.overflow.pop().expect("non-empty");
             self.current.push(e);
         }
-        sort_earliest_first(&mut self.current);
+        if self.current.len() > SCAN_MAX {
+            self.sort_current();
+        }
         true
     }
 
@@ -346,9 +349,8 @@ impl Scheduler {
     /// Re-file every pending event with buckets of `2^shift` ns.
     fn rebuild(&mut self, shift: u32, now: u64) {
         let mut all: Vec<Entry> = Vec::with_capacity(self.len());
-        all.extend_from_slice(&self.current[self.head..]);
-        self.current.clear();
-        self.head = 0;
+        all.append(&mut self.current);
+        self.sorted = false;
         for slot in &mut self.slots {
             all.append(slot);
         }
@@ -368,7 +370,7 @@ impl Scheduler {
     }
 
     pub fn len(&self) -> usize {
-        self.current.len() - self.head + self.in_wheel + self.overflow.len()
+        self.current.len() + self.in_wheel + self.overflow.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0

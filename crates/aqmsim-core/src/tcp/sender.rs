@@ -250,20 +250,23 @@ impl TcpSender {
     pub(crate) fn output(&mut self, seqno: i32, now: SimTime, out: &mut Vec<Packet>) {
         let is_rtx = seqno <= self.maxseq;
         let size = if seqno == 0 && self.p.syn { self.p.header } else { self.p.packet_size + self.p.header };
-        let mut pkt = Packet::new(Kind::Data, self.flow, seqno, size, self.dst, now);
-        pkt.rtx = is_rtx;
+        // (the flags are worked out before the packet is written, in one go: see make_ack)
+        let mut flags = 0;
         if self.p.ecn {
-            pkt.ecn |= ecn::ECT;
+            flags |= ecn::ECT;
         }
         if self.cong_action {
             // SetCWRonRetransmit_ true: CWR goes on the next packet, retransmission or not.
-            pkt.ecn |= ecn::CWR;
+            flags |= ecn::CWR;
             self.cong_action = false;
         }
         if seqno == 0 && self.p.ecn {
             // ns-2: the connection's first packet is not ECT and carries ECE (negotiation).
-            pkt.ecn = (pkt.ecn & !ecn::ECT) | ecn::ECE;
+            flags = (flags & !ecn::ECT) | ecn::ECE;
         }
+        let mut pkt = Packet::new(Kind::Data, self.flow, seqno, size, self.dst, now);
+        pkt.rtx = is_rtx;
+        pkt.ecn = flags;
         let force_timer = self.highest_ack == self.maxseq;
         out.push(pkt);
         self.stats.sent += 1;

@@ -125,7 +125,9 @@ impl TcpSink {
         0
     }
 
-    fn sack_blocks(&self, ack: &mut Packet) {
+    /// The SACK blocks to report, most recent first, and how many there are.
+    fn sack_blocks(&self) -> ([(i32, i32); MAX_SACK], u8) {
+        let mut blocks = [(0, 0); MAX_SACK];
         let mut n = 0usize;
         for &s in &self.recent {
             if n == MAX_SACK {
@@ -135,33 +137,41 @@ impl TcpSink {
                 continue;
             }
             if let Some(&(lo, hi)) = self.ooo.iter().find(|&&(lo, hi)| lo <= s && s <= hi) {
-                if ack.sack[..n].iter().any(|&b| b == (lo, hi)) {
+                if blocks[..n].iter().any(|&b| b == (lo, hi)) {
                     continue;
                 }
-                ack.sack[n] = (lo, hi);
+                blocks[n] = (lo, hi);
                 n += 1;
             }
         }
-        ack.nsack = n as u8;
+        (blocks, n as u8)
     }
 
     fn make_ack(&mut self, data: &Packet, now: SimTime) -> Packet {
-        let mut ack = Packet::new(Kind::Ack, self.flow, self.cum_ack(), self.ack_size, self.dst, now);
-        ack.t_sent = data.t_sent;
-        if data.has(ecn::ECT) {
-            if self.ecn_unacked {
-                ack.ecn |= ecn::ECE;
-            }
-        } else if data.has(ecn::ECE) {
+        // Every field is worked out first and the packet written once: patching single
+        // bytes of a packet just built and then copying it whole stalls the CPU (a load
+        // that spans several smaller stores cannot be forwarded from them).
+        let echo = if data.has(ecn::ECT) {
+            self.ecn_unacked
+        } else {
             // SYN negotiating ECN: echo it.
-            ack.ecn |= ecn::ECE;
-        }
-        if self.sack {
-            self.sack_blocks(&mut ack);
-            ack.size += 8 * ack.nsack as u32;
-        }
+            data.has(ecn::ECE)
+        };
+        let (sack, nsack) = if self.sack { self.sack_blocks() } else { ([(0, 0); MAX_SACK], 0) };
         self.stats.acks_sent += 1;
-        ack
+        Packet {
+            flow: self.flow,
+            seq: self.cum_ack(),
+            size: self.ack_size + 8 * nsack as u32,
+            dst: self.dst,
+            kind: Kind::Ack,
+            ecn: if echo { ecn::ECE } else { 0 },
+            rtx: false,
+            nsack,
+            t_sent: data.t_sent,
+            t_enq: now,
+            sack,
+        }
     }
 
     /// A data packet arrived. Returns an ACK to send now, if any; when the sink delays the
