@@ -7,7 +7,7 @@
 use crate::aqm::queue::Enqueued;
 use crate::aqm::{Aqm, QueueDisc};
 use crate::monitor::{jain, DropLog, FlowTable, LinkBins, QueueSamples, Summary};
-use crate::net::{single_feeders, Link, Routes, NO_FEEDER, NO_ROUTE};
+use crate::net::{single_feeders, InFlight, Link, Routes, NO_FEEDER, NO_ROUTE};
 use crate::packet::{Kind, Packet};
 use crate::rng::{stream, Rng};
 use crate::scenario::{AppModel, Model};
@@ -411,7 +411,7 @@ impl Simulation {
         if link.pipe.is_empty() {
             self.sched.schedule_reserved(at, arrive_seq, Event::Arrive { link: last });
         }
-        link.pipe.push_back((at, arrive_seq, pkt));
+        link.pipe.push_back(InFlight { at, seq: arrive_seq, pkt });
     }
 
     /// The cut-through hops after link `l` (see [`Simulation::start_tx`]): `pkt` reaches
@@ -467,9 +467,9 @@ impl Simulation {
 
     fn arrive(&mut self, l: u32) {
         let link = &mut self.links[l as usize];
-        let (_, _, pkt) = link.pipe.pop_front().expect("Arrive with an empty pipe");
-        if let Some(&(t, seq, _)) = link.pipe.front() {
-            self.sched.schedule_reserved(t, seq, Event::Arrive { link: l });
+        let pkt = link.pipe.pop_front().expect("Arrive with an empty pipe").pkt;
+        if let Some(next) = link.pipe.front() {
+            self.sched.schedule_reserved(next.at, next.seq, Event::Arrive { link: l });
         }
         let node = link.to;
         if pkt.dst == node {

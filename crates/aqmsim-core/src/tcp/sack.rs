@@ -77,8 +77,9 @@ impl ScoreBoard {
                 self.changed = true;
             }
         }
-        for &(lo, hi) in &ack.sack[..ack.nsack as usize] {
+        for i in 0..ack.nsack as usize {
             // The sink's blocks are inclusive; the scoreboard's are half-open.
+            let (lo, hi) = ack.sack_block(i);
             self.add(lo, hi + 1);
         }
         self.changed = self.changed || old != self.total();
@@ -278,10 +279,7 @@ mod tests {
 
     fn ack_with(cum: i32, blocks: &[(i32, i32)]) -> Packet {
         let mut a = Packet::new(Kind::Ack, 0, cum, 40, 0, SimTime::ZERO);
-        for (i, &b) in blocks.iter().enumerate() {
-            a.sack[i] = b;
-        }
-        a.nsack = blocks.len() as u8;
+        a.set_sack(blocks);
         a
     }
 

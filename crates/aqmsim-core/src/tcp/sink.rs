@@ -157,21 +157,16 @@ impl TcpSink {
             // SYN negotiating ECN: echo it.
             data.has(ecn::ECE)
         };
-        let (sack, nsack) = if self.sack { self.sack_blocks() } else { ([(0, 0); MAX_SACK], 0) };
         self.stats.acks_sent += 1;
-        Packet {
-            flow: self.flow,
-            seq: self.cum_ack(),
-            size: self.ack_size + 8 * nsack as u32,
-            dst: self.dst,
-            kind: Kind::Ack,
-            ecn: if echo { ecn::ECE } else { 0 },
-            rtx: false,
-            nsack,
-            t_sent: data.t_sent,
-            t_enq: now,
-            sack,
+        let mut ack = Packet::new(Kind::Ack, self.flow, self.cum_ack(), self.ack_size, self.dst, now);
+        ack.ecn = if echo { ecn::ECE } else { 0 };
+        ack.t_sent = data.t_sent;
+        if self.sack {
+            let (blocks, n) = self.sack_blocks();
+            ack.set_sack(&blocks[..n as usize]);
+            ack.size += 8 * ack.nsack as u32;
         }
+        ack
     }
 
     /// A data packet arrived. Returns an ACK to send now, if any; when the sink delays the
@@ -242,14 +237,14 @@ mod tests {
         }
         // lose 3, receive 4, 5, then 7
         let a = s.recv(&data(4), SimTime::ZERO).unwrap();
-        assert_eq!((a.seq, a.nsack, a.sack[0], a.size), (2, 1, (4, 4), 48));
+        assert_eq!((a.seq, a.nsack, a.sack_block(0), a.size), (2, 1, (4, 4), 48));
         let a = s.recv(&data(5), SimTime::ZERO).unwrap();
-        assert_eq!((a.seq, a.nsack, a.sack[0]), (2, 1, (4, 5)));
+        assert_eq!((a.seq, a.nsack, a.sack_block(0)), (2, 1, (4, 5)));
         let a = s.recv(&data(7), SimTime::ZERO).unwrap();
-        assert_eq!((a.seq, a.nsack, a.sack[0], a.sack[1]), (2, 2, (7, 7), (4, 5)));
+        assert_eq!((a.seq, a.nsack, a.sack_block(0), a.sack_block(1)), (2, 2, (7, 7), (4, 5)));
         // the hole fills: cumulative jumps to 5
         let a = s.recv(&data(3), SimTime::ZERO).unwrap();
-        assert_eq!((a.seq, a.nsack, a.sack[0]), (5, 1, (7, 7)));
+        assert_eq!((a.seq, a.nsack, a.sack_block(0)), (5, 1, (7, 7)));
         assert_eq!(s.stats.delivered, 6);
     }
 
