@@ -1,18 +1,15 @@
 //! Links and static routing.
 //!
 //! A link is one direction: an output queue, a transmitter (one packet on the wire at a
-//! time, serialisation `size·8/rate`), and a propagation pipe. Packets in the pipe leave
-//! in FIFO order (constant delay), so the pipe is a ring buffer and one pending `Arrive`
-//! event per link suffices: no per-packet event is stored in the heap while in flight.
-//!
-//! A packet enters the pipe when its transmission *starts* (its arrival time at the far
-//! end, start + serialisation + delay, is known then). The end of a transmission is an
+//! time, serialisation `size·8/rate`), and a propagation delay. A packet's arrival at the
+//! far end is scheduled when its transmission *starts* (start + serialisation + delay is
+//! known then); the packet waits meanwhile in the simulation's store of packets in flight
+//! (`Simulation::store`), named by its `Arrive` event. The end of a transmission is an
 //! event (`TxDone`) only when a packet is waiting behind it; a link that goes idle is
 //! noticed lazily, at the next arrival, with the exact time it went idle
 //! (`busy_until`). An uncongested access link thus costs one event per packet, not two.
 
 use crate::aqm::QueueDisc;
-use crate::packet::Packet;
 use crate::time::{Dur, SimTime};
 use std::collections::VecDeque;
 
@@ -55,9 +52,6 @@ pub struct Link {
     /// `drop_seqs` is not empty.
     pub has_drop_seqs: bool,
     // ---- cache line 1
-    /// Packets propagating, with their arrival time at `to` and the event number reserved
-    /// for that arrival when their transmission started.
-    pub pipe: VecDeque<InFlight>,
     /// Cumulative busy (transmitting) time, counted in full when a transmission starts.
     pub busy_ns: u64,
     /// Busy time of the transmissions started in the current utilisation bin (plus what
@@ -80,17 +74,6 @@ pub struct Link {
     pub lost: u64,
 }
 
-/// A packet propagating on a link: its arrival time at the far end and the event number
-/// reserved for that arrival. One cache line exactly (the buffer is aligned to it), so
-/// reading it back at the arrival costs one miss, not two.
-#[derive(Copy, Clone, Debug)]
-#[repr(C, align(64))]
-pub struct InFlight {
-    pub at: SimTime,
-    pub seq: u64,
-    pub pkt: Packet,
-}
-
 impl Link {
     pub fn new(from: u32, to: u32, rate_bps: f64, delay_s: f64, queue: QueueDisc, name: String) -> Link {
         Link {
@@ -110,7 +93,6 @@ impl Link {
             idle_notified: true,
             tx_size: 0,
             tx_dur: Dur::ZERO,
-            pipe: VecDeque::new(),
             name,
             busy_ns: 0,
             bin_busy_ns: 0,
@@ -317,12 +299,6 @@ mod tests {
         let off = |p: *const u8| p as usize - base;
         assert!(off(&l.has_drop_seqs as *const bool as *const u8) < 64);
         assert!(off(&l.cut_bytes as *const u64 as *const u8) + 8 <= 128);
-        assert_eq!(off(&l.pipe as *const _ as *const u8), 64);
-    }
-
-    #[test]
-    fn a_packet_in_flight_fills_one_cache_line() {
-        assert_eq!(std::mem::size_of::<InFlight>(), 64);
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use crate::aqm::queue::Enqueued;
 use crate::aqm::{Aqm, QueueDisc};
 use crate::monitor::{jain, DropLog, FlowTable, LinkBins, QueueSamples, Summary};
-use crate::net::{single_feeders, InFlight, Link, Routes, NO_FEEDER, NO_ROUTE};
+use crate::net::{single_feeders, Link, Routes, NO_FEEDER, NO_ROUTE};
 use crate::packet::{Kind, Packet};
 use crate::rng::{stream, Rng};
 use crate::scenario::{AppModel, Model};
@@ -80,6 +80,10 @@ pub struct Simulation {
     primary: u32,
     /// Per-flow arrivals, drops and marks at the primary link.
     per_flow: Vec<FlowAtQueue>,
+    /// Packets in flight on the links, each in a slot named by its `Arrive` event; freed
+    /// slots are reused last-in first-out, so the few slots in use stay in the cache.
+    in_flight: Vec<Packet>,
+    free_slots: Vec<u32>,
     /// For each link, the link that may hand it packets without an event ("cut-through",
     /// see [`Simulation::start_tx`]), or `NO_FEEDER`; `Link::cut_from` is this or
     /// `NO_FEEDER` ([`Simulation::set_cut_through`]).
@@ -181,6 +185,8 @@ impl Simulation {
             primary: u32::MAX,
             per_flow: Vec::new(),
             cut_from_all: cut_from,
+            in_flight: Vec::with_capacity(1024),
+            free_slots: Vec::with_capacity(1024),
         };
         sim.primary = primary;
         sim.set_cut_through(true);
@@ -254,7 +260,7 @@ impl Simulation {
     fn dispatch(&mut self, ev: Event) -> bool {
         match ev {
             Event::TxDone { link } => self.tx_done(link),
-            Event::Arrive { link } => self.arrive(link),
+            Event::Arrive { link, slot } => self.arrive(link, slot),
             Event::RtxTimer { flow, .. } => self.rtx_timer(flow),
             Event::DelAck { flow, gen } => self.delack(flow, gen),
             Event::Start { flow } => self.start(flow),
@@ -370,15 +376,18 @@ impl Simulation {
         self.drops.push(self.now.secs(), l, flow, reason, action, qlen);
     }
 
-    /// Put `pkt` on the wire now: it enters the pipe with its arrival time at the far end.
+    /// Put `pkt` on the wire now: its arrival at the far end is scheduled (the packet waits
+    /// in the store of packets in flight).
     ///
     /// **Cut-through.** When the next hop at the far end is a link fed by this one alone,
     /// whose queue lets a packet pass untouched when it is empty and idle (DropTail), and
     /// that link will indeed be idle with an empty queue when the packet gets there, the
-    /// packet's transmission there is decided now: it enters *that* link's pipe, with its
+    /// packet's transmission there is decided now: its arrival is scheduled at the far end
+    /// of *that* link, with its
     /// arrival time at *its* far end, and the arrival at the node in between is never an
     /// event. Nothing else can reach that link in between (its only input is this link,
-    /// whose pipe is FIFO), so the outcome is the one the event would have had. A packet
+    /// whose packets arrive in the order they left), so the outcome is the one the event
+    /// would have had. A packet
     /// that would have to wait takes the ordinary path, and until it has arrived no later
     /// packet cuts through past it (`pending`). In a dumbbell the egress links (data) and
     /// the access links' reverse direction (ACKs) are such hops: two events fewer per packet.
@@ -407,15 +416,27 @@ impl Simulation {
         if link.feeds_cut {
             (last, at, arrive_seq) = self.cut_through(l, at, arrive_seq, &pkt);
         }
-        let link = &mut self.links[last as usize];
-        if link.pipe.is_empty() {
-            self.sched.schedule_reserved(at, arrive_seq, Event::Arrive { link: last });
+        let slot = self.store(pkt);
+        self.sched.schedule_reserved(at, arrive_seq, Event::Arrive { link: last, slot });
+    }
+
+    /// Keep `pkt` while it is in flight; returns its slot.
+    #[inline(always)]
+    fn store(&mut self, pkt: Packet) -> u32 {
+        match self.free_slots.pop() {
+            Some(s) => {
+                self.in_flight[s as usize] = pkt;
+                s
+            }
+            None => {
+                self.in_flight.push(pkt);
+                (self.in_flight.len() - 1) as u32
+            }
         }
-        link.pipe.push_back(InFlight { at, seq: arrive_seq, pkt });
     }
 
     /// The cut-through hops after link `l` (see [`Simulation::start_tx`]): `pkt` reaches
-    /// `l`'s far end at `at` (arrival event number `seq`). Returns the link whose pipe it
+    /// `l`'s far end at `at` (arrival event number `seq`). Returns the link at whose far end it
     /// enters, its arrival time at that link's far end, and the event number for it.
     #[inline(never)]
     fn cut_through(&mut self, l: u32, mut at: SimTime, mut seq: u64, pkt: &Packet) -> (u32, SimTime, u64) {
@@ -465,13 +486,10 @@ impl Simulation {
         }
     }
 
-    fn arrive(&mut self, l: u32) {
-        let link = &mut self.links[l as usize];
-        let pkt = link.pipe.pop_front().expect("Arrive with an empty pipe").pkt;
-        if let Some(next) = link.pipe.front() {
-            self.sched.schedule_reserved(next.at, next.seq, Event::Arrive { link: l });
-        }
-        let node = link.to;
+    fn arrive(&mut self, l: u32, slot: u32) {
+        let pkt = self.in_flight[slot as usize];
+        self.free_slots.push(slot);
+        let node = self.links[l as usize].to;
         if pkt.dst == node {
             self.deliver(pkt);
         } else {

@@ -14,19 +14,22 @@
 //! `log n` unpredictable comparisons of 128-bit keys per pop; in the 100-flow benchmark that
 //! was a third of all instructions. The calendar cuts time into buckets of `2^shift` ns:
 //!
-//! * the *current* bucket is a small vector sorted earliest-first with a read cursor, so
-//!   a pop is a load and an increment, and an event scheduled into it (usually later than
-//!   all it holds) is appended near its end;
+//! * the *current* bucket is a small unsorted vector: a pop scans its few keys for the
+//!   earliest (branch-free compares; an insertion sort of each bucket mispredicted a branch
+//!   per compare and cost more), and an event scheduled into it is appended; a bucket of
+//!   more than [`SCAN_MAX`] events is sorted once instead;
 //! * the next [`SLOTS`] − 1 buckets are unsorted vectors in a ring, with an occupancy bitmap
-//!   to find the next non-empty one; a push there is `Vec::push`, and a bucket is sorted
-//!   once, when it becomes current;
-//! * anything further ahead (retransmission timers, long links) waits in a 4-ary heap
+//!   to find the next non-empty one; a push there is `Vec::push`;
+//! * anything further ahead (retransmission timers) waits in a 4-ary heap
 //!   ([`heap::Heap`]) and joins when its bucket comes up.
 //!
 //! The bucket width adapts: every [`ADAPT_EVERY`] pops the mean gap between events is
 //! measured and, when it is far from the width that puts a few events in each bucket, the
-//! calendar is rebuilt with the better width. The order of events never depends on the
-//! width: it is always the total order of `(time, seq)`.
+//! calendar is rebuilt with the better width. The wheel must also reach the events just
+//! ahead: when more than 1/[`OVERFLOW_SHARE`] of the pushes land just beyond it (a long
+//! link full of packets, each with its arrival scheduled a propagation delay ahead), the
+//! buckets widen and do not narrow below that again. The order of events never depends on
+//! the width: it is always the total order of `(time, seq)`.
 //!
 //! # Insertion numbers
 //!
@@ -50,8 +53,9 @@ use heap::Heap;
 pub enum Event {
     /// Link finished serialising its head packet.
     TxDone { link: u32 },
-    /// The oldest packet in flight on the link reaches the far node.
-    Arrive { link: u32 },
+    /// The packet in flight in `slot` (`Simulation`'s packet store) reaches the far end of
+    /// `link`.
+    Arrive { link: u32, slot: u32 },
     /// TCP retransmission timer of a flow.
     RtxTimer { flow: u32, gen: u32 },
     /// Delayed-ACK timer of a flow's sink.
@@ -90,10 +94,12 @@ const MASK: u64 = SLOTS as u64 - 1;
 pub const ADAPT_EVERY: u64 = 8192;
 /// The width aimed at, in mean gaps between events (a few events per bucket).
 const GAPS_PER_BUCKET: f64 = 2.0;
+/// More than 1/OVERFLOW_SHARE of the pushes going beyond the wheel widens the buckets.
+pub const OVERFLOW_SHARE: u64 = 32;
 const MAX_SHIFT: u32 = 40;
 /// A current bucket of up to this many events is kept unsorted and searched for its
 /// earliest at each pop (a few branch-free compares); a larger one is sorted once.
-const SCAN_MAX: usize = 16;
+pub const SCAN_MAX: usize = 16;
 /// Insertion numbers per nanosecond of simulated time (see the module docs): more than
 /// `VIRTUAL_SLOTS` events scheduled within one nanosecond, or times beyond
 /// `STAMP_LIMIT_NS` (78 hours), only make [`Scheduler::reserve_as_of`] less exact.
@@ -127,6 +133,11 @@ pub struct Scheduler {
     probe_t: u64,
     /// The width was chosen by hand (no adaptation).
     fixed: bool,
+    /// Pushes just beyond the wheel (less than three wheel spans further) since the last
+    /// adaptation.
+    overflowed: u64,
+    /// The narrowest width that kept most events on the wheel (see `adapt`).
+    min_shift: u32,
 }
 
 impl Default for Scheduler {
@@ -163,6 +174,8 @@ impl Scheduler {
             popped: 0,
             probe_t: 0,
             fixed,
+            overflowed: 0,
+            min_shift: 0,
         }
     }
 
@@ -186,6 +199,8 @@ impl Scheduler {
             self.in_wheel += 1;
         } else {
             self.overflow.push(e);
+            // (only events just beyond the wheel count: far timers belong in the heap)
+            self.overflowed += (b - self.cur_b < 4 * SLOTS as u64) as u64;
         }
     }
 
@@ -340,7 +355,21 @@ impl Scheduler {
             return;
         }
         let want = (span as f64 / ADAPT_EVERY as f64 * GAPS_PER_BUCKET).max(1.0);
-        let ideal = (want.log2().round() as u32).min(MAX_SHIFT);
+        let mut ideal = (want.log2().round() as u32).min(MAX_SHIFT);
+        // The wheel must also reach far enough: if many events were scheduled beyond it
+        // (into the overflow heap, log n each), widen the buckets, and do not narrow them
+        // below that width again. (Links with many packets in flight schedule an arrival
+        // a full propagation delay ahead for each.)
+        let overflowed = std::mem::take(&mut self.overflowed);
+        if overflowed > ADAPT_EVERY / OVERFLOW_SHARE && self.shift < MAX_SHIFT {
+            self.min_shift = self.shift + 1;
+            ideal = ideal.max(self.min_shift);
+            if ideal != self.shift {
+                self.rebuild(ideal, now);
+            }
+            return;
+        }
+        ideal = ideal.max(self.min_shift);
         if ideal.abs_diff(self.shift) >= 2 {
             self.rebuild(ideal, now);
         }
@@ -362,6 +391,7 @@ impl Scheduler {
         for e in all {
             self.push(e);
         }
+        self.overflowed = 0;
     }
 
     /// Width of a bucket in ns.
@@ -527,6 +557,22 @@ mod tests {
             s.schedule(t + crate::time::Dur(1000), Event::Sample);
         }
         assert!((1 << 11..=1 << 13).contains(&s.bucket_ns()), "{}", s.bucket_ns());
+    }
+
+    #[test]
+    fn width_grows_until_the_wheel_reaches_the_events_ahead() {
+        // Events every 0.5 µs, each scheduling one 10 ms ahead (a long link full of
+        // packets): the gaps alone would ask for ~1 µs buckets, a wheel of 4 ms, and every
+        // push would go to the overflow heap; the wheel widens to reach 10 ms instead.
+        let mut s = Scheduler::default();
+        for i in 0..20_000u64 {
+            s.schedule(SimTime(i * 500), Event::Sample);
+        }
+        for _ in 0..6 * ADAPT_EVERY {
+            let (t, _) = s.pop().unwrap();
+            s.schedule(t + crate::time::Dur(10_000_000), Event::Sample);
+        }
+        assert!(s.bucket_ns() * SLOTS as u64 > 10_000_000, "{} ns buckets", s.bucket_ns());
     }
 
     #[test]
