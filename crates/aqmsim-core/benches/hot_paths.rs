@@ -36,7 +36,7 @@ fn filled_scheduler(n: usize, rng: &mut Rng) -> Scheduler {
     let mut s = Scheduler::with_capacity(n + 1);
     for i in 0..n {
         let at = SimTime((rng.uniform() * 50e6) as u64);
-        s.schedule(at, Event::Arrive { link: i as u32, slot: 0 });
+        s.schedule(at, Event::Forward { link: i as u32, slot: 0, counted: false });
     }
     s
 }

@@ -4,7 +4,7 @@
 //! time, serialisation `size·8/rate`), and a propagation delay. A packet's arrival at the
 //! far end is scheduled when its transmission *starts* (start + serialisation + delay is
 //! known then); the packet waits meanwhile in the simulation's store of packets in flight
-//! (`Simulation::store`), named by its `Arrive` event. The end of a transmission is an
+//! (`Simulation::store`), named by its `Deliver` or `Forward` event. The end of a transmission is an
 //! event (`TxDone`) only when a packet is waiting behind it; a link that goes idle is
 //! noticed lazily, at the next arrival, with the exact time it went idle
 //! (`busy_until`). An uncongested access link thus costs one event per packet, not two.

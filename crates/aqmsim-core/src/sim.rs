@@ -80,7 +80,7 @@ pub struct Simulation {
     primary: u32,
     /// Per-flow arrivals, drops and marks at the primary link.
     per_flow: Vec<FlowAtQueue>,
-    /// Packets in flight on the links, each in a slot named by its `Arrive` event; freed
+    /// Packets in flight on the links, each in a slot named by its `Deliver` or `Forward` event; freed
     /// slots are reused last-in first-out, so the few slots in use stay in the cache.
     in_flight: Vec<Packet>,
     free_slots: Vec<u32>,
@@ -260,7 +260,11 @@ impl Simulation {
     fn dispatch(&mut self, ev: Event) -> bool {
         match ev {
             Event::TxDone { link } => self.tx_done(link),
-            Event::Arrive { link, slot } => self.arrive(link, slot),
+            Event::Deliver { slot } => {
+                let pkt = self.take(slot);
+                self.deliver(pkt);
+            }
+            Event::Forward { link, slot, counted } => self.forward(link, slot, counted),
             Event::RtxTimer { flow, .. } => self.rtx_timer(flow),
             Event::DelAck { flow, gen } => self.delack(flow, gen),
             Event::Start { flow } => self.start(flow),
@@ -412,12 +416,20 @@ impl Simulation {
             link.txdone_pending = true;
             self.sched.schedule_reserved(link.busy_until, link.txdone_seq, Event::TxDone { link: l });
         }
-        let (mut last, mut at) = (l, at);
+        let (mut last, mut at, mut counted) = (l, at, false);
         if link.feeds_cut {
-            (last, at, arrive_seq) = self.cut_through(l, at, arrive_seq, &pkt);
+            (last, at, arrive_seq, counted) = self.cut_through(l, at, arrive_seq, &pkt);
         }
+        let node = self.links[last as usize].to;
         let slot = self.store(pkt);
-        self.sched.schedule_reserved(at, arrive_seq, Event::Arrive { link: last, slot });
+        let ev = if pkt.dst == node {
+            Event::Deliver { slot }
+        } else {
+            let next = self.routes.next(node, pkt.dst);
+            debug_assert!(next != NO_ROUTE, "no route from {node} to {}", pkt.dst);
+            Event::Forward { link: next, slot, counted }
+        };
+        self.sched.schedule_reserved(at, arrive_seq, ev);
     }
 
     /// Keep `pkt` while it is in flight; returns its slot.
@@ -436,10 +448,11 @@ impl Simulation {
     }
 
     /// The cut-through hops after link `l` (see [`Simulation::start_tx`]): `pkt` reaches
-    /// `l`'s far end at `at` (arrival event number `seq`). Returns the link at whose far end it
-    /// enters, its arrival time at that link's far end, and the event number for it.
+    /// `l`'s far end at `at` (arrival event number `seq`). Returns the link at whose far end
+    /// it arrives (by an event), the time and event number of that arrival, and whether it
+    /// was counted as pending at the link it goes on to from there.
     #[inline(never)]
-    fn cut_through(&mut self, l: u32, mut at: SimTime, mut seq: u64, pkt: &Packet) -> (u32, SimTime, u64) {
+    fn cut_through(&mut self, l: u32, mut at: SimTime, mut seq: u64, pkt: &Packet) -> (u32, SimTime, u64, bool) {
         let mut last = l;
         while self.links[last as usize].feeds_cut {
             let node = self.links[last as usize].to;
@@ -457,7 +470,7 @@ impl Simulation {
             // (packets wait in its queue only behind a pending TxDone)
             if next.pending > 0 || next.txdone_pending || at < next.busy_until || at >= self.end {
                 next.pending += 1;
-                break;
+                return (last, at, seq, true);
             }
             debug_assert!(next.queue.is_empty());
             // The packet reaches `node` at `at` and leaves at once on `nl`.
@@ -473,7 +486,7 @@ impl Simulation {
             at = next.busy_until + next.delay;
             last = nl;
         }
-        (last, at, seq)
+        (last, at, seq, false)
     }
 
     /// The transmission ending now had a packet waiting behind it.
@@ -486,22 +499,21 @@ impl Simulation {
         }
     }
 
-    fn arrive(&mut self, l: u32, slot: u32) {
-        let pkt = self.in_flight[slot as usize];
+    /// The packet kept in `slot`, which is free again.
+    #[inline(always)]
+    fn take(&mut self, slot: u32) -> Packet {
         self.free_slots.push(slot);
-        let node = self.links[l as usize].to;
-        if pkt.dst == node {
-            self.deliver(pkt);
-        } else {
-            let nl = self.routes.next(node, pkt.dst);
-            debug_assert!(nl != NO_ROUTE, "no route from {node} to {}", pkt.dst);
-            let next = &mut self.links[nl as usize];
-            if next.cut_from == l {
-                // it did not cut through when it left (start_tx)
-                next.pending -= 1;
-            }
-            self.link_recv(nl, pkt);
+        self.in_flight[slot as usize]
+    }
+
+    /// A packet reaches a node and goes on on link `l`.
+    fn forward(&mut self, l: u32, slot: u32, counted: bool) {
+        let pkt = self.take(slot);
+        if counted {
+            // it did not cut through when it left (start_tx)
+            self.links[l as usize].pending -= 1;
         }
+        self.link_recv(l, pkt);
     }
 
     // ------------------------------------------------------------------ agents

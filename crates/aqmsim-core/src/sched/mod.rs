@@ -53,9 +53,13 @@ use heap::Heap;
 pub enum Event {
     /// Link finished serialising its head packet.
     TxDone { link: u32 },
-    /// The packet in flight in `slot` (`Simulation`'s packet store) reaches the far end of
-    /// `link`.
-    Arrive { link: u32, slot: u32 },
+    /// The packet in flight in `slot` (`Simulation`'s packet store) reaches its
+    /// destination node.
+    Deliver { slot: u32 },
+    /// The packet in flight in `slot` reaches a node it leaves on `link` (the route is
+    /// looked up when it is sent, while that data is in the cache). `counted`: it is one of
+    /// the packets `link` expects from its cut-through feeder (`Link::pending`).
+    Forward { link: u32, slot: u32, counted: bool },
     /// TCP retransmission timer of a flow.
     RtxTimer { flow: u32, gen: u32 },
     /// Delayed-ACK timer of a flow's sink.
