@@ -20,10 +20,14 @@ pub struct RttEstimator {
     pub t_rttvar: i32,
     /// Current RTO before backoff, seconds.
     pub t_rtxcur: f64,
-    /// Exponential backoff multiplier.
-    pub t_backoff: i32,
+    /// Exponential backoff multiplier (change it with [`RttEstimator::backoff`] and
+    /// [`RttEstimator::reset_backoff`], which keep the cached timeout right).
+    t_backoff: i32,
     /// Random phase of this agent's clock within a tick (ns-2 `boot_time_`).
     pub boot_time: f64,
+    /// [`RttEstimator::timeout`] in ns, once computed: the timer is re-armed on every ACK,
+    /// and the timeout changes only with a sample or a backoff.
+    timeout_ns: Option<crate::time::Dur>,
 }
 
 impl RttEstimator {
@@ -39,6 +43,7 @@ impl RttEstimator {
             t_rtxcur: rto_init,
             t_backoff: 1,
             boot_time,
+            timeout_ns: None,
         }
     }
 
@@ -69,6 +74,7 @@ impl RttEstimator {
             self.t_srtt = self.t_rtt << SRTT_BITS;
             self.t_rttvar = self.t_rtt << (RTTVAR_BITS - 1);
         }
+        self.timeout_ns = None;
         self.t_rtxcur = (((self.t_rttvar << (RTTVAR_EXP + (SRTT_BITS - RTTVAR_BITS))) + self.t_srtt)
             >> SRTT_BITS) as f64
             * self.tick;
@@ -87,8 +93,36 @@ impl RttEstimator {
         t
     }
 
+    /// The exponential backoff multiplier.
+    pub fn backoff_factor(&self) -> i32 {
+        self.t_backoff
+    }
+
+    /// Back to no backoff (a new ACK; ns-2 `t_backoff_ = 1`).
+    #[inline]
+    pub fn reset_backoff(&mut self) {
+        if self.t_backoff != 1 {
+            self.t_backoff = 1;
+            self.timeout_ns = None;
+        }
+    }
+
+    /// [`RttEstimator::timeout`] as a duration (cached).
+    #[inline]
+    pub fn timeout_dur(&mut self) -> crate::time::Dur {
+        match self.timeout_ns {
+            Some(d) => d,
+            None => {
+                let d = crate::time::Dur::from_secs(self.timeout());
+                self.timeout_ns = Some(d);
+                d
+            }
+        }
+    }
+
     /// Double the backoff (ns-2 `rtt_backoff`).
     pub fn backoff(&mut self) {
+        self.timeout_ns = None;
         if self.t_backoff < 64 || self.timeout() < self.max_rto {
             self.t_backoff <<= 1;
         }
@@ -106,6 +140,24 @@ impl RttEstimator {
 
 #[cfg(test)]
 mod tests {
+    use crate::time::Dur;
+
+    #[test]
+    fn cached_timeout_follows_samples_and_backoff() {
+        let mut r = super::RttEstimator::new(0.01, 0.2, 60.0, 3.0, 0.0);
+        let check = |r: &mut super::RttEstimator| assert_eq!(r.timeout_dur(), Dur::from_secs(r.timeout()));
+        check(&mut r);
+        r.update(0.05, 1.0);
+        check(&mut r);
+        r.backoff();
+        check(&mut r);
+        r.backoff();
+        check(&mut r);
+        r.reset_backoff();
+        check(&mut r);
+        assert_eq!(r.backoff_factor(), 1);
+    }
+
     use super::*;
 
     #[test]

@@ -172,7 +172,7 @@ impl TcpSender {
                 self.sack.sb.update(self.highest_ack, ack);
                 self.sack.pipe -= 1;
                 self.newtimer(seqno, now);
-                self.rtt.t_backoff = 1;
+                self.rtt.reset_backoff();
             } else if !self.sack.timed_out {
                 self.sack.sb.update(self.highest_ack, ack);
                 if self.sack.sb.changed && self.dupacks > 0 {

@@ -221,8 +221,7 @@ impl TcpSender {
     // ---------------------------------------------------------------- timer
 
     fn set_rtx_timer(&mut self, now: SimTime) {
-        let t = self.rtt.timeout();
-        self.rtx_deadline = Some(now + crate::time::Dur::from_secs(t));
+        self.rtx_deadline = Some(now + self.rtt.timeout_dur());
     }
     fn cancel_rtx_timer(&mut self) {
         self.rtx_deadline = None;
@@ -336,7 +335,7 @@ impl TcpSender {
         }
         if self.rtt_active && ackno >= self.rtt_seq {
             if !self.ect || !self.ecn_backoff || !ece {
-                self.rtt.t_backoff = 1;
+                self.rtt.reset_backoff();
                 self.ecn_backoff = false;
             }
             self.rtt_active = false;
@@ -527,7 +526,7 @@ impl TcpSender {
                 }
                 if self.rtt_active && seqno >= self.rtt_seq {
                     self.rtt_active = false;
-                    self.rtt.t_backoff = 1;
+                    self.rtt.reset_backoff();
                 }
                 let s = self.last_ack + 1;
                 self.output(s, now, out);

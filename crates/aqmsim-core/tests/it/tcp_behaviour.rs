@@ -131,7 +131,7 @@ fn a_timeout_resets_the_window_to_one_and_backs_off_the_rto() {
     let (_, after, ssthresh) = step_until(&mut sim, |s| s.stats.timeouts == 1);
     assert_eq!(after, 1.0);
     assert_eq!(ssthresh, 2);
-    assert_eq!(snd(&sim).rtt.t_backoff, 2, "RTO backed off");
+    assert_eq!(snd(&sim).rtt.backoff_factor(), 2, "RTO backed off");
     let r = sim.run();
     assert_eq!(r.flows.timeouts[0], 1);
     assert_eq!(r.flows.retransmitted[0], 2);
