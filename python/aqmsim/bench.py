@@ -248,11 +248,10 @@ def run_child(argv: Sequence[str], *, cwd: Optional[Path] = None, timeout: Optio
 # The aqmsim child: load the compiled engine alone (not the aqmsim package, which imports
 # pandas), run the scenario JSON, write the summary and the engine's own time.
 _AQMSIM_CHILD = r"""
-import importlib.machinery, importlib.util, json, sys, time
+import json, os, sys, time
 so, scenario, seed, out = sys.argv[1:5]
-loader = importlib.machinery.ExtensionFileLoader("_core", so)
-core = importlib.util.module_from_spec(importlib.util.spec_from_file_location("_core", so, loader=loader))
-loader.exec_module(core)
+sys.path.insert(0, os.path.dirname(os.path.abspath(so)))
+import _core as core
 text = open(scenario, encoding="utf-8").read()
 t0 = time.perf_counter()
 raw = core.run(text, int(seed))
@@ -366,7 +365,9 @@ class Aqmsim(Simulator):
         def run(timeout: float) -> Outcome:
             if out.exists():
                 out.unlink()
-            argv = [sys.executable, "-c", _AQMSIM_CHILD, so, str(path), str(seed), str(out)]
+            # -I -S: isolated, without site-packages (the child needs only the standard
+            # library and the engine)
+            argv = [sys.executable, "-I", "-S", "-c", _AQMSIM_CHILD, so, str(path), str(seed), str(out)]
             c = run_child(argv + (["sizes"] if self.sizes else []), timeout=timeout)
             o = Outcome(c.wall, c.max_rss_mib, timed_out=c.timed_out)
             if c.returncode != 0 or not out.exists():
