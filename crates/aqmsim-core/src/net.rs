@@ -33,8 +33,9 @@ pub struct Link {
     /// The link that may hand this one packets without an event (cut-through, see
     /// `Simulation::start_tx`), or `NO_FEEDER`.
     pub cut_from: u32,
-    /// Packets on their way here through `cut_from` that did not cut through (they arrive
-    /// the ordinary way, and nothing may overtake them).
+    /// Packets on their way here by an event, from the links that may hand packets to
+    /// this one by cut-through (`cut_from`, or the inputs of a merge): while any is, no
+    /// packet may cut through past it.
     pub pending: u32,
     /// A `TxDone` event is scheduled for `busy_until`. Whenever packets wait in the queue,
     /// this is true.
@@ -51,7 +52,14 @@ pub struct Link {
     pub idle_matters: bool,
     /// `drop_seqs` is not empty.
     pub has_drop_seqs: bool,
+    /// Packets from several links may cut through to this one (set by the simulation; see
+    /// `Simulation::cut_through`), when they get here no later than `lookahead` after
+    /// their decision.
+    pub merge_ok: bool,
     // ---- cache line 1
+    /// The least time a packet sent on any link that feeds this one takes to get here
+    /// (the feeder's delay plus the serialisation of the smallest packet in the run).
+    pub lookahead: Dur,
     /// Cumulative busy (transmitting) time, counted in full when a transmission starts.
     pub busy_ns: u64,
     /// Busy time of the transmissions started in the current utilisation bin (plus what
@@ -101,6 +109,8 @@ impl Link {
             bin_start: SimTime::ZERO,
             drop_seqs: Vec::new(),
             has_drop_seqs: false,
+            merge_ok: false,
+            lookahead: Dur::ZERO,
             lost: 0,
             ns_per_byte: 8e9 / rate_bps,
         }
@@ -228,13 +238,16 @@ impl Routes {
 /// No link, or more than one, feeds this link (see [`single_feeders`]).
 pub const NO_FEEDER: u32 = u32::MAX;
 
-/// For every link, the one link whose packets are its only input, or [`NO_FEEDER`]: walks
-/// the route of every packet stream (`paths`: source, destination) and records which link
-/// each hop's packets came in on. A link that is a stream's first hop is fed by the
-/// sending agent, not by a link, so it has no single feeder.
-pub fn single_feeders(links: &[(u32, u32)], routes: &Routes, paths: impl IntoIterator<Item = (u32, u32)>) -> Vec<u32> {
-    const UNSEEN: u32 = u32::MAX - 1;
-    let mut feeder = vec![UNSEEN; links.len()];
+/// What feeds each link, from the route of every packet stream (`paths`: source,
+/// destination): the links whose packets go on to it (sorted, each once), and whether some
+/// stream starts on it (an agent at its near end sends on it).
+pub struct LinkInputs {
+    pub links: Vec<Vec<u32>>,
+    pub from_agent: Vec<bool>,
+}
+
+pub fn link_inputs(links: &[(u32, u32)], routes: &Routes, paths: impl IntoIterator<Item = (u32, u32)>) -> LinkInputs {
+    let mut inputs = LinkInputs { links: vec![Vec::new(); links.len()], from_agent: vec![false; links.len()] };
     for (src, dst) in paths {
         let (mut node, mut prev) = (src, NO_FEEDER);
         let mut hops = 0;
@@ -243,14 +256,25 @@ pub fn single_feeders(links: &[(u32, u32)], routes: &Routes, paths: impl IntoIte
             if l == NO_ROUTE {
                 break;
             }
-            let f = &mut feeder[l as usize];
-            *f = if *f == UNSEEN || *f == prev { prev } else { NO_FEEDER };
+            if prev == NO_FEEDER {
+                inputs.from_agent[l as usize] = true;
+            } else if let Err(k) = inputs.links[l as usize].binary_search(&prev) {
+                inputs.links[l as usize].insert(k, prev);
+            }
             prev = l;
             node = links[l as usize].1;
             hops += 1;
         }
     }
-    feeder.iter().map(|&f| if f == UNSEEN { NO_FEEDER } else { f }).collect()
+    inputs
+}
+
+/// For every link, the one link whose packets are its only input, or [`NO_FEEDER`] (see
+/// [`link_inputs`]). A link that is a stream's first hop is fed by the sending agent, not
+/// by a link, so it has no single feeder.
+pub fn single_feeders(links: &[(u32, u32)], routes: &Routes, paths: impl IntoIterator<Item = (u32, u32)>) -> Vec<u32> {
+    let inputs = link_inputs(links, routes, paths);
+    inputs.links.iter().zip(&inputs.from_agent).map(|(f, &agent)| if f.len() == 1 && !agent { f[0] } else { NO_FEEDER }).collect()
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use crate::aqm::queue::Enqueued;
 use crate::aqm::{Aqm, QueueDisc};
 use crate::monitor::{jain, DropLog, FlowTable, LinkBins, QueueSamples, Summary};
-use crate::net::{single_feeders, Link, Routes, NO_FEEDER, NO_ROUTE};
+use crate::net::{link_inputs, Link, Routes, NO_FEEDER, NO_ROUTE};
 use crate::packet::{Kind, Packet};
 use crate::rng::{stream, Rng};
 use crate::scenario::{AppModel, Model};
@@ -88,6 +88,9 @@ pub struct Simulation {
     /// see [`Simulation::start_tx`]), or `NO_FEEDER`; `Link::cut_from` is this or
     /// `NO_FEEDER` ([`Simulation::set_cut_through`]).
     cut_from_all: Vec<u32>,
+    /// For each link that several links feed and that packets may reach by merge
+    /// cut-through, those links (else empty); `Link::merge_ok` follows it.
+    merge_inputs: Vec<Vec<u32>>,
 }
 
 /// One flow's packets at the primary monitored queue (data and ACKs alike).
@@ -108,7 +111,17 @@ impl Simulation {
             let two_way = matches!(f.app, AppModel::Ftp(_));
             std::iter::once((f.src, f.dst)).chain(two_way.then_some((f.dst, f.src)))
         });
-        let feeders = single_feeders(&pairs, &routes, streams);
+        let inputs = link_inputs(&pairs, &routes, streams);
+        // The smallest packet any agent sends (merges' lookahead, see cut_through).
+        let min_size = model
+            .flows
+            .iter()
+            .map(|f| match &f.app {
+                AppModel::Ftp(p) => p.header.min(p.ack_size).min(p.packet_size + p.header),
+                AppModel::Cbr { packet_size, .. } => *packet_size,
+            })
+            .min()
+            .unwrap_or(0);
         let qrng = (0..model.links.len()).map(|i| Rng::new(seed, stream::QUEUE | i as u64)).collect();
         let links: Vec<Link> = model
             .links
@@ -153,14 +166,25 @@ impl Simulation {
             })
             .collect();
         let primary = model.monitored.first().copied().unwrap_or(u32::MAX);
+        // Shortcut targets: a link whose DropTail queue lets packets pass untouched when
+        // idle, with no deterministic losses and no monitor, that no agent sends on first.
+        // Fed by one link: cut-through from it; by several: merge cut-through.
+        let target = |i: usize, l: &Link| l.queue.transparent_when_idle() && l.drop_seqs.is_empty() && !model.monitored.contains(&(i as u32)) && !inputs.from_agent[i];
         let cut_from: Vec<u32> = links
             .iter()
             .enumerate()
-            .map(|(i, l)| {
-                let eligible = l.queue.transparent_when_idle() && l.drop_seqs.is_empty() && !model.monitored.contains(&(i as u32));
-                if eligible { feeders[i] } else { NO_FEEDER }
-            })
+            .map(|(i, l)| if target(i, l) && inputs.links[i].len() == 1 { inputs.links[i][0] } else { NO_FEEDER })
             .collect();
+        let merge_inputs: Vec<Vec<u32>> = links
+            .iter()
+            .enumerate()
+            .map(|(i, l)| if target(i, l) && inputs.links[i].len() > 1 { inputs.links[i].clone() } else { Vec::new() })
+            .collect();
+        let mut links = links;
+        for (i, feeders) in merge_inputs.iter().enumerate() {
+            let la = feeders.iter().map(|&j| links[j as usize].delay + links[j as usize].tx_time(min_size)).min();
+            links[i].lookahead = la.unwrap_or(Dur::ZERO);
+        }
         let mut sim = Simulation {
             now: SimTime::ZERO,
             end: SimTime::from_secs(model.duration),
@@ -185,6 +209,7 @@ impl Simulation {
             primary: u32::MAX,
             per_flow: Vec::new(),
             cut_from_all: cut_from,
+            merge_inputs,
             in_flight: Vec::with_capacity(1024),
             free_slots: Vec::with_capacity(1024),
         };
@@ -200,14 +225,20 @@ impl Simulation {
     /// their order (the tests run scenarios both ways and compare every result).
     pub fn set_cut_through(&mut self, on: bool) {
         assert!(!self.started, "set_cut_through after the run started");
-        for (l, &f) in self.links.iter_mut().zip(&self.cut_from_all) {
-            l.cut_from = if on { f } else { NO_FEEDER };
+        for (i, l) in self.links.iter_mut().enumerate() {
+            l.cut_from = if on { self.cut_from_all[i] } else { NO_FEEDER };
+            l.merge_ok = on && !self.merge_inputs[i].is_empty();
             l.feeds_cut = false;
         }
         for i in 0..self.links.len() {
             let f = self.links[i].cut_from;
             if f != NO_FEEDER {
                 self.links[f as usize].feeds_cut = true;
+            }
+            if self.links[i].merge_ok {
+                for &j in &self.merge_inputs[i] {
+                    self.links[j as usize].feeds_cut = true;
+                }
             }
         }
     }
@@ -383,18 +414,24 @@ impl Simulation {
     /// Put `pkt` on the wire now: its arrival at the far end is scheduled (the packet waits
     /// in the store of packets in flight).
     ///
-    /// **Cut-through.** When the next hop at the far end is a link fed by this one alone,
-    /// whose queue lets a packet pass untouched when it is empty and idle (DropTail), and
-    /// that link will indeed be idle with an empty queue when the packet gets there, the
-    /// packet's transmission there is decided now: its arrival is scheduled at the far end
-    /// of *that* link, with its
-    /// arrival time at *its* far end, and the arrival at the node in between is never an
-    /// event. Nothing else can reach that link in between (its only input is this link,
-    /// whose packets arrive in the order they left), so the outcome is the one the event
-    /// would have had. A packet
-    /// that would have to wait takes the ordinary path, and until it has arrived no later
-    /// packet cuts through past it (`pending`). In a dumbbell the egress links (data) and
-    /// the access links' reverse direction (ACKs) are such hops: two events fewer per packet.
+    /// **Cut-through.** When the next hop at the far end is a link whose queue lets a
+    /// packet pass untouched when it is empty and idle (DropTail), and that link will
+    /// indeed be idle with an empty queue when the packet gets there, the packet's
+    /// transmission there is decided now: its arrival is scheduled at the far end of
+    /// *that* link, and the arrival at the node in between is never an event. This is
+    /// exact when nothing else can reach that link first:
+    ///
+    /// * the link is fed by this one alone, whose packets arrive in the order they left
+    ///   (in a dumbbell: the egress links, for data, and the access links' reverse
+    ///   direction, for ACKs); or
+    /// * it is a *merge* fed by several links, no agent sends on it, and the packet gets
+    ///   there no later than `lookahead` from now: the least time any packet sent on any
+    ///   of its inputs from now on takes to get there (in a dumbbell: the reverse
+    ///   bottleneck, for ACKs, which are the smallest packets on equal egress links).
+    ///
+    /// Packets already on their way to that link by an event are counted (`pending`):
+    /// while there are any, no packet cuts through past them. In a dumbbell this leaves
+    /// three events per packet of the five an event-by-event run takes.
     ///
     /// `maybe_queued`: packets may still wait in `l`'s queue (false when the caller knows
     /// it is empty: then the queue is not even looked at).
@@ -464,11 +501,15 @@ impl Simulation {
                 break;
             }
             let next = &mut self.links[nl as usize];
-            if next.cut_from != last {
+            let single = next.cut_from == last;
+            if !single && !next.merge_ok {
                 break;
             }
-            // (packets wait in its queue only behind a pending TxDone)
-            if next.pending > 0 || next.txdone_pending || at < next.busy_until || at >= self.end {
+            // It may go on at once if the link will be idle when it gets there (packets wait
+            // in its queue only behind a pending TxDone), no packet is on its way there by
+            // an event, and, at a merge, no packet sent on any other input from now on can
+            // get there first.
+            if next.pending > 0 || next.txdone_pending || at < next.busy_until || at >= self.end || (!single && at > self.now + next.lookahead) {
                 next.pending += 1;
                 return (last, at, seq, true);
             }

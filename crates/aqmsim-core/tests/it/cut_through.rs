@@ -127,3 +127,83 @@ start = { uniform = [0, 1] }
         assert!(eon < eoff * 9 / 10, "cut-through should save events ({eon} vs {eoff})");
     }
 }
+
+#[test]
+fn merges_two_way_traffic_and_shared_hosts() {
+    // Data both ways over an unmonitored DropTail bottleneck (so both of its directions
+    // are merges that packets may cut through), feeders of different delays and rates,
+    // a node with two agents, and a CBR source among the TCP flows.
+    let sc = r#"
+duration = 12
+nodes = ["a0", "a1", "a2", "r1", "r2", "b0", "b1", "b2"]
+[tcp]
+variant = "newreno"
+window = 30
+[monitor]
+queues = ["a0->r1"]
+[[links]]
+from = "a0"
+to = "r1"
+rate = "20Mb"
+delay = "1ms"
+[[links]]
+from = "a1"
+to = "r1"
+rate = "10Mb"
+delay = "3ms"
+[[links]]
+from = "a2"
+to = "r1"
+rate = "20Mb"
+delay = "1ms"
+[[links]]
+from = "r1"
+to = "r2"
+rate = "5Mb"
+delay = "8ms"
+queue = { kind = "droptail", limit = 25 }
+reverse_queue = { kind = "droptail", limit = 25 }
+[[links]]
+from = "r2"
+to = "b0"
+rate = "20Mb"
+delay = "1ms"
+[[links]]
+from = "r2"
+to = "b1"
+rate = "10Mb"
+delay = "2ms"
+[[links]]
+from = "r2"
+to = "b2"
+rate = "20Mb"
+delay = "1ms"
+[[flows]]
+src = "a0"
+dst = "b0"
+start = { uniform = [0, 1] }
+[[flows]]
+src = "b1"
+dst = "a1"
+start = { uniform = [0, 1] }
+[[flows]]
+src = "a0"
+dst = "b2"
+start = { uniform = [0, 1] }
+[[flows]]
+src = "b2"
+dst = "a2"
+start = { uniform = [0, 1] }
+[[flows]]
+src = "b0"
+dst = "a2"
+app = "cbr"
+cbr = { rate = "1Mb", packet_size = 200 }
+start = { uniform = [0, 1] }
+"#;
+    for seed in [1, 2, 3] {
+        let (on, off, eon, eoff) = run_both(sc, seed);
+        assert_same(&on, &off, &format!("seed {seed}"));
+        assert!(eon < eoff, "shortcuts should save events ({eon} vs {eoff})");
+    }
+}
