@@ -17,7 +17,8 @@
 //! * the *current* bucket is a small unsorted vector: a pop scans its few keys for the
 //!   earliest (branch-free compares; an insertion sort of each bucket mispredicted a branch
 //!   per compare and cost more), and an event scheduled into it is appended; a bucket of
-//!   more than [`SCAN_MAX`] events is sorted once instead;
+//!   more than [`SCAN_MAX`] events is sorted once instead, then read with a cursor (and a
+//!   new event, usually the latest, inserted from the back);
 //! * the next [`SLOTS`] − 1 buckets are unsorted vectors in a ring, with an occupancy bitmap
 //!   to find the next non-empty one; a push there is `Vec::push`;
 //! * anything further ahead (retransmission timers) waits in a 4-ary heap
@@ -119,9 +120,10 @@ pub struct Scheduler {
     /// Bucket number (`time >> shift`) of `current`.
     cur_b: u64,
     /// Every event of bucket `cur_b` (or earlier) not yet popped: unsorted, or, when
-    /// `sorted`, sorted latest first (the earliest at the end).
+    /// `sorted`, `current[head..]` sorted earliest first (read with the cursor `head`).
     current: Vec<Entry>,
     sorted: bool,
+    head: usize,
     /// Slot `b & MASK` holds the events of bucket `b`, `cur_b < b < cur_b + SLOTS`, unsorted.
     slots: Vec<Vec<Entry>>,
     /// Bit `i` set: slot `i` is not empty.
@@ -169,6 +171,7 @@ impl Scheduler {
             cur_b: 0,
             current: Vec::with_capacity(n.min(64)),
             sorted: false,
+            head: 0,
             slots: (0..SLOTS).map(|_| Vec::new()).collect(),
             occupied: vec![0; SLOTS / 64],
             in_wheel: 0,
@@ -188,8 +191,15 @@ impl Scheduler {
         let b = ((e.key >> 64) as u64) >> self.shift;
         if b <= self.cur_b {
             if self.sorted {
-                let i = self.current.partition_point(|x| x.key > e.key);
-                self.current.insert(i, e);
+                // insertion from the back: a new event is usually the latest
+                let v = &mut self.current;
+                v.push(e);
+                let mut i = v.len() - 1;
+                while i > self.head && v[i - 1].key > e.key {
+                    v[i] = v[i - 1];
+                    i -= 1;
+                }
+                v[i] = e;
             } else {
                 self.current.push(e);
                 if self.current.len() > SCAN_MAX {
@@ -257,12 +267,12 @@ impl Scheduler {
     /// The next event, if there is one at or before `limit`.
     #[inline]
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
-        if self.current.is_empty() && !self.advance() {
+        if self.head == self.current.len() && !self.advance() {
             return None;
         }
         let v = &self.current;
         let (i, key) = if self.sorted {
-            (v.len() - 1, v[v.len() - 1].key)
+            (self.head, v[self.head].key)
         } else {
             let (mut i, mut key) = (0, v[0].key);
             for (j, e) in v.iter().enumerate().skip(1) {
@@ -276,7 +286,12 @@ impl Scheduler {
         if t > limit.0 {
             return None;
         }
-        let e = self.current.swap_remove(i);
+        let e = if self.sorted {
+            self.head += 1;
+            self.current[i]
+        } else {
+            self.current.swap_remove(i)
+        };
         self.popped += 1;
         if t < STAMP_LIMIT_NS {
             self.seq = self.seq.max(t << STAMP_SHIFT);
@@ -289,7 +304,8 @@ impl Scheduler {
 
     #[cold]
     fn sort_current(&mut self) {
-        self.current.sort_unstable_by(|a, b| b.key.cmp(&a.key));
+        debug_assert_eq!(self.head, 0);
+        self.current.sort_unstable_by_key(|e| e.key);
         self.sorted = true;
     }
 
@@ -309,7 +325,8 @@ impl Scheduler {
             (Some(w), Some(o)) => w.min(o),
         };
         self.cur_b = b;
-        debug_assert!(self.current.is_empty());
+        self.current.clear();
+        self.head = 0;
         self.sorted = false;
         if wb == Some(b) {
             let slot = (b & MASK) as usize;
@@ -382,7 +399,9 @@ impl Scheduler {
     /// Re-file every pending event with buckets of `2^shift` ns.
     fn rebuild(&mut self, shift: u32, now: u64) {
         let mut all: Vec<Entry> = Vec::with_capacity(self.len());
-        all.append(&mut self.current);
+        all.extend_from_slice(&self.current[self.head..]);
+        self.current.clear();
+        self.head = 0;
         self.sorted = false;
         for slot in &mut self.slots {
             all.append(slot);
@@ -404,7 +423,7 @@ impl Scheduler {
     }
 
     pub fn len(&self) -> usize {
-        self.current.len() + self.in_wheel + self.overflow.len()
+        self.current.len() - self.head + self.in_wheel + self.overflow.len()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
