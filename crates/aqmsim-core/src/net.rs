@@ -246,6 +246,18 @@ pub struct LinkInputs {
     pub from_agent: Vec<bool>,
 }
 
+impl LinkInputs {
+    /// The one link whose packets are link `i`'s only input, or [`NO_FEEDER`] (also when
+    /// an agent sends on it).
+    pub fn single_feeder(&self, i: usize) -> u32 {
+        if self.links[i].len() == 1 && !self.from_agent[i] {
+            self.links[i][0]
+        } else {
+            NO_FEEDER
+        }
+    }
+}
+
 pub fn link_inputs(links: &[(u32, u32)], routes: &Routes, paths: impl IntoIterator<Item = (u32, u32)>) -> LinkInputs {
     let mut inputs = LinkInputs { links: vec![Vec::new(); links.len()], from_agent: vec![false; links.len()] };
     for (src, dst) in paths {
@@ -274,7 +286,7 @@ pub fn link_inputs(links: &[(u32, u32)], routes: &Routes, paths: impl IntoIterat
 /// by a link, so it has no single feeder.
 pub fn single_feeders(links: &[(u32, u32)], routes: &Routes, paths: impl IntoIterator<Item = (u32, u32)>) -> Vec<u32> {
     let inputs = link_inputs(links, routes, paths);
-    inputs.links.iter().zip(&inputs.from_agent).map(|(f, &agent)| if f.len() == 1 && !agent { f[0] } else { NO_FEEDER }).collect()
+    (0..links.len()).map(|i| inputs.single_feeder(i)).collect()
 }
 
 #[cfg(test)]

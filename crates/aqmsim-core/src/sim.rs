@@ -173,7 +173,7 @@ impl Simulation {
         let cut_from: Vec<u32> = links
             .iter()
             .enumerate()
-            .map(|(i, l)| if target(i, l) && inputs.links[i].len() == 1 { inputs.links[i][0] } else { NO_FEEDER })
+            .map(|(i, l)| if target(i, l) { inputs.single_feeder(i) } else { NO_FEEDER })
             .collect();
         let merge_inputs: Vec<Vec<u32>> = links
             .iter()
