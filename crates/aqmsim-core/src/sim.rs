@@ -447,26 +447,30 @@ impl Simulation {
         // ns-2 order: the arrival downstream is scheduled first, then the end of
         // transmission; both numbers are reserved now, the events made only when needed.
         let at = link.busy_until + link.delay;
-        let mut arrive_seq = self.sched.reserve();
+        let arrive_seq = self.sched.reserve();
         link.txdone_seq = self.sched.reserve();
         if maybe_queued && !link.queue.is_empty() && !link.txdone_pending {
             link.txdone_pending = true;
             self.sched.schedule_reserved(link.busy_until, link.txdone_seq, Event::TxDone { link: l });
         }
-        let (mut last, mut at, mut counted) = (l, at, false);
-        if link.feeds_cut {
-            (last, at, arrive_seq, counted) = self.cut_through(l, at, arrive_seq, &pkt);
-        }
-        let node = self.links[last as usize].to;
+        let feeds_cut = link.feeds_cut;
         let slot = self.store(pkt);
-        let ev = if pkt.dst == node {
+        let (at, arrive_seq, ev) = if feeds_cut { self.cut_through(l, at, arrive_seq, &pkt, slot) } else { (at, arrive_seq, self.arrival(l, &pkt, slot)) };
+        self.sched.schedule_reserved(at, arrive_seq, ev);
+    }
+
+    /// The event of `pkt` (kept in `slot`) reaching the far end of link `l`: delivered
+    /// there, or going on (the next link looked up now, while the route is in the cache).
+    #[inline(always)]
+    fn arrival(&self, l: u32, pkt: &Packet, slot: u32) -> Event {
+        let node = self.links[l as usize].to;
+        if pkt.dst == node {
             Event::Deliver { slot }
         } else {
             let next = self.routes.next(node, pkt.dst);
             debug_assert!(next != NO_ROUTE, "no route from {node} to {}", pkt.dst);
-            Event::Forward { link: next, slot, counted }
-        };
-        self.sched.schedule_reserved(at, arrive_seq, ev);
+            Event::Forward { link: next, slot, counted: false }
+        }
     }
 
     /// Keep `pkt` while it is in flight; returns its slot.
@@ -484,26 +488,24 @@ impl Simulation {
         }
     }
 
-    /// The cut-through hops after link `l` (see [`Simulation::start_tx`]): `pkt` reaches
-    /// `l`'s far end at `at` (arrival event number `seq`). Returns the link at whose far end
-    /// it arrives (by an event), the time and event number of that arrival, and whether it
-    /// was counted as pending at the link it goes on to from there.
+    /// The cut-through hops after link `l` (see [`Simulation::start_tx`]): `pkt` (kept in
+    /// `slot`) reaches `l`'s far end at `at` (arrival event number `seq`). Returns the time,
+    /// event number and event of its arrival where it stops cutting through: `Deliver`, or
+    /// `Forward` to the next link, `counted` when it is pending there.
     #[inline(never)]
-    fn cut_through(&mut self, l: u32, mut at: SimTime, mut seq: u64, pkt: &Packet) -> (u32, SimTime, u64, bool) {
+    fn cut_through(&mut self, l: u32, mut at: SimTime, mut seq: u64, pkt: &Packet, slot: u32) -> (SimTime, u64, Event) {
         let mut last = l;
         while self.links[last as usize].feeds_cut {
             let node = self.links[last as usize].to;
             if pkt.dst == node {
-                break;
+                return (at, seq, Event::Deliver { slot });
             }
             let nl = self.routes.next(node, pkt.dst);
-            if nl == NO_ROUTE {
-                break;
-            }
+            debug_assert!(nl != NO_ROUTE, "no route from {node} to {}", pkt.dst);
             let next = &mut self.links[nl as usize];
             let single = next.cut_from == last;
             if !single && !next.merge_ok {
-                break;
+                return (at, seq, Event::Forward { link: nl, slot, counted: false });
             }
             // It may go on at once if the link will be idle when it gets there (packets wait
             // in its queue only behind a pending TxDone), no packet is on its way there by
@@ -511,7 +513,7 @@ impl Simulation {
             // get there first.
             if next.pending > 0 || next.txdone_pending || at < next.busy_until || at >= self.end || (!single && at > self.now + next.lookahead) {
                 next.pending += 1;
-                return (last, at, seq, true);
+                return (at, seq, Event::Forward { link: nl, slot, counted: true });
             }
             debug_assert!(next.queue.is_empty());
             // The packet reaches `node` at `at` and leaves at once on `nl`.
@@ -527,7 +529,7 @@ impl Simulation {
             at = next.busy_until + next.delay;
             last = nl;
         }
-        (last, at, seq, false)
+        (at, seq, self.arrival(last, pkt, slot))
     }
 
     /// The transmission ending now had a packet waiting behind it.
