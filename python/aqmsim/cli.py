@@ -21,7 +21,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, NoReturn, Optional
+from typing import Any, Dict, List, NoReturn, Optional, Sequence
 
 import typer
 from rich.console import Console
@@ -327,9 +327,19 @@ def reproduce(
     fresh: bool = typer.Option(
         False, "--fresh", help="empty the papers' stores first: simulate every run again"
     ),
+    readings: str = typer.Option(
+        "all", "--readings", "-r",
+        help="which readings of the papers' open choices to run: all, primary, or a "
+             "comma-separated list of variants (choice=reading, several joined by +, "
+             "ns2-as-typed, textbook)",
+    ),
 ) -> None:
     """Reproduce a paper: run it over seeds, compare with its published numbers and
     claims, write an HTML report (index.html) and a Markdown summary (summary.md).
+
+    Where the paper is silent, every candidate reading of each open choice is run
+    too (--readings): the report shows how far each choice moves each number and
+    labels each claim robust, fragile or fails.
 
     Every run is kept in the paper's store (as for aqmsim sweep): the same
     command again takes its runs from there instead of simulating them, and
@@ -349,10 +359,11 @@ def reproduce(
             selected.append(get(name))
         except Exception as exc:  # noqa: BLE001 - a broken module is reported, others run
             selected.append(Failure.from_exception(name, "loading", exc))
+    wanted = _reading_names(readings, selected)
     try:
         done = reproduce_papers(selected, out_dir, seeds=seeds, workers=workers,
                                 console=out, progress_console=err, scheduler=scheduler,
-                                store=store, fresh=fresh)
+                                store=store, fresh=fresh, readings=wanted)
     except OSError as exc:
         _fail(f"{out_dir}: could not write the report: {exc}", code=1)
     except (ConnectionError, ImportError, RuntimeError) as exc:
@@ -362,6 +373,33 @@ def reproduce(
               "resumes with the rest", code=130)
     if done.exit_code:
         raise typer.Exit(done.exit_code)
+
+
+def _reading_names(spec: str, papers: Sequence[Any]) -> Any:
+    """``--readings`` as a list of variant names (None for all); each must be a reading
+    of at least one of ``papers`` (a paper that lacks it runs without it)."""
+    from .papers.readings import ReadingError, variant_named
+
+    parts = [x.strip() for x in (spec or "").split(",") if x.strip()]
+    if not parts or "all" in parts:
+        return None
+    for name in parts:
+        if name == "primary":
+            continue
+        errors = []
+        for p in papers:
+            if not hasattr(p, "readings"):
+                continue
+            try:
+                variant_named(list(p.readings()), name)
+                break
+            except ReadingError as exc:
+                errors.append(f"{p.name}: {exc}")
+            except Exception as exc:  # noqa: BLE001 - a paper whose readings cannot load
+                errors.append(f"{p.name}: {exc}")
+        else:
+            _fail("; ".join(errors) or f"--readings: unknown reading {name!r}")
+    return parts
 
 
 @app.command("sweep")

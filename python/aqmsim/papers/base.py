@@ -112,8 +112,11 @@ class Runs:
 
     def cell(self, key: str, metric: str, published: Optional[float] = None,
              scale: float = 1.0) -> "Cell":
+        """Mean ± 95 % CI of a summary metric over the seeds, beside ``published``; the cell
+        remembers where it came from (``source``), so the same number can be read off other
+        runs of the same experiment (ns-2's, for the ns-2 column)."""
         mean, half = mean_ci(self.values(key, metric) * scale)
-        return Cell(mean, half, published)
+        return Cell(mean, half, published, source=(key, metric, scale))
 
 
 @dataclass
@@ -123,11 +126,19 @@ class Cell:
     mean: float
     half: float = float("nan")
     published: Optional[float] = None
+    #: (experiment key, summary metric, scale) when the cell is a summary metric's mean
+    #: over seeds (:meth:`Runs.cell`); None when the analysis computed it otherwise.
+    source: Optional[Tuple[str, str, float]] = None
+    #: A published number used as an input (to derive a quantity of the scenario, e.g. a
+    #: run length from the packets sent): shown, but not counted as a check.
+    input: bool = False
 
     @property
     def diff(self) -> Optional[float]:
-        """Relative difference (ours − published) / |published|, or None."""
-        if self.published is None or self.published == 0 or math.isnan(self.mean):
+        """Relative difference (ours − published) / |published|, or None (also for a
+        published number that was an input of the reproduction)."""
+        if (self.published is None or self.published == 0 or math.isnan(self.mean)
+                or self.input):
             return None
         return (self.mean - self.published) / abs(self.published)
 
@@ -175,6 +186,9 @@ class Report:
     failed_runs: List[Any] = field(default_factory=list)
     #: The store the runs are kept in ("" when none).
     store: str = ""
+    #: The paper's readings, their sensitivity and the claims' labels
+    #: (:class:`aqmsim.papers.sensitivity.Sensitivity`; None when it has no open choices).
+    readings: Any = None
 
     def cells(self) -> List[Cell]:
         return [c for t in self.tables for row in t.rows for c in row if isinstance(c, Cell)]
@@ -200,6 +214,12 @@ class Paper(ABC):
     citation: str = ""
     #: Default number of seeds.
     default_seeds: int = 5
+    #: Seeds of each alternative reading (``aqmsim reproduce`` runs the primary reading
+    #: with ``default_seeds`` and every alternative with this many; None: the same).
+    reading_seeds: Optional[int] = None
+    #: Whether :meth:`analyse` draws its figures (off while alternative readings are
+    #: analysed: their numbers are compared, their figures not drawn).
+    figures: bool = True
 
     @property
     def directory(self) -> Path:
@@ -224,6 +244,12 @@ class Paper(ABC):
                 if line not in seen:
                     seen.append(line)
         return seen
+
+    def readings(self) -> List[Any]:
+        """The choices the paper leaves open, each with its candidate readings
+        (:class:`aqmsim.papers.readings.Choice`); the experiments carry the primary ones.
+        Default: none."""
+        return []
 
     @abstractmethod
     def experiments(self) -> List[Experiment]:

@@ -22,14 +22,14 @@ import weakref
 from collections.abc import MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple, Union
 
 import pandas as pd
 
 from ..scenario import Scenario
 from .base import Experiment, Paper, RunRecord, Runs
 
-__all__ = ["run_paper", "run_one", "tasks_of", "StoredTables", "RunFailure", "read_table"]
+__all__ = ["run_paper", "run_groups", "run_one", "tasks_of", "StoredTables", "RunFailure", "read_table"]
 
 Task = Tuple[str, Dict[str, Any], int, Tuple[str, ...]]
 PathLike = Union[str, Path]
@@ -154,11 +154,33 @@ def run_paper(paper: Paper, seeds: Sequence[int], workers: Optional[int] = None,
     is left out of the runs and listed in ``runs.failures``; ``runs.counts`` says how many
     were taken from the store (``skipped``). ``progress(done, total)`` is called as runs
     finish."""
+    got = run_groups(paper, {"": (paper.experiments(), list(seeds))}, workers, progress,
+                     store=store, scheduler=scheduler, client=client, pool=pool,
+                     fresh=fresh, retries=retries, on_pool=on_pool)
+    return got[""]
+
+
+def run_groups(paper: Paper, groups: Mapping[str, Tuple[Sequence[Experiment], Sequence[int]]],
+               workers: Optional[int] = None,
+               progress: Optional[Callable[[int, int], None]] = None, *,
+               store: Optional[PathLike] = None, scheduler: Optional[str] = None,
+               client: Any = None, pool: Any = None, fresh: bool = False,
+               retries: int = 1, on_pool: Optional[Callable[[str], None]] = None,
+               run_fn: Optional[Callable[[Any], Dict[str, Any]]] = None) -> Dict[str, Runs]:
+    """Run several groups of experiments (a paper under several readings) in one sweep:
+    ``groups`` maps a group name to (experiments, seeds); the result maps it to its
+    :class:`Runs`, keyed by the experiments' own keys. Runs that two groups share (the
+    same scenario and seed) are simulated once. The options are :func:`run_paper`'s;
+    every group's Runs carries the counts of the whole sweep."""
     from ..store import Store
     from ..sweep import run_tasks
 
-    exps = paper.experiments()
-    tasks = tasks_of(exps, seeds)
+    tasks: List[Task] = []
+    owner: List[Tuple[str, str]] = []
+    for g, (exps, seeds) in groups.items():
+        for t in tasks_of(exps, seeds):
+            tasks.append((f"{g}|{t[0]}" if g else t[0],) + tuple(t[1:]))  # type: ignore
+            owner.append((g, t[0]))
     path, hold = _store_dir(store)
     if fresh and path.exists():
         shutil.rmtree(path)
@@ -170,27 +192,31 @@ def run_paper(paper: Paper, seeds: Sequence[int], workers: Optional[int] = None,
     with Store(path) as st:
         st.clean_temporary()
         result = run_tasks(tasks, st, workers=workers, scheduler=scheduler, client=client,
-                           pool=pool, retries=retries, progress=tick,
+                           pool=pool, retries=retries, progress=tick, run_fn=run_fn,
                            sweep_name=str(paper.name), on_pool=on_pool,
-                           register={"paper": str(paper.name), "seeds": list(seeds)})
+                           register={"paper": str(paper.name),
+                                     "groups": {g: list(s) for g, (_, s) in groups.items()}})
         stored = _stored_runs(st, {(o.hash, o.seed) for o in result.outcomes
                                    if o.status == "ok"})
-    records: List[RunRecord] = []
-    failures: List[RunFailure] = []
-    for task, o in zip(tasks, result.outcomes):
-        key, _, seed, keep = task
+    records: Dict[str, List[RunRecord]] = {g: [] for g in groups}
+    failures: Dict[str, List[RunFailure]] = {g: [] for g in groups}
+    for task, o, (g, key) in zip(tasks, result.outcomes, owner):
+        _, _, seed, keep = task
         if o.status != "ok":
-            failures.append(RunFailure(key, seed, str(o.error or "failed"),
-                                       str(o.error_kind or "error")))
+            failures[g].append(RunFailure(key, seed, str(o.error or "failed"),
+                                          str(o.error_kind or "error")))
             continue
         summary, files, wall = stored[(o.hash, o.seed)]
         tables = StoredTables({name: path / files[name] for name in keep}, hold)
-        records.append(RunRecord(key, seed, dict(summary), tables, wall))
-    runs = Runs(exps, records)
-    runs.failures = failures
-    runs.counts = result.counts
-    runs.store = None if hold is not None else path
-    return runs
+        records[g].append(RunRecord(key, seed, dict(summary), tables, wall))
+    out: Dict[str, Runs] = {}
+    for g, (exps, _) in groups.items():
+        runs = Runs(exps, records[g])
+        runs.failures = failures[g]
+        runs.counts = result.counts
+        runs.store = None if hold is not None else path
+        out[g] = runs
+    return out
 
 
 def _stored_runs(st: Any, keys: set) -> Dict[Tuple[str, int], Tuple[Dict[str, Any],

@@ -85,24 +85,67 @@ def _failed_runs_text(failures: Sequence[Any], limit: int = 3) -> str:
     return f"{len(failures)} run{'s' if len(failures) != 1 else ''} failed ({first}{more})"
 
 
+def select_variants(paper: Paper, readings: Optional[Sequence[str]] = None) -> List[Any]:
+    """The variants of ``paper``'s readings to run: all of them (``readings`` None or
+    ``["all"]``), only the primary (``["primary"]``), or the primary plus the named ones
+    (variant names, or ``choice=reading[,choice=reading]``). An unknown name raises
+    :class:`~aqmsim.papers.readings.ReadingError` naming ``--readings`` and the choices."""
+    from ..papers.readings import PRIMARY, variant_named, variants
+
+    choices = list(paper.readings())
+    every = variants(choices)
+    if readings is None or list(readings) == ["all"]:
+        return every
+    chosen = [every[0]]
+    for name in readings:
+        if name in ("all", PRIMARY):
+            if name == "all":
+                return every
+            continue
+        v = variant_named(choices, name)
+        if v.name not in {c.name for c in chosen}:
+            chosen.append(v)
+    return chosen
+
+
 def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
                     workers: Optional[int] = None,
                     progress_console: Optional[Console] = None, *,
                     store: Optional[Union[str, Path]] = None, fresh: bool = False,
-                    scheduler: Optional[str] = None, pool: Any = None) -> Outcome:
-    """One paper: its runs over seeds 1..N (through the store :func:`paper_store`, so runs
-    already there are not simulated again), then ``paper.analyse(runs, out/<name>)``.
+                    scheduler: Optional[str] = None, pool: Any = None,
+                    readings: Optional[Sequence[str]] = None) -> Outcome:
+    """One paper: its runs over seeds 1..N under every variant of its readings (through
+    the store :func:`paper_store`, so runs already there are not simulated again), then
+    ``paper.analyse(runs, out/<name>)`` for the primary reading and, figures off, for
+    every alternative; the readings' sensitivity and claim labels go on the report.
     Returns the Report (seeds, wall time, run counts and failed runs filled in) or a
     Failure — never raises for an error of the paper (KeyboardInterrupt still stops
     everything). A failed run is left out and listed; the paper fails only if its
     analysis cannot do without it."""
-    from ..papers.runner import run_paper
+    from ..papers.readings import PRIMARY, RULE, apply_variant, check_variant
+    from ..papers.runner import run_groups
+    from ..papers.sensitivity import analyse_readings, tornado_figure
 
     name = str(paper.name)
     n = int(seeds or getattr(paper, "default_seeds", 0) or 1)
     seed_list = list(range(1, n + 1))
+    alt_n = min(n, int(getattr(paper, "reading_seeds", None) or n))
+    alt_seeds = list(range(1, alt_n + 1))
     where = paper_store(out, name, store)
     t0 = time.perf_counter()
+    try:
+        choices = list(paper.readings())
+        chosen = select_variants(paper, readings)
+        base = paper.experiments()
+        groups: Dict[str, Any] = {}
+        for v in chosen:
+            exps = apply_variant(base, choices, v)
+            if v.name != PRIMARY:
+                check_variant(exps, v)
+            groups[v.name] = (exps, seed_list if v.name == PRIMARY else alt_seeds)
+    except Exception as exc:  # noqa: BLE001 - reported, the other papers go on
+        return Failure.from_exception(name, "reading", exc, paper, seed_list,
+                                      time.perf_counter() - t0)
     try:
         with _progress(progress_console or Console(stderr=True)) as prog:
             task = prog.add_task(name, total=None, left="?")
@@ -110,18 +153,34 @@ def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
             def tick(done: int, total: int) -> None:
                 prog.update(task, completed=done, total=total, left=total - done)
 
-            runs = run_paper(paper, seed_list, workers=workers, progress=tick, store=where,
-                             fresh=fresh, scheduler=scheduler, pool=pool)
+            by_variant = run_groups(paper, groups, workers, tick, store=where, fresh=fresh,
+                                    scheduler=scheduler, pool=pool)
     except Exception as exc:  # noqa: BLE001 - reported, the other papers go on
         return Failure.from_exception(name, "running", exc, paper, seed_list,
                                       time.perf_counter() - t0)
+    runs = by_variant[PRIMARY]
     paper_out = out / page_dir(name)
+    reports: Dict[str, Report] = {}
     try:
         paper_out.mkdir(parents=True, exist_ok=True)
-        report = paper.analyse(runs, paper_out)
-        if not isinstance(report, Report):
-            raise TypeError(f"{type(paper).__name__}.analyse returned "
-                            f"{type(report).__name__}, not a Report")
+        for v in chosen:
+            if v.name == PRIMARY:
+                report = paper.analyse(runs, paper_out)
+            else:
+                report = _analyse_quietly(paper, by_variant[v.name], paper_out / "readings")
+            if not isinstance(report, Report):
+                raise TypeError(f"{type(paper).__name__}.analyse returned "
+                                f"{type(report).__name__}, not a Report")
+            reports[v.name] = report
+        report = reports[PRIMARY]
+        if choices:
+            report.readings = analyse_readings(
+                choices, chosen, reports, RULE,
+                {v.name: list(groups[v.name][1]) for v in chosen})
+            if len(chosen) > 1:
+                fig = tornado_figure(report.readings, paper_out)
+                if fig:
+                    report.readings.figures.append(fig)
     except Exception as exc:  # noqa: BLE001
         failure = Failure.from_exception(name, "analysis", exc, paper, seed_list,
                                          time.perf_counter() - t0)
@@ -136,11 +195,25 @@ def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
     if c is not None:
         report.runs = {"total": c.total, "stored": c.skipped, "ran": c.total - c.skipped,
                        "failed": c.failed}
-    report.failed_runs = list(runs.failures)
+    report.failed_runs = [f for v in chosen for f in by_variant[v.name].failures]
     report.store = str(where)
     # the wall-clock time of the whole reproduction (runs + analysis), as the command saw it
     report.wall_seconds = time.perf_counter() - t0
     return report
+
+
+def _analyse_quietly(paper: Paper, runs: Any, out: Path) -> Report:
+    """``paper.analyse`` with its figures off (into a scratch directory, for papers that
+    write files regardless)."""
+    import tempfile
+
+    was = paper.figures
+    paper.figures = False
+    try:
+        with tempfile.TemporaryDirectory(prefix="aqmsim-reading-") as tmp:
+            return paper.analyse(runs, Path(tmp))
+    finally:
+        paper.figures = was
 
 
 def headline_tables(report: Report, limit: int = HEADLINE_ROWS) -> List[RichTable]:
@@ -201,7 +274,8 @@ def reproduce_papers(papers: Sequence[Union[Paper, Failure]], out: Union[str, Pa
                      progress_console: Optional[Console] = None, *,
                      scheduler: Optional[str] = None,
                      store: Optional[Union[str, Path]] = None,
-                     fresh: bool = False) -> Reproduced:
+                     fresh: bool = False,
+                     readings: Optional[Sequence[str]] = None) -> Reproduced:
     """Reproduce ``papers`` one after the other into ``out`` and write the report there.
 
     ``papers`` may hold :class:`Failure` entries (a paper whose module could not even be
@@ -223,7 +297,8 @@ def reproduce_papers(papers: Sequence[Union[Paper, Failure]], out: Union[str, Pa
     with SharedPool(workers=workers, scheduler=scheduler) as pool:
         for p in papers:
             _reproduce_one(p, done, out, seeds, workers, console, progress_console,
-                           store=store, fresh=fresh, scheduler=scheduler, pool=pool)
+                           store=store, fresh=fresh, scheduler=scheduler, pool=pool,
+                           readings=_known_to(p, readings))
     if not done.paths:
         done.paths = write(done.outcomes, out)
     for f in done.failures:
@@ -232,6 +307,24 @@ def reproduce_papers(papers: Sequence[Union[Paper, Failure]], out: Union[str, Pa
     console.print(Text.assemble(("report:  ", "bold"), str(done.paths["index"])))
     console.print(Text.assemble(("summary: ", "bold"), str(done.paths["summary"])))
     return done
+
+
+def _known_to(p: Any, readings: Optional[Sequence[str]]) -> Optional[Sequence[str]]:
+    """The names of ``readings`` that paper ``p`` knows (``aqmsim reproduce all
+    --readings X`` runs X where a paper has it)."""
+    if readings is None or isinstance(p, Failure):
+        return readings
+    from ..papers.readings import ReadingError, variant_named
+
+    keep = []
+    for name in readings:
+        try:
+            if name not in ("all", "primary"):
+                variant_named(list(p.readings()), name)
+            keep.append(name)
+        except ReadingError:
+            continue
+    return keep or ["primary"]
 
 
 def _reproduce_one(p: Union[Paper, Failure], done: Reproduced, out: Path,
