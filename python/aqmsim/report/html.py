@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from ..papers.base import Cell, Figure, Table
 from . import _format as F
+from . import readings_html as R
 from .outcome import Failure, Outcome, citation_of, name_of, title_of
 
 __all__ = ["index_page", "paper_page", "figure_src", "HOW_TO_READ"]
@@ -116,7 +117,7 @@ def _doc(title: str, body: str) -> str:
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-        f"<title>{e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}\n"
+        f"<title>{e(title)}</title>\n<style>{CSS}{R.CSS}</style>\n</head>\n<body>\n{body}\n"
         "</body>\n</html>\n"
     )
 
@@ -186,6 +187,7 @@ def index_page(outcomes: Sequence[Outcome], pages: Dict[str, str], version: str 
             f'<div class="mute"><code>aqmsim reproduce {e(name)}</code></div>'
             + (f'<p class="citation">{e(cite)}</p>' if cite else "")
             + _facts(o) + err
+            + ("" if isinstance(o, Failure) else R.index_line(getattr(o, "readings", None)))
             + f'<p><a href="{e(href)}">Tables, figures, claims and assumptions →</a></p>'
             "</section>"
         )
@@ -302,9 +304,12 @@ def paper_page(o: Outcome, paper_dir: Path, index_href: str = "../index.html") -
         parts.append(_error_html(o))
         return _doc(f"{title} — aqmsim", "".join(parts))
 
+    sens = getattr(o, "readings", None)
     toc = [("tables", f"Tables ({len(o.tables)})"), ("figures", f"Figures ({len(o.figures)})"),
-           ("claims", f"Claims ({len(o.claims)})"),
-           ("assumptions", f"Assumptions ({len(o.assumptions)})")]
+           ("claims", f"Claims ({len(o.claims)})")]
+    if sens is not None:
+        toc.append(("readings", f"Readings ({len(sens.choices)} open choices)"))
+    toc.append(("assumptions", f"Assumptions ({len(o.assumptions)})"))
     parts.append('<nav class="toc">' + "".join(f'<a href="#{a}">{e(t)}</a>' for a, t in toc)
                  + "</nav>")
 
@@ -329,14 +334,29 @@ def paper_page(o: Outcome, paper_dir: Path, index_href: str = "../index.html") -
 
     parts.append('<h2 id="claims">Claims</h2>')
     if o.claims:
+        labels = {c.text: c for c in sens.claims} if sens is not None else {}
+        if labels:
+            parts.append('<p class="mute">✓/✗: under the primary reading. Label: over every '
+                         "reading run — <b>robust</b> holds under all, <b>fragile</b> fails "
+                         "under the readings named, <b>fails</b> under all.</p>")
         items = []
         for c in o.claims:
             cls, mark = ("holds", "✓") if c.holds else ("fails", "✗")
-            items.append(f'<li class="{cls}"><span class="mark">{mark}</span>{e(c.text)}'
-                         f'<span class="evidence">{e(c.evidence)}</span></li>')
+            lab = labels.get(c.text)
+            badge = R.claim_badge(lab.label) if lab else ""
+            under = ""
+            if lab is not None and lab.label == "fragile":
+                under = (f'<span class="evidence"><b>Fails under:</b> '
+                         f'{e(", ".join(lab.fails_under))}; <b>holds under:</b> '
+                         f'{e(", ".join(lab.holds_under))}</span>')
+            items.append(f'<li class="{cls}"><span class="mark">{mark}</span>{badge}{e(c.text)}'
+                         f'<span class="evidence">{e(c.evidence)}</span>{under}</li>')
         parts.append(f'<ul class="claims">{"".join(items)}</ul>')
     else:
         parts.append('<p class="mute">No claims checked.</p>')
+
+    if sens is not None:
+        parts.append(R.readings_section(o, lambda name: figure_src(Figure(name, ""), paper_dir)))
 
     failed = list(getattr(o, "failed_runs", []) or [])
     if failed:

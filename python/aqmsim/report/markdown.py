@@ -61,14 +61,48 @@ def _paper(o: Outcome, page: str) -> List[str]:
     if others:
         lines += [f"{others} further number{'s' if others != 1 else ''} without a "
                   "published value: see the HTML page.", ""]
+    sens = getattr(o, "readings", None)
+    labels = {c.text: c for c in sens.claims} if sens is not None else {}
     if o.claims:
-        lines.append("Claims:")
+        lines.append("Claims (✓/✗ under the primary reading; label over every reading: "
+                     "*robust* holds under all, *fragile* fails under those named, *fails* "
+                     "under all):" if labels else "Claims:")
         lines.append("")
         for c in o.claims:
             mark = "✓" if c.holds else "✗"
             ev = " ".join(str(c.evidence).split())
-            lines.append(f"- {mark} {' '.join(str(c.text).split())}" + (f" — {ev}" if ev else ""))
+            lab = labels.get(c.text)
+            tag = ""
+            if lab is not None:
+                tag = f"**{lab.label}** "
+                if lab.label == "fragile":
+                    tag += f"(fails under: {', '.join(lab.fails_under)}) "
+            lines.append(f"- {mark} {tag}{' '.join(str(c.text).split())}"
+                         + (f" — {ev}" if ev else ""))
         lines.append("")
+    if sens is not None:
+        lines += _readings(sens)
+    return lines
+
+
+def _readings(sens) -> List[str]:
+    """The readings: the rule, each choice with its readings (primary first), and the
+    counts under each variant."""
+    lines = ["### Readings", "", f"*Rule:* {' '.join(sens.rule.split())}", ""]
+    for c in sens.choices:
+        prim = c.primary
+        others = ", ".join(f"`{r.name}` ({r.source})" for r in c.readings if r is not prim)
+        lines.append(f"- `{c.name}` — {_md(c.question)} Primary: `{prim.name}` "
+                     f"({prim.source}: {_md(prim.label)}); also {others}."
+                     + (f" Arithmetic: {_md(prim.arithmetic)}" if prim.arithmetic else ""))
+    lines += ["", "| variant | readings | seeds | within 10 % | claims hold |",
+              "|---|---|--:|--:|--:|"]
+    for v in sens.variant_names:
+        k, n = sens.counts.get(v, (0, 0))
+        c, m = sens.reports[v].claims_count()
+        lines.append(f"| `{v}` | {_md(sens.variant(v).description)} | "
+                     f"{len(sens.seeds.get(v, []))} | {k} of {n} | {c} of {m} |")
+    lines.append("")
     return lines
 
 
@@ -81,7 +115,8 @@ def summary_markdown(outcomes: Sequence[Outcome], pages: dict, version: str = ""
              + ". Numbers are our mean over the seeds ± the half-width of its 95 % confidence "
              "interval; diff = (ours − published) / |published|; **bold** = more than 10 % off.",
              "",
-             "| paper | seeds | wall time | published numbers within 10 % | claims hold |",
+             "| paper | seeds | wall time | published numbers within 10 % (primary reading; "
+             "under each alternative) | claims hold (primary; labels over every reading) |",
              "|---|---|---|---|---|"]
     for o in outcomes:
         name = name_of(o)
@@ -91,8 +126,20 @@ def summary_markdown(outcomes: Sequence[Outcome], pages: dict, version: str = ""
             continue
         k, n = o.published_count()
         c, m = o.claims_count()
+        sens = getattr(o, "readings", None)
+        alt = ""
+        if sens is not None:
+            alt = " (" + ", ".join(f"{v} {sens.counts[v][0]}" for v in sens.variant_names
+                                   if v != "primary") + ")"
+            lc = {"robust": 0, "fragile": 0, "fails": 0}
+            for cl in sens.claims:
+                lc[cl.label] += 1
+            claims = (f"{c} of {m}; {lc['robust']} robust, {lc['fragile']} fragile, "
+                      f"{lc['fails']} fail")
+        else:
+            claims = f"{c} of {m}"
         lines.append(f"| `{name}` {_md(title_of(o))} | {F.seeds_text(o.seeds)} | "
-                     f"{F.duration(o.wall_seconds)} | {k} of {n} | {c} of {m} |")
+                     f"{F.duration(o.wall_seconds)} | {k} of {n}{_md(alt)} | {claims} |")
     lines.append("")
     for o in outcomes:
         lines += _paper(o, pages[name_of(o)])

@@ -263,9 +263,19 @@ def print_outcome(o: Outcome, console: Console) -> None:
     if o.failed_runs:
         console.print(Text(f"warning: {_failed_runs_text(o.failed_runs)}: left out of the "
                            "analysis", style="yellow"))
+    sens = getattr(o, "readings", None)
+    labels = {c.text: c for c in sens.claims} if sens is not None else {}
+    if sens is not None and len(sens.variant_names) > 1:
+        console.print(Text("within 10 % under each reading: " + " · ".join(
+            f"{v} {sens.counts[v][0]}/{sens.counts[v][1]}" for v in sens.variant_names)))
+    style = {"robust": "green", "fragile": "yellow", "fails": "red"}
     for cl in o.claims:
+        lab = labels.get(cl.text)
+        tag = (lab.label, style[lab.label]) if lab is not None else ("", "")
         console.print(Text.assemble(("  ✓ " if cl.holds else "  ✗ ",
-                                     "green" if cl.holds else "red"), cl.text))
+                                     "green" if cl.holds else "red"),
+                                    (f"{tag[0]:<8}" if lab is not None else "", tag[1]),
+                                    cl.text))
 
 
 def reproduce_papers(papers: Sequence[Union[Paper, Failure]], out: Union[str, Path],
