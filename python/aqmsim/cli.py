@@ -333,6 +333,11 @@ def reproduce(
              "comma-separated list of variants (choice=reading, several joined by +, "
              "ns2-as-typed, textbook)",
     ),
+    ns2: bool = typer.Option(
+        True, "--ns2/--no-ns2",
+        help="also run the experiments ns-2 can run in ns-2 (when `ns` is installed): "
+             "tables read published | ns-2 | aqmsim",
+    ),
 ) -> None:
     """Reproduce a paper: run it over seeds, compare with its published numbers and
     claims, write an HTML report (index.html) and a Markdown summary (summary.md).
@@ -343,7 +348,11 @@ def reproduce(
 
     Every run is kept in the paper's store (as for aqmsim sweep): the same
     command again takes its runs from there instead of simulating them, and
-    a reproduction that was interrupted resumes with the runs it lacks."""
+    a reproduction that was interrupted resumes with the runs it lacks.
+
+    Where ns-2 is installed, the primary reading's experiments it can run are run
+    in ns-2 too (same seeds, kept in the store's ns2/ directory): each number
+    shows the published value, ns-2's and ours (--no-ns2: ours only)."""
     from .papers import get, names
     from .report import Failure, reproduce_papers
 
@@ -363,7 +372,7 @@ def reproduce(
     try:
         done = reproduce_papers(selected, out_dir, seeds=seeds, workers=workers,
                                 console=out, progress_console=err, scheduler=scheduler,
-                                store=store, fresh=fresh, readings=wanted)
+                                store=store, fresh=fresh, readings=wanted, ns2=ns2)
     except OSError as exc:
         _fail(f"{out_dir}: could not write the report: {exc}", code=1)
     except (ConnectionError, ImportError, RuntimeError) as exc:

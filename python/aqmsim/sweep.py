@@ -477,7 +477,13 @@ def execute(payload: Mapping[str, Any]) -> Dict[str, Any]:
     """Run one task in a worker: ``{"scenario", "seed", "series"}`` → a plain dict
     (``status`` ok|failed, ``summary``, ``series`` as Parquet bytes, ``error``,
     ``error_kind``, ``wall``, ``worker``, ``version``). It never raises for a failed run:
-    exceptions of the native module do not travel between processes."""
+    exceptions of the native module do not travel between processes. A payload with
+    ``"engine": "ns2"`` runs the scenario in ns-2 instead
+    (:func:`aqmsim.ns2.column.execute_ns2`: a summary under aqmsim's names, no series)."""
+    if payload.get("engine") == "ns2":
+        from .ns2.column import execute_ns2
+
+        return execute_ns2(payload)
     t0 = time.perf_counter()
     ident = {"worker": f"{socket.gethostname()}:{os.getpid()}", "version": _version()}
     try:
@@ -989,7 +995,8 @@ def run_tasks(tasks: Iterable[Task], store: Any, *, workers: Optional[int] = Non
               run_fn: Optional[Callable[[Any], Dict[str, Any]]] = None,
               sweep_name: Optional[str] = None,
               on_pool: Optional[Callable[[str], None]] = None,
-              register: Optional[Mapping[str, Any]] = None) -> SweepResult:
+              register: Optional[Mapping[str, Any]] = None,
+              engine: Optional[str] = None) -> SweepResult:
     """Run every task the store lacks; write each finished run at once.
 
     ``tasks``: ``(key, scenario dict, seed[, series names])``; tasks with the same
@@ -1004,12 +1011,16 @@ def run_tasks(tasks: Iterable[Task], store: Any, *, workers: Optional[int] = Non
     replaces :func:`execute` in the workers (an importable function: tests use it to
     inject faults). ``progress(counts)`` is called as runs finish. ``register`` (a spec,
     with ``sweep_name``) records the tasks in the store as that sweep (its ``sweeps`` and
-    ``sweep_runs`` rows), so ``aqmsim.store.open(store, sweep=sweep_name)`` lists them."""
+    ``sweep_runs`` rows), so ``aqmsim.store.open(store, sweep=sweep_name)`` lists them.
+    ``engine`` is set as ``"engine"`` in every task handed to the workers: ``"ns2"`` has
+    :func:`execute` run them in ns-2 (keep those runs in a store of their own: a run is
+    keyed by scenario and seed, not by engine)."""
     units, order = _prepare(tasks)
     return _run_units(units, order, store, workers=workers, scheduler=scheduler,
                       client=client, pool=pool, retries=retries, retry_failed=retry_failed,
                       metrics=metrics, progress=progress, run_fn=run_fn,
-                      sweep_name=sweep_name, on_pool=on_pool, register=register)
+                      sweep_name=sweep_name, on_pool=on_pool, register=register,
+                      engine=engine)
 
 
 def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
@@ -1019,7 +1030,8 @@ def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
                run_fn: Optional[Callable[[Any], Dict[str, Any]]],
                sweep_name: Optional[str],
                on_pool: Optional[Callable[[str], None]], pool: Any = None,
-               register: Optional[Mapping[str, Any]] = None) -> SweepResult:
+               register: Optional[Mapping[str, Any]] = None,
+               engine: Optional[str] = None) -> SweepResult:
     from .store import Store
 
     t_start = time.perf_counter()
@@ -1074,7 +1086,8 @@ def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
                 on_pool(pool_desc)
             t_ready = time.perf_counter()
             try:
-                _drive(pool, todo, st, counts, retries, metrics, progress, sweep_name)
+                _drive(pool, todo, st, counts, retries, metrics, progress, sweep_name,
+                       engine)
             except BaseException:
                 # (a pool of the caller too: tasks of this call are still in its hands)
                 pool.close(kill=True)
@@ -1114,7 +1127,7 @@ def _attach_errors(st: Any, units: List[_Unit]) -> None:
 
 def _drive(pool: Any, todo: Deque[_Unit], st: Any, counts: Counts, retries: int,
            metrics: Optional[Sequence[str]], progress: Optional[Callable[[Counts], None]],
-           sweep_name: Optional[str]) -> None:
+           sweep_name: Optional[str], engine: Optional[str] = None) -> None:
     """Keep the pool busy and write every result the pool hands back before asking for
     more: the results of one ``wait`` — everything that finished since the last one — go
     to the store together (:meth:`aqmsim.store.Store.record_many`: their files, then their
@@ -1131,8 +1144,10 @@ def _drive(pool: Any, todo: Deque[_Unit], st: Any, counts: Counts, retries: int,
         while todo and pool.free() > 0:
             u = todo.popleft()
             want = list(dict.fromkeys(list(u.series) + list(u.old_series)))
-            pool.submit(next_tid, {"scenario": u.scenario, "seed": u.seed, "series": want,
-                                   "hash": u.hash})
+            payload = {"scenario": u.scenario, "seed": u.seed, "series": want, "hash": u.hash}
+            if engine is not None:
+                payload["engine"] = engine
+            pool.submit(next_tid, payload)
             inflight[next_tid] = u
             next_tid += 1
 

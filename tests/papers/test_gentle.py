@@ -136,3 +136,114 @@ def test_claims_follow_the_runs(paper, runs, report):
     text = "Scenario 1: ARED has the highest throughput"
     low = paper._claims(_with_summary(runs, "s1-ared", "bottleneck_arrivals", 0))
     assert _claim(low, text).holds is False
+
+
+# --------------------------------------------------------------------------- readings
+from aqmsim.papers.gentle import readings as G  # noqa: E402
+from aqmsim.papers.readings import (PRIMARY, apply_variant, check_variant,  # noqa: E402
+                                    red_queues, variant_named, variants)
+
+OPEN_POINTS = {"units", "packet_size", "ared_gentle", "max_p", "tcp", "window",
+               "delayed_ack", "sink_links"}
+
+
+def _data(exps, key):
+    [e] = [e for e in exps if e.key == key]
+    return e.scenario.to_dict()
+
+
+def test_choices_cover_the_open_points(paper):
+    choices = paper.readings()
+    assert {c.name for c in choices} == OPEN_POINTS
+    for c in choices:
+        assert len(c.readings) >= 2, c.name
+        for r in c.readings:
+            assert r.why and r.label, (c.name, r.name)
+    # nothing here is determined by the published numbers: no derived reading, no input
+    assert not any(r.source == "derived" for c in choices for r in c.readings)
+
+
+def test_primary_readings_follow_the_rule(paper):
+    prim = {c.name: c.primary.name for c in paper.readings()}
+    assert prim == {"units": "ns2-bytes", "packet_size": "tcp-and-red", "ared_gentle": "off",
+                    "max_p": "0.1", "tcp": "tahoe", "window": "20", "delayed_ack": "off",
+                    "sink_links": "feeding"}
+    [c] = [c for c in paper.readings() if c.name == "ared_gentle"]
+    assert c.reading("on").source == "ns2"
+    assert "dropping every arriving packet with probability one" in c.reading("on").excluded
+    seed = sorted(Path("/work/shared/seeds").glob("003_*.txt")) if Path(
+        "/work/shared/seeds").is_dir() else []
+    if seed:
+        assert "reacted same as RED by dropping every arriving packet with probability one" \
+            in seed[0].read_text()
+
+
+def test_scenario_files_hold_the_primary_reading(paper):
+    choices = paper.readings()
+    exps = paper.experiments()
+    prim = apply_variant(exps, choices, variants(choices)[0])
+    for a, b in zip(exps, prim):
+        assert a.scenario.to_dict() == b.scenario.to_dict(), a.key
+
+
+def test_every_variant_validates(paper):
+    choices = paper.readings()
+    names = [v.name for v in variants(choices)]
+    assert names[0] == PRIMARY and "textbook" in names
+    # ns-2 as typed differs from the primary only in ARED's gentle: ared_gentle=on
+    assert "ns2-as-typed" not in names and "ared_gentle=on" in names
+    for v in variants(choices)[1:]:
+        check_variant(apply_variant(paper.experiments(), choices, v), v)
+
+
+def test_readings_edit_what_they_say(paper):
+    choices = paper.readings()
+    base = paper.experiments()
+    # packet size: Table II's per scenario, or ns-2's defaults where a reading leaves it
+    for name, (t1, r1, t2, r2) in (("packet_size=tcp-and-red", (500, 500, 1500, 1500)),
+                                   ("packet_size=tcp-only", (500, 500, 1500, 500)),
+                                   ("packet_size=red-only", (1000, 500, 1000, 1500))):
+        exps = apply_variant(base, choices, variant_named(choices, name))
+        for n, (t, r) in ((1, (t1, r1)), (2, (t2, r2))):
+            d = _data(exps, f"s{n}-red")
+            assert d["tcp"]["packet_size"] == t, name
+            [(_, q)] = list(red_queues(d))
+            assert q["mean_pktsize"] == r, name
+    # ARED's gentle and the max_p of RED/GRED touch only those queues
+    exps = apply_variant(base, choices, variant_named(choices, "ared_gentle=on"))
+    for a, b in zip(base, exps):
+        assert (a.scenario.to_dict() == b.scenario.to_dict()) == (not a.key.endswith("-ared"))
+    exps = apply_variant(base, choices, variant_named(choices, "max_p=0.02"))
+    for e in exps:
+        for _, q in red_queues(e.scenario.to_dict()):
+            assert q["max_p"] == (0.1 if q["kind"] == "ared" else 0.02)
+    # DropTail never gets RED's units
+    exps = apply_variant(base, choices, variant_named(choices, "units=packets"))
+    for a, b in zip(base, exps):
+        if a.key.endswith("-droptail"):
+            assert a.scenario.to_dict() == b.scenario.to_dict()
+    # NSG2's default sink links: 100 Mb/s, 10 ms, DropTail 50
+    exps = apply_variant(base, choices, variant_named(choices, "sink_links=nsg2"))
+    d = _data(exps, "s1-red")
+    for lk in d["links"][3:]:
+        assert (lk["rate"], lk["delay"], lk["queue"]["limit"]) == ("100Mb", "10ms", 50)
+    assert d["links"][2]["rate"] == "2Mb"
+
+
+def test_published_counts_are_not_per_packet_counts():
+    """The arithmetic the readings' docstring quotes."""
+    assert 12367 * 540 * 8 / 9.98 / 1e6 == pytest.approx(5.35, abs=0.01)
+    assert 12367 * 500 * 8 / 9.98 / 1e6 == pytest.approx(4.96, abs=0.01)
+    assert 9173 * 1540 * 8 / 9.0 / 1e6 == pytest.approx(12.56, abs=0.01)
+    assert G.PACKET_SIZE_BY_SCENARIO == {1: 500, 2: 1500}
+
+
+def test_analysis_without_figures(paper, runs, tmp_path):
+    paper.figures = False
+    try:
+        rep = paper.analyse(runs, tmp_path)
+    finally:
+        paper.figures = True
+    assert rep.figures == [] and not list(tmp_path.glob("*.png"))
+    assert rep.tables and rep.claims
+    assert not any(c.input for c in rep.cells())

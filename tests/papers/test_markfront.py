@@ -79,8 +79,10 @@ def test_report(report):
     cells = [c for r in fig3.rows for c in r[2:4]]
     assert cells and all(isinstance(c, Cell) and c.published is not None for c in cells)
     assert all(isinstance(r[4], Cell) and r[4].published is None for r in fig3.rows)
-    # the published lines: 2T + rd - 1 and T + rd with rd = 0.059 * 1.5e6 / 8320
-    rd = 0.059 * 1.5e6 / 8320
+    # the published lines: 2T + rd - 1 and T + rd with the paper's r = 59 ms and d = 1.5 Mb/s
+    # in 1000-byte packets: rd = 0.059 * 1.5e6 / 8000 = 11.0625
+    rd = 0.059 * 1.5e6 / 8000
+    assert rd == pytest.approx(11.0625)
     row = next(r for r in fig3.rows if r[0].startswith("1:") and r[1] == 40)
     assert row[2].published == pytest.approx(80 + rd - 1, abs=1e-3)
     assert row[3].published == pytest.approx(40 + rd, abs=1e-3)
@@ -136,3 +138,156 @@ def test_claims_are_computed_from_runs(small, report):
     low_front = paper.claims(Runs(list(runs.experiments.values()), records))
     assert claim(low_front, eff).holds is False
     assert key("5", "mark_tail", 40) in runs.experiments
+
+
+# ------------------------------------------------------------------------------- readings
+from aqmsim.papers.markfront import readings as R  # noqa: E402
+from aqmsim.papers.readings import (PRIMARY, apply_variant, check_variant,  # noqa: E402
+                                    variant_named, variants)
+
+
+def _by_key(exps):
+    return {e.key: e for e in exps}
+
+
+def test_choices_cover_the_open_points():
+    choices = PAPER.readings()
+    names = [c.name for c in choices]
+    assert names == ["window", "opening", "recovery", "packet", "delays", "start", "buffer",
+                     "limit25"]
+    for c in choices:
+        assert len(c.readings) >= 2, c.name
+        assert c.question.strip(), c.name
+        for r in c.readings:
+            assert r.why.strip() and r.label.strip(), (c.name, r.name)
+    prim = {c.name: (c.primary.name, c.primary.source) for c in choices}
+    # the rule: derived > ns2 > textbook > text, skipping readings the text excludes
+    assert prim == {
+        "window": ("large", "text"),          # ns-2's window_ 20 is excluded by assumption 1
+        "opening": ("nosyn-iw1", "ns2"),
+        "recovery": ("ns2-2.1b6", "ns2"),
+        "packet": ("wire1000", "ns2"),
+        "delays": ("r59", "derived"),
+        "start": ("exact", "ns2"),
+        "buffer": ("large", "text"),          # ns-2's limit_ 50 is excluded by §6.1
+        "limit25": ("droptail24", "ns2"),
+    }
+    excluded = {(c.name, r.name) for c in choices for r in c.readings if r.excluded}
+    assert excluded == {("window", "ns2-20"), ("opening", "syn-iw2"), ("buffer", "ns2-50")}
+    # the derived reading shows its arithmetic and names the published numbers it uses
+    d = R.DELAYS.reading("r59")
+    assert "2.947333" in d.arithmetic and "11.06" in d.arithmetic and d.uses
+
+
+def test_primary_variant_is_the_scenario_files():
+    choices = PAPER.readings()
+    exps = PAPER.experiments()
+    prim = variants(choices)[0]
+    assert prim.name == PRIMARY
+    out = apply_variant(exps, choices, prim)
+    for e, p in zip(exps, out):
+        assert p.key == e.key
+        assert p.scenario.to_dict() == e.scenario.to_dict(), e.key
+
+
+def test_every_variant_validates_and_changes_what_it_should(core):
+    choices = PAPER.readings()
+    exps = PAPER.experiments()
+    base = _by_key(exps)
+    names = [v.name for v in variants(choices)]
+    assert names[0] == PRIMARY and "ns2-as-typed" in names and "textbook" in names
+    for v in variants(choices):
+        out = apply_variant(exps, choices, v)
+        check_variant(out, v)
+    # buffer and limit25 touch only their own scenarios
+    for name, scns in (("buffer=ns2-50", R.LARGE_BUFFER), ("limit25=wait25", R.LIMITED_BUFFER)):
+        out = apply_variant(exps, choices, variant_named(choices, name))
+        changed = {e.labels["scenario"] for e in out
+                   if e.scenario.to_dict() != base[e.key].scenario.to_dict()}
+        assert changed == set(scns), name
+    # ns2-as-typed: window 20, the 49-packet buffer, whole-millisecond delays
+    out = _by_key(apply_variant(exps, choices, variant_named(choices, "ns2-as-typed")))
+    d = out[key("7", "mark_tail", 20)].scenario.to_dict()
+    assert d["tcp"]["window"] == 20
+    assert d["dumbbell"]["bottleneck"]["queue"]["limit"] == 49
+    assert [g["access"]["delay"] for g in d["dumbbell"]["groups"]] == \
+        ["3ms", "7ms", "42ms", "52ms", "102ms"]
+    assert out[key("5", "mark_tail", 20)].scenario.to_dict()[
+        "dumbbell"]["bottleneck"]["queue"]["limit"] == 24
+
+
+def test_derived_delays_and_rd_by_hand():
+    exps = _by_key(PAPER.experiments())
+    s1 = exps[key("1", "mark_tail", 20)].scenario.to_dict()
+    # serialisation: data 2*8000/10e6 + 8000/1.5e6 = 6.9333 ms, ACK 2*320/10e6 + 320/1.5e6
+    # = 0.27733 ms; (59 - 40 - 7.2107) / 4 = 2.947333 ms
+    ser = 2 * 8000 / 10e6 + 8000 / 1.5e6 + 2 * 320 / 10e6 + 320 / 1.5e6
+    assert ser == pytest.approx(7.210667e-3, abs=1e-9)
+    assert R.derived_access_delay(s1) == pytest.approx((0.059 - 0.040 - ser) / 4)
+    assert R.derived_access_delay(s1) == pytest.approx(2.947333e-3, abs=1e-9)
+    assert s1["dumbbell"]["groups"][0]["access"]["delay"] == "2.947333ms"
+    assert R.base_rtt(s1) == pytest.approx(0.059, abs=1e-8)
+    assert R.wire_bytes(s1) == 1000 and R.bottleneck_pps(s1) == pytest.approx(187.5)
+    from aqmsim.papers.markfront import scenario_rd
+    assert scenario_rd(s1)[0] == pytest.approx(0.059 * 187.5, abs=1e-5)  # 11.0625
+    # the stated RTTs of scenarios 7 and 4 and the 99 ms variant
+    s7 = exps[key("7", "mark_tail", 20)].scenario.to_dict()
+    rtts = [R.base_rtt(s7, i) * 1e3 for i in range(5)]
+    assert rtts == pytest.approx([59, 67, 137, 157, 257], abs=1e-5)
+    s4 = exps[key("4", "mark_tail", 20)].scenario.to_dict()
+    assert [R.base_rtt(s4, i) * 1e3 for i in range(2)] == pytest.approx([59, 157], abs=1e-5)
+    s99 = exps[key("1r99", "mark_tail", 20)].scenario.to_dict()
+    assert R.base_rtt(s99) * 1e3 == pytest.approx(99, abs=1e-5)
+    # with 1040-byte packets the derived delay is 2.878 ms (7.488 ms of serialisation)
+    choices = PAPER.readings()
+    out = _by_key(apply_variant([exps[key("1", "mark_tail", 20)]], choices,
+                                variant_named(choices, "packet=payload1000")))
+    d = out[key("1", "mark_tail", 20)].scenario.to_dict()
+    assert R.wire_bytes(d) == 1040
+    assert R.seconds(d["dumbbell"]["groups"][0]["access"]["delay"]) == \
+        pytest.approx((0.059 - 0.040 - 7.488e-3) / 4, abs=2e-9)
+    assert R.base_rtt(d) == pytest.approx(0.059, abs=1e-8)
+    # whole milliseconds: r = 52 ms + 7.2107 ms
+    out = _by_key(apply_variant([exps[key("1", "mark_tail", 20)]], choices,
+                                variant_named(choices, "delays=int3ms")))
+    d = out[key("1", "mark_tail", 20)].scenario.to_dict()
+    assert R.base_rtt(d) == pytest.approx(0.052 + ser, abs=1e-9)
+    # the jitter reading: one bottleneck packet time, 8000 / 1.5e6 = 5.333333 ms
+    out = _by_key(apply_variant([exps[key("3", "mark_tail", 20)]], choices,
+                                variant_named(choices, "start=jitter")))
+    g = out[key("3", "mark_tail", 20)].scenario.to_dict()["dumbbell"]["groups"]
+    assert g[0]["start"] == {"uniform": ["0ms", "5.333333ms"]}
+    assert g[1]["start"] == {"uniform": ["1000ms", "1005.333333ms"]}
+
+
+def test_published_lines_use_the_papers_rd():
+    pub = PAPER.published()
+    rd = {59: 0.059 * 187.5, 99: 0.099 * 187.5}  # 11.0625, 18.5625
+    for r in pub.itertuples():
+        want = (2 * r.T + rd[int(r.rtt_ms)] - 1) if r.strategy == "mark_tail" else \
+            (r.T + rd[int(r.rtt_ms)])
+        assert r.value == pytest.approx(want, abs=1e-4)
+        assert r.rd_pkts == pytest.approx(rd[int(r.rtt_ms)], abs=1e-4)
+
+
+def test_primary_readings_do_not_depend_on_published_numbers(monkeypatch):
+    before = variants(PAPER.readings())[0].picks
+    pub = PAPER.published()
+    pub["value"] = pub["value"] * 1.5 + 7
+    monkeypatch.setattr(type(PAPER), "published", lambda self: pub)
+    assert variants(PAPER.readings())[0].picks == before
+
+
+def test_analyse_without_figures(small, tmp_path):
+    paper, runs = small
+    paper.figures = False
+    try:
+        rep = paper.analyse(runs, tmp_path)
+    finally:
+        paper.figures = True
+    assert rep.figures == []
+    assert not list(tmp_path.glob("*.png"))
+    assert rep.tables and len(rep.claims) >= 10
+    # claim texts carry no number that depends on the reading (rd is in the evidence)
+    c = claim(rep, "Mark-front reduces the buffer requirement by about rd")
+    assert "rd = 11.06" in c.evidence

@@ -52,6 +52,7 @@ def test_scenarios_state_their_choices(paper):
         q = d["dumbbell"]["bottleneck"]["queue"]
         assert q["kind"] == e.labels["variant"] and q["max_pktsize"] == 1500
         mtus = sorted(g["tcp"]["packet_size"] + d["tcp"]["header"] for g in d["dumbbell"]["groups"])
+        assert d["tcp"]["header"] == 0  # reading mtu=ns2-1999: the packet is the MTU
         assert mtus == [375, 750, 1500]
         assert all(g["count"] == 20 for g in d["dumbbell"]["groups"])
         assert {"window", "tick", "red_parameters", "mtu", "topology"} <= set(d["notes"])
@@ -137,13 +138,9 @@ def test_loss_ratio_claim_follows_the_drops(paper, runs, tmp_path, no_figures):
             for s in r.seeds(f"red1-{d}"):
                 rec = r.get(f"red1-{d}", s)
                 f = rec.tables["flows"].copy()
-                f["received"] = 1000
+                f["queue_arrivals"] = 1010
+                f["queue_drops"] = [drops_per_flow(label) for label in f["label"]]
                 rec.tables["flows"] = f
-                rows = []
-                for flow, label in zip(f["flow"], f["label"]):
-                    rows += [{"t": 1.0, "link": "R1->R2", "flow": int(flow), "reason": "early",
-                              "action": "drop", "qlen_pkts": 10}] * drops_per_flow(label)
-                rec.tables["drops"] = pd.DataFrame(rows)
 
     r = _copy_runs(runs)
     rig(r, lambda label: 10)  # 10 drops per 1010 arrivals in every group
@@ -151,3 +148,118 @@ def test_loss_ratio_claim_follows_the_drops(paper, runs, tmp_path, no_figures):
     assert c.holds is True and "0.99" in c.evidence
     rig(r, lambda label: 40 if label == "mtu1500" else 10)
     assert claim(paper.analyse(r, tmp_path / "b"), text).holds is False
+
+
+# --------------------------------------------------------------------------- readings
+from aqmsim.papers.readings import apply_variant, check_variant, variants  # noqa: E402
+
+EXPECTED_PRIMARY = {
+    "mtu": "ns2-1999", "red_params": "ns2-1999", "queue_units": "packets", "gentle": "off",
+    "wait": "fj93", "window": "unlimited", "delack": "off", "tcp_start": "ns2-1999",
+    "M": "max-1500", "access": "100M-1ms", "duration": "100s",
+}
+
+
+def _applied(paper, name):
+    choices = paper.readings()
+    v = next(v for v in variants(choices) if v.name == name)
+    return {e.key: e.scenario.to_dict() for e in apply_variant(paper.experiments(), choices, v)}
+
+
+def test_readings_cover_the_open_choices(paper):
+    choices = paper.readings()
+    assert {c.name for c in choices} == set(EXPECTED_PRIMARY)
+    for c in choices:
+        assert len(c.readings) >= 2, c.name
+        for r in c.readings:
+            assert r.why and r.label
+        # no published number determines a parameter of this paper
+        assert all(r.source != "derived" and not r.uses and not r.arithmetic
+                   for r in c.readings)
+    assert {c.name: c.primary.name for c in choices} == EXPECTED_PRIMARY
+    # the ns-2 readings the text rules out, and the quotation that does
+    by = {c.name: c for c in choices}
+    assert "count · p_b" in by["wait"].reading("ns2-wait").excluded
+    assert "TCP goodput estimation" in by["window"].reading("ns2-20").excluded
+    assert "maximum packet" in by["M"].reading("ns2-mean-500").excluded
+    for name in ("mtu", "red_params", "queue_units", "gentle", "delack", "tcp_start"):
+        assert by[name].primary.source == "ns2", name
+
+
+def test_primary_reading_is_the_scenario_files(paper):
+    choices = paper.readings()
+    exps = paper.experiments()
+    prim = apply_variant(exps, choices, variants(choices)[0])
+    for a, b in zip(exps, prim):
+        assert a.scenario.to_dict() == b.scenario.to_dict(), a.key
+
+
+def test_every_variant_validates_and_the_budget_holds(paper):
+    choices = paper.readings()
+    exps = paper.experiments()
+    base = {e.key: e.scenario.to_dict() for e in exps}
+    runs = len(exps) * paper.default_seeds
+    for v in variants(choices)[1:]:
+        ex = apply_variant(exps, choices, v)
+        check_variant(ex, v)
+        changed = [e for e in ex if e.scenario.to_dict() != base[e.key]]
+        assert changed, f"{v.name} changes no scenario"
+        runs += len(changed) * paper.reading_seeds
+    # ~0.2 CPU-s per 100 s run on this machine: the paper's 25 s share of the budget
+    assert runs <= 180, runs
+
+
+def test_readings_set_the_values_by_hand(paper):
+    prim = _applied(paper, "primary")
+    d = prim["red3-low"]
+    assert d["tcp"]["header"] == 0
+    assert sorted(g["tcp"]["packet_size"] for g in d["dumbbell"]["groups"]) == [375, 750, 1500]
+    assert (d["tcp"]["window"], d["tcp"]["window_init"], d["tcp"]["syn"]) == (10000, 1, False)
+    q = d["dumbbell"]["bottleneck"]["queue"]
+    assert (q["min_th"], q["max_th"], q["max_p"], q["w_q"]) == (5, 15, 0.1, 0.002)
+    assert (q["gentle"], q["wait"], q["queue_in_bytes"]) == (False, False, False)
+    assert q["max_pktsize"] == 1500
+
+    ip = _applied(paper, "mtu=ip-mtu")["red3-low"]
+    # payload = MTU - 40: 375 - 40 = 335, 750 - 40 = 710, 1500 - 40 = 1460
+    assert ip["tcp"]["header"] == 40 and ip["tcp"]["packet_size"] == 1460
+    assert sorted(g["tcp"]["packet_size"] for g in ip["dumbbell"]["groups"]) == [335, 710, 1460]
+
+    qb = _applied(paper, "queue_units=bytes-M")["red3-low"]["dumbbell"]["bottleneck"]["queue"]
+    # thresholds and buffer in units of M: 5 x 1500 = 7500, 15 x 1500 = 22500, 50 x 1500 = 75000 B
+    assert qb["queue_in_bytes"] is True and qb["mean_pktsize"] == 1500
+    assert (qb["min_th"] * qb["mean_pktsize"], qb["max_th"] * qb["mean_pktsize"],
+            qb["limit"] * qb["mean_pktsize"]) == (7500, 22500, 75000)
+
+    fj = _applied(paper, "red_params=fj93")["red1-high"]["dumbbell"]["bottleneck"]["queue"]
+    assert fj["max_p"] == pytest.approx(1 / 50)
+
+    m500 = _applied(paper, "M=ns2-mean-500")
+    assert m500["red1-low"] == prim["red1-low"]  # RED_1 has no M: not re-run
+    assert m500["red5-low"]["dumbbell"]["bottleneck"]["queue"]["max_pktsize"] == 500
+
+    short = _applied(paper, "duration=50s")["red2-high"]
+    assert short["duration"] == "50s"
+    assert all(g["stop"] == "50s" for g in short["dumbbell"]["groups"])
+
+    direct = _applied(paper, "access=direct")["red2-high"]
+    assert all(g["access"]["delay"] == "0ms" and g["egress"]["rate"] == "1Gb"
+               for g in direct["dumbbell"]["groups"])
+
+    ns2 = _applied(paper, "ns2-as-typed")["red4-low"]
+    q = ns2["dumbbell"]["bottleneck"]["queue"]
+    assert (ns2["tcp"]["window"], q["wait"], q["max_pktsize"]) == (20, True, 500)
+
+
+def test_analyse_without_figures(paper, runs, tmp_path):
+    was = paper.figures
+    paper.figures = False
+    try:
+        rep = paper.analyse(runs, tmp_path)
+    finally:
+        paper.figures = was
+    assert rep.figures == []
+    assert not list(tmp_path.glob("*.png"))
+    assert rep.published_count()[1] == 70
+    assert not any(c.input for c in rep.cells())
+    assert len(rep.claims) == 11

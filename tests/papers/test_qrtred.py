@@ -113,3 +113,132 @@ def test_claims_are_computed_from_the_runs(paper, runs, tmp_path):
             r.get("qrtred", s).tables["links"]["utilisation"] = u
         verdicts.append(_claim(paper.analyse(r, tmp_path / f"u{u}"), text).holds)
     assert verdicts == [True, False]
+
+
+# --------------------------------------------------------------------------- readings
+import math  # noqa: E402
+
+from aqmsim.papers.readings import (PRIMARY, apply_variant, check_variant,  # noqa: E402
+                                    red_queues, variant_named, variants)
+
+OPEN_POINTS = {"pktsize", "queue_units", "gentle", "wait", "w_q", "max_p", "red_default",
+               "red2_thresholds", "qrt_unit", "tcp_window", "delayed_ack", "topology"}
+
+
+def _queue(exps, key):
+    [e] = [e for e in exps if e.key == key]
+    [(_, q)] = list(red_queues(e.scenario.to_dict()))
+    return q
+
+
+def _resolved_queue(exps, key):
+    [e] = [e for e in exps if e.key == key]
+    res = e.scenario.validate()
+    [lk] = [lk for lk in res["links"] if lk["from"] == "R1" and lk["to"] == "R2"]
+    return lk, lk["queue"]
+
+
+def test_choices_cover_the_open_points(paper):
+    choices = paper.readings()
+    assert {c.name for c in choices} == OPEN_POINTS
+    for c in choices:
+        assert len(c.readings) >= 2, c.name
+        for r in c.readings:
+            assert r.why and r.label, (c.name, r.name)
+    # no published number determines a parameter here: nothing derived, nothing an input
+    assert not any(r.source == "derived" for c in choices for r in c.readings)
+
+
+def test_primary_readings_follow_the_rule(paper):
+    prim = {c.name: c.primary for c in paper.readings()}
+    assert {k: r.name for k, r in prim.items()} == {
+        "pktsize": "payload1000", "queue_units": "bytes500", "gentle": "off", "wait": "on",
+        "w_q": "auto", "max_p": "0.1", "red_default": "auto", "red2_thresholds": "10-40",
+        "qrt_unit": "per-s", "tcp_window": "20", "delayed_ack": "off",
+        "topology": "red-suite"}
+    # ns-2's gentle_ true is excluded by the paper's own description of RED (section 2)
+    [c] = [c for c in paper.readings() if c.name == "gentle"]
+    on = c.reading("on")
+    assert on.source == "ns2" and "drop probability of packets will be one" in on.excluded
+    seed = sorted(Path("/work/shared/seeds").glob("001_*.txt")) if Path(
+        "/work/shared/seeds").is_dir() else []
+    if seed:
+        assert "drop probability of packets will be one" in seed[0].read_text()
+
+
+def test_scenario_files_hold_the_primary_reading(paper):
+    choices = paper.readings()
+    exps = paper.experiments()
+    prim = apply_variant(exps, choices, variants(choices)[0])
+    for a, b in zip(exps, prim):
+        assert a.scenario.to_dict() == b.scenario.to_dict(), a.key
+
+
+def test_every_variant_validates(paper):
+    choices = paper.readings()
+    names = [v.name for v in variants(choices)]
+    assert names[0] == PRIMARY and "textbook" in names
+    # ns-2 as typed differs from the primary only by gentle: it is the gentle=on variant
+    assert "ns2-as-typed" not in names and "gentle=on" in names
+    for v in variants(choices)[1:]:
+        exps = apply_variant(paper.experiments(), choices, v)
+        check_variant(exps, v)
+
+
+def test_readings_edit_only_their_experiment(paper):
+    choices = paper.readings()
+    base = paper.experiments()
+    for name, key in (("red2_thresholds=5-40", "red_10_40"), ("red_default=5-15", "red_5_15"),
+                      ("qrt_unit=per-10ms", "qrtred")):
+        exps = apply_variant(base, choices, variant_named(choices, name))
+        for a, b in zip(base, exps):
+            same = a.scenario.to_dict() == b.scenario.to_dict()
+            assert same == (a.key != key), (name, a.key)
+    q = _queue(apply_variant(base, choices, variant_named(choices, "red2_thresholds=5-40")),
+               "red_10_40")
+    assert (q["min_th"], q["max_th"]) == (5, 40)
+    q = _queue(apply_variant(base, choices, variant_named(choices, "qrt_unit=per-100ms")),
+               "qrtred")
+    assert q["qrt_unit"] == 0.1
+
+
+def test_hand_arithmetic_of_the_readings(paper):
+    """The numbers the notes and readings quote, by hand."""
+    choices = paper.readings()
+    base = paper.experiments()
+    # primary: byte mode, mean_pktsize 500 on a 1.5 Mb/s, 20 ms bottleneck
+    lk, q = _resolved_queue(base, "red_5_15")
+    assert lk["rate"] == 1.5e6 and q["mean_pktsize"] == 500 and q["queue_in_bytes"]
+    ptc = 1.5e6 / (8 * 500)
+    assert ptc == 375.0
+    # automatic thresholds: max(5, 0.005 * 375 / 2 = 0.94) = 5, max_th 15
+    assert (q["min_th"], q["max_th"]) == (5.0, 15.0)
+    # automatic w_q: rtt = max(0.1, 3 (0.02 + 1/375) = 0.068) = 0.1; 1 - exp(-1/(10 0.1 375))
+    assert q["w_q"] == pytest.approx(1 - math.exp(-1 / 375))
+    assert q["w_q"] == pytest.approx(0.0026631, abs=1e-7)
+    assert q["gentle"] is False and q["wait"] is True and q["max_p"] == 0.1
+    # the 100-"packet" buffer is 100 x 500 = 50 000 bytes: 50 000 / 1040 = 48.1 data packets
+    assert q["limit"] * q["mean_pktsize"] // 1040 == 48
+    # the matched byte mode follows the packet size on the wire
+    exps = apply_variant(base, choices, variant_named(choices, "queue_units=bytes-matched"))
+    assert _queue(exps, "qrtred")["mean_pktsize"] == 1040
+    exps = apply_variant(base, choices,
+                         variant_named(choices, "pktsize=wire1000+queue_units=bytes-matched"))
+    assert _queue(exps, "red_5_15")["mean_pktsize"] == 1000
+    # the other topology: 1.7 Mb/s -> ptc 425, 0.005 x 425 / 2 = 1.06 < 5: still (5, 15)
+    exps = apply_variant(base, choices, variant_named(choices, "topology=ns-by-example"))
+    lk, q = _resolved_queue(exps, "red_5_15")
+    assert lk["rate"] == 1.7e6 and (q["min_th"], q["max_th"]) == (5.0, 15.0)
+
+
+def test_analyse_without_figures(paper, runs, tmp_path):
+    paper.figures = False
+    try:
+        rep = paper.analyse(runs, tmp_path)
+    finally:
+        paper.figures = True
+    assert rep.figures == [] and not list(Path(tmp_path).glob("*.png"))
+    assert rep.tables[0].title.startswith("Table 1") and rep.published_count()[1] == 6
+    titles = [t.title for t in rep.tables]
+    assert any(t.startswith("Metric definitions") for t in titles)
+    assert len(rep.claims) >= 8

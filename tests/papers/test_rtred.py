@@ -6,6 +6,7 @@ import copy
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from aqmsim.papers import Cell, get
@@ -129,3 +130,165 @@ def test_claims_are_computed_from_runs(tiny, tmp_path):
         runs.get(key(2, "rtred"), seed).summary["bottleneck_drops"] = 10**9
     runs.get(key(1, "rtred"), SEEDS[0]).summary["time_avg_queue_pkts"] = -1000.0
     assert _verdicts(paper, runs, tmp_path / "b", prefixes) == [False, False]
+
+
+# --------------------------------------------------------------------------- readings
+from aqmsim.papers.readings import (PRIMARY, apply_variant, check_variant,  # noqa: E402
+                                    red_queues, variant_named, variants)
+from aqmsim.papers.rtred import readings as R  # noqa: E402
+
+OPEN_POINTS = {"units", "gentle", "w_q", "packet_size", "tcp", "window", "delayed_ack",
+               "between", "delay_metric", "run_length"}
+
+
+def _exp(exps, k):
+    [e] = [e for e in exps if e.key == k]
+    return e.scenario.to_dict()
+
+
+def test_choices_cover_the_open_points():
+    choices = PAPER.readings()
+    assert {c.name for c in choices} == OPEN_POINTS
+    for c in choices:
+        assert len(c.readings) >= 2, c.name
+        for r in c.readings:
+            assert r.why and r.label, (c.name, r.name)
+            if r.source == "derived":
+                assert r.arithmetic and r.uses, (c.name, r.name)
+    # the time the bottleneck ran is applied after the packet size it depends on
+    names = [c.name for c in choices]
+    assert names.index("run_length") > names.index("packet_size")
+
+
+def test_primary_readings_follow_the_rule():
+    prim = {c.name: c.primary for c in PAPER.readings()}
+    assert {k: r.name for k, r in prim.items()} == {
+        "units": "packets", "gentle": "on", "w_q": "auto", "packet_size": "derived-592",
+        "tcp": "tahoe", "window": "20", "delayed_ack": "off", "between": "keep",
+        "delay_metric": "tx-time", "run_length": "delivered"}
+    # ns-2's byte mode is excluded by Table I / section VI's time-out area, quoted
+    [c] = [c for c in PAPER.readings() if c.name == "units"]
+    ns2 = c.reading("ns2-bytes")
+    assert ns2.source == "ns2" and "time out area" in ns2.excluded
+    seed = sorted(Path("/work/shared/seeds").glob("000_*.txt")) if Path(
+        "/work/shared/seeds").is_dir() else []
+    if seed:
+        text = seed[0].read_text()
+        assert "The area between the $risk_th$ and the buffer limit is the time out area" in text
+        assert "such as Reno" in text
+
+
+def test_scenario_files_hold_the_primary_reading():
+    choices = PAPER.readings()
+    exps = PAPER.experiments()
+    prim = apply_variant(exps, choices, variants(choices)[0])
+    for a, b in zip(exps, prim):
+        assert a.scenario.to_dict() == b.scenario.to_dict(), a.key
+
+
+def test_every_variant_validates():
+    choices = PAPER.readings()
+    names = [v.name for v in variants(choices)]
+    assert names[0] == PRIMARY and "textbook" in names
+    # ns-2 as typed differs from the primary only in the units: it is units=ns2-bytes
+    assert "ns2-as-typed" not in names and "units=ns2-bytes" in names
+    for v in variants(choices)[1:]:
+        check_variant(apply_variant(PAPER.experiments(), choices, v), v)
+
+
+def test_derived_arithmetic_by_hand():
+    # the delay column is packets sent x the 592-byte transmission time at 0.7 Mb/s
+    for (s, k), (sent, lost) in R.TABLE2_SENT_LOST.items():
+        pub = PAPER.published_value(s, k, "avg_delay_ms")
+        assert sent * 592 * 8 / 700_000 == pytest.approx(pub, rel=1e-7)
+        assert sent * 552 * 8 / 700_000 != pytest.approx(pub, rel=1e-3)
+        assert (sent, lost) == (PAPER.published_value(s, k, "packets_sent"),
+                                PAPER.published_value(s, k, "packets_lost"))
+    # run length: sent - lost summed over the nine rows = 157 195, / 9 = 17 466.1 packets
+    delivered = sum(s - l for s, l in R.TABLE2_SENT_LOST.values())
+    assert delivered == 157195
+    assert 157195 / 9 * 592 * 8 / 700_000 == pytest.approx(118.17, abs=0.005)
+    assert R.run_length(592) == 118.2 and R.run_length(552) == 110.2
+    assert sum(s for s, _ in R.TABLE2_SENT_LOST.values()) == 161759
+    assert R.run_length(592, "sent") == 121.6
+    # the files carry it; the wire-552 reading shortens the run with the packet
+    base = PAPER.experiments()
+    d = _exp(base, "s2-rtred")
+    assert d["duration"] == "118.2s" and d["dumbbell"]["groups"][0]["stop"] == "118.2s"
+    choices = PAPER.readings()
+    d = _exp(apply_variant(base, choices, variant_named(choices, "packet_size=wire-552")),
+             "s2-rtred")
+    assert d["tcp"]["packet_size"] + d["tcp"]["header"] == 552
+    assert d["duration"] == "110.2s" and d["dumbbell"]["groups"][0]["stop"] == "110.2s"
+
+
+def test_readings_edit_what_they_say():
+    choices = PAPER.readings()
+    base = PAPER.experiments()
+    # the delay metric changes the marker of one experiment only (no other run is redone)
+    exps = apply_variant(base, choices, variant_named(choices, "delay_metric=e2e"))
+    for a, b in zip(base, exps):
+        assert (a.scenario.to_dict() == b.scenario.to_dict()) == (a.key != R.MARKER_EXPERIMENT)
+    assert _exp(exps, "s1-red")["notes"]["delay_metric"] == "e2e"
+    # between moves RTRED only
+    exps = apply_variant(base, choices, variant_named(choices, "between=half"))
+    for a, b in zip(base, exps):
+        assert (a.scenario.to_dict() == b.scenario.to_dict()) == (not a.key.endswith("-rtred"))
+    # byte mode: mean_pktsize 500 on every RED-family queue
+    exps = apply_variant(base, choices, variant_named(choices, "units=ns2-bytes"))
+    for e in exps:
+        for _, q in red_queues(e.scenario.to_dict()):
+            assert q["bytes"] and q["queue_in_bytes"] and q["mean_pktsize"] == 500
+    # textbook gentle: off, but ns-2's Adaptive RED keeps it
+    exps = apply_variant(base, choices, variant_named(choices, "gentle=off"))
+    for e in exps:
+        for _, q in red_queues(e.scenario.to_dict()):
+            assert q["gentle"] is (q["kind"] == "ared")
+
+
+def test_analysis_without_figures_and_inputs(tiny, tmp_path):
+    paper, runs = tiny
+    paper.figures = False
+    try:
+        rep = paper.analyse(runs, tmp_path)
+    finally:
+        paper.figures = True
+    assert rep.figures == [] and not list(tmp_path.glob("*.png"))
+    t2 = rep.tables[0]
+    cols = t2.columns
+    for row in t2.rows:
+        cells = dict(zip(cols, row))
+        if "extra" in row[1]:
+            continue
+        assert not cells["Ave Q Size (packets)"].input
+        for col in ("Average Delay Time (ms)", "Loss Rate (packets lost)",
+                    "No. of Propagated Packets (sent)"):
+            assert cells[col].input, (row[:2], col)
+            assert cells[col].within10 is None
+        # the delay under the derived metric is packets sent x one 592-byte packet's time
+        d, sent = cells["Average Delay Time (ms)"], cells["No. of Propagated Packets (sent)"]
+        assert d.mean == pytest.approx(sent.mean * 592 * 8 / 700_000)
+    assert rep.published_count()[1] == 9
+
+
+def test_analysis_follows_the_delay_and_run_length_readings(tiny, tmp_path):
+    paper, runs = tiny
+    from aqmsim.papers.base import Runs as _Runs
+    choices = paper.readings()
+    for name, inputs in (("delay_metric=e2e", {"Loss Rate (packets lost)",
+                                                "No. of Propagated Packets (sent)"}),
+                         ("run_length=sent", {"No. of Propagated Packets (sent)",
+                                              "Average Delay Time (ms)"})):
+        exps = apply_variant(paper.experiments(), choices, variant_named(choices, name))
+        alt = _Runs(exps, list(runs.records.values()))
+        rep = paper.analyse(alt, tmp_path / name)
+        t2 = rep.tables[0]
+        for row in t2.rows:
+            if "extra" in row[1]:
+                continue
+            got = {c for c, v in zip(t2.columns, row) if getattr(v, "input", False)}
+            assert got == inputs, (name, row[:2])
+        if name == "delay_metric=e2e":
+            d = dict(zip(t2.columns, t2.rows[0]))["Average Delay Time (ms)"]
+            assert d.mean == pytest.approx(
+                1000 * np.mean(alt.values(key(1, "red"), "mean_e2e_delay_s")))

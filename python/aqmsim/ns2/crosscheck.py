@@ -18,10 +18,25 @@ utilisation                       ``bdepartures_`` · 8 / (rate · duration)
 throughput_bps                    Σ over flows of every byte reaching the sink agent
                                   (headers and duplicate retransmissions included) · 8 / duration
 goodput_bps                       Σ over flows of new in-order payload bytes · 8 / duration
+mean_queueing_delay_s             mean waiting time (enqueue to start of transmission) of the
+                                  dequeued packets: the QueueMonitor's delay ``Samples``
+                                  (printed by ns-2 with 6 significant digits)
+bottleneck_rate_bps               the bottleneck link's rate
+loss_ratio                        ``pdrops_ / parrivals_`` (0 with no arrivals)
+packets_sent                      Σ over TCP flows of ``ndatapack_`` (data packets sent,
+                                  retransmissions included)
+packets_retransmitted             Σ over TCP flows of ``nrexmitpack_``
+timeouts                          Σ over TCP flows of ``nrexmit_`` (retransmission timeouts)
+packets_received                  Σ over flows of the packets reaching the sink agent
+                                  (duplicates included; aqmsim: Σ of ``Results.flows.received``)
 mean_max_p                        mean over the queue samples (every ``sample_interval``) of
                                   RED's ``cur_max_p_`` (only with ``samples``; it moves only
                                   under Adaptive RED)
 ================================  ============================================================
+
+Not measured (no cheap ns-2 counter): ``mean_e2e_delay_s`` (needs a packet trace at
+every sink), ``max_queue_pkts``, ``drops_early``/``drops_forced``/``drops_overflow``.
+:func:`ns2_summary` keeps the flat numeric entries: a summary like aqmsim's.
 
 "bottleneck" is the first entry of ``monitor.queues`` (a dumbbell's R1->R2). Per-flow
 numbers are in ``result["flows"]`` (a list of dicts) and every monitored queue's counters
@@ -49,6 +64,7 @@ __all__ = [
     "ns_available",
     "ns_binary",
     "run_ns2",
+    "ns2_summary",
     "parse_summary",
     "read_samples",
     "compare",
@@ -186,6 +202,9 @@ def _result(plan: Plan, raw: Dict[str, Any]) -> Dict[str, Any]:
             "time_avg_queue_bytes": float(raw[p + "bytes_integral"]) / D,
             "utilisation": dep_bytes * 8.0 / (rate * D),
         }
+        if p + "delay_cnt" in raw:
+            # (no delay_mean line when nothing was dequeued)
+            q["mean_queueing_delay_s"] = float(raw.get(p + "delay_mean", 0.0))
         queues[name] = q
     res["queues"] = queues
     if plan.monitored:
@@ -199,6 +218,10 @@ def _result(plan: Plan, raw: Dict[str, Any]) -> Dict[str, Any]:
         res["time_avg_queue_pkts"] = b["time_avg_queue_pkts"]
         res["time_avg_queue_bytes"] = b["time_avg_queue_bytes"]
         res["utilisation"] = b["utilisation"]
+        res["bottleneck_rate_bps"] = b["rate_bps"]
+        res["loss_ratio"] = (b["drops"] / b["arrivals"]) if b["arrivals"] else 0.0
+        if "mean_queueing_delay_s" in b:
+            res["mean_queueing_delay_s"] = b["mean_queueing_delay_s"]
     flows: List[Dict[str, Any]] = []
     for fp in plan.flows:
         p = f"flow.{fp.index}."
@@ -234,13 +257,30 @@ def _result(plan: Plan, raw: Dict[str, Any]) -> Dict[str, Any]:
     res["flows"] = flows
     res["flow_delivered_bytes"] = [f["delivered_bytes"] for f in flows]
     res["flow_received_bytes"] = [f["received_bytes"] for f in flows]
+    res["packets_received"] = sum(f["received"] for f in flows)
     res["throughput_bps"] = sum(f["received_bytes"] for f in flows) * 8.0 / D
     res["goodput_bps"] = sum(f["goodput_bytes"] for f in flows) * 8.0 / D
+    tcp = [f for f in flows if f["app"] == "ftp"]
+    res["packets_sent"] = sum(f["sent"] for f in tcp)
+    res["packets_retransmitted"] = sum(f["retransmitted"] for f in tcp)
+    res["timeouts"] = sum(f["timeouts"] for f in tcp)
     # Jain's index over the TCP flows (as aqmsim's summary): (Σx)² / (n·Σx²)
     x = [f["throughput_bps"] for f in flows if f["app"] == "ftp"] or [f["throughput_bps"] for f in flows]
     res["jain_fairness"] = (sum(x) ** 2 / (len(x) * sum(v * v for v in x))) if x and any(x) else float("nan")
     res["draws"] = dict(plan.draws)
     return res
+
+
+def ns2_summary(result: Mapping[str, Any]) -> Dict[str, float]:
+    """The flat numeric entries of a :func:`run_ns2` result (``duration``, ``seed`` and the
+    metrics of the table above): what a store keeps as the run's summary, under aqmsim's
+    names."""
+    out: Dict[str, float] = {}
+    for k, v in result.items():
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            continue
+        out[k] = v
+    return out
 
 
 def run_ns2(

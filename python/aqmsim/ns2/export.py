@@ -829,6 +829,9 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
         lk = plan.link(name)
         a, b = node_id[lk.src], node_id[lk.dst]
         add(f"set qm({mi}) [$ns monitor-queue $n({a}) $n({b}) 0]   ;# {_comment(name)}")
+        # waiting time of every dequeued packet (enqueue to start of transmission)
+        add(f"set ds({mi}) [new Samples]")
+        add(f"$qm({mi}) set-delay-samples $ds({mi})")
         if full_trace:
             path = os.path.join(tdir, f"trace_{mi}.tr")
             add(f"set tf({mi}) [open {_brace(path)} w]")
@@ -898,7 +901,7 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
         add("")
     add("# At the end: flush the integrators and write `key value` lines")
     add("proc finish {} {")
-    add("    global ns qm src dst rxm sf tf")
+    add("    global ns qm ds src dst rxm sf tf")
     add("    set now [$ns now]")
     add(f"    set f [open {_brace(os.path.join(tdir, 'summary.txt'))} w]")
     add("    puts $f \"duration $now\"")
@@ -915,6 +918,8 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
         add(f"    set bi [$qm({mi}) get-bytes-integrator]")
         add("    $bi newpoint $now [$bi set lasty_]")
         add(f"    puts $f \"queue.{mi}.bytes_integral [$bi set sum_]\"")
+        add(f"    puts $f \"queue.{mi}.delay_cnt [$ds({mi}) cnt]\"")
+        add(f"    if {{[$ds({mi}) cnt] > 0}} {{ puts $f \"queue.{mi}.delay_mean [$ds({mi}) mean]\" }}")
     for fp in plan.flows:
         i = fp.index
         add(f"    puts $f \"flow.{i}.rx_pkts [$rxm({i}) set parrivals_]\"")

@@ -23,7 +23,7 @@ from ..scenario import Scenario
 
 __all__ = [
     "Experiment", "RunRecord", "Runs", "Cell", "Table", "Figure", "Claim", "Report", "Paper",
-    "t95", "mean_ci",
+    "t95", "mean_ci", "ns2_agrees",
 ]
 
 #: Series a run can keep beyond its summary (names of Results tables).
@@ -132,6 +132,18 @@ class Cell:
     #: A published number used as an input (to derive a quantity of the scenario, e.g. a
     #: run length from the packets sent): shown, but not counted as a check.
     input: bool = False
+    #: The same number from ns-2's runs of the same experiment (mean ± 95 % half-width over
+    #: its seeds; ``aqmsim reproduce`` fills it in for cells with a ``source``), or None.
+    ns2: Optional["Cell"] = None
+    #: Why there is no ns-2 value ("ns-2 cannot run this", …); "" when there is one.
+    ns2_note: str = ""
+
+    @property
+    def ns2_agrees(self) -> Optional[bool]:
+        """Whether ns-2's mean and ours agree within the confidence intervals:
+        |ns2 − ours| ≤ √(h_ns2² + h_ours²) (h: the 95 % half-widths over seeds). None
+        without an ns-2 value or when a mean or half-width is not a number."""
+        return ns2_agrees(self, self.ns2)
 
     @property
     def diff(self) -> Optional[float]:
@@ -146,6 +158,18 @@ class Cell:
     def within10(self) -> Optional[bool]:
         d = self.diff
         return None if d is None else abs(d) <= 0.10
+
+
+def ns2_agrees(ours: Optional["Cell"], ns2: Optional["Cell"]) -> Optional[bool]:
+    """|ns2.mean − ours.mean| ≤ √(ns2.half² + ours.half²), or None when it cannot be told
+    (a cell missing, a mean or half-width NaN: e.g. one seed)."""
+    if ours is None or ns2 is None:
+        return None
+    vals = (ours.mean, ours.half, ns2.mean, ns2.half)
+    if any(not isinstance(v, (int, float)) or math.isnan(float(v)) for v in vals):
+        return None
+    return abs(float(ns2.mean) - float(ours.mean)) <= math.hypot(float(ns2.half),
+                                                                  float(ours.half))
 
 
 @dataclass
@@ -189,6 +213,9 @@ class Report:
     #: The paper's readings, their sensitivity and the claims' labels
     #: (:class:`aqmsim.papers.sensitivity.Sensitivity`; None when it has no open choices).
     readings: Any = None
+    #: The ns-2 column (:class:`aqmsim.ns2.column.Ns2Column`: which experiments ran in
+    #: ns-2, over which seeds, which it cannot run; None when ns-2 was not asked for).
+    ns2: Any = None
 
     def cells(self) -> List[Cell]:
         return [c for t in self.tables for row in t.rows for c in row if isinstance(c, Cell)]
@@ -200,6 +227,12 @@ class Report:
 
     def claims_count(self) -> Tuple[int, int]:
         return sum(1 for c in self.claims if c.holds), len(self.claims)
+
+    def ns2_count(self) -> Tuple[int, int]:
+        """(numbers whose ns-2 value agrees with ours within the CIs, numbers with an ns-2
+        value to compare)."""
+        cs = [c for c in self.cells() if c.ns2_agrees is not None]
+        return sum(1 for c in cs if c.ns2_agrees), len(cs)
 
 
 class Paper(ABC):
@@ -217,6 +250,9 @@ class Paper(ABC):
     #: Seeds of each alternative reading (``aqmsim reproduce`` runs the primary reading
     #: with ``default_seeds`` and every alternative with this many; None: the same).
     reading_seeds: Optional[int] = None
+    #: Seeds of the ns-2 column (``aqmsim reproduce`` runs the primary reading's
+    #: experiments in ns-2 too, over seeds 1..min(this, the primary's); None: the same).
+    ns2_seeds: Optional[int] = None
     #: Whether :meth:`analyse` draws its figures (off while alternative readings are
     #: analysed: their numbers are compared, their figures not drawn).
     figures: bool = True

@@ -166,12 +166,14 @@ def run_groups(paper: Paper, groups: Mapping[str, Tuple[Sequence[Experiment], Se
                store: Optional[PathLike] = None, scheduler: Optional[str] = None,
                client: Any = None, pool: Any = None, fresh: bool = False,
                retries: int = 1, on_pool: Optional[Callable[[str], None]] = None,
-               run_fn: Optional[Callable[[Any], Dict[str, Any]]] = None) -> Dict[str, Runs]:
+               run_fn: Optional[Callable[[Any], Dict[str, Any]]] = None,
+               engine: Optional[str] = None) -> Dict[str, Runs]:
     """Run several groups of experiments (a paper under several readings) in one sweep:
     ``groups`` maps a group name to (experiments, seeds); the result maps it to its
     :class:`Runs`, keyed by the experiments' own keys. Runs that two groups share (the
     same scenario and seed) are simulated once. The options are :func:`run_paper`'s;
-    every group's Runs carries the counts of the whole sweep."""
+    every group's Runs carries the counts of the whole sweep. ``engine="ns2"`` runs them
+    in ns-2 (:func:`aqmsim.sweep.run_tasks`; give it a store of its own)."""
     from ..store import Store
     from ..sweep import run_tasks
 
@@ -193,7 +195,7 @@ def run_groups(paper: Paper, groups: Mapping[str, Tuple[Sequence[Experiment], Se
         st.clean_temporary()
         result = run_tasks(tasks, st, workers=workers, scheduler=scheduler, client=client,
                            pool=pool, retries=retries, progress=tick, run_fn=run_fn,
-                           sweep_name=str(paper.name), on_pool=on_pool,
+                           sweep_name=str(paper.name), on_pool=on_pool, engine=engine,
                            register={"paper": str(paper.name),
                                      "groups": {g: list(s) for g, (_, s) in groups.items()}})
         stored = _stored_runs(st, {(o.hash, o.seed) for o in result.outcomes

@@ -10,9 +10,12 @@ from typing import Any, Dict, Iterator, List, Optional
 from ..papers.base import Cell, Report, Table
 
 __all__ = ["num", "ours", "published", "diff", "status", "text", "row_label", "Compared",
-           "cells_of", "compared", "duration", "seeds_text", "runs_text"]
+           "cells_of", "compared", "duration", "seeds_text", "runs_text", "has_ns2", "ns2",
+           "ns2_status", "NS2_MARK"]
 
 DASH = "—"
+#: After an ns-2 value that differs from ours by more than the confidence intervals.
+NS2_MARK = "≠"
 
 
 def _finite(x: Any) -> bool:
@@ -86,6 +89,28 @@ def diff(c: Cell) -> str:
             return "n/a (published 0)"
         return DASH
     return f"{d * 100:+.1f} %".replace("-", "−")
+
+
+def has_ns2(report: Report) -> bool:
+    """Whether some cell of the report has an ns-2 value (then its tables show the ns-2
+    column)."""
+    return any(getattr(c, "ns2", None) is not None for c in report.cells())
+
+
+def ns2(c: Cell) -> str:
+    """ns-2's ``mean ± half`` of the cell, with :data:`NS2_MARK` when it differs from ours
+    beyond the confidence intervals; a dash when there is none."""
+    v = getattr(c, "ns2", None)
+    if v is None:
+        return DASH
+    return ours(v) + (f" {NS2_MARK}" if c.ns2_agrees is False else "")
+
+
+def ns2_status(c: Cell) -> str:
+    """``agree`` (within the CIs), ``differs`` (beyond them) or ``none`` (no ns-2 value, or
+    one that cannot be compared)."""
+    a = c.ns2_agrees
+    return "none" if a is None else ("agree" if a else "differs")
 
 
 def status(c: Cell) -> str:

@@ -64,6 +64,9 @@ td.cell.off { background: var(--offbg); }
 td.cell.off .diff { color: var(--off); font-weight: 600; }
 td.cell.ok .diff { color: var(--ok); }
 td.cell.none .pub, td.cell.none .diff { color: #aab3bf; }
+td.cell .ns2.none { color: #aab3bf; }
+td.cell .ns2.differs { background: #fff1c2; color: #7a4d00; font-weight: 600;
+                       padding: 0 .2rem; border-radius: 3px; }
 .tablenote { font-size: .85rem; color: var(--mute); margin: .2rem 0 1rem; max-width: 60rem; }
 .legend { font-size: .85rem; color: var(--mute); margin: .2rem 0 .8rem; }
 .legend .sw { display: inline-block; width: .9rem; height: .9rem; vertical-align: -2px;
@@ -102,6 +105,14 @@ HOW_TO_READ = [
     "“N of M published numbers within 10 %” counts only numbers the paper published.",
     "A claim is a qualitative statement of the paper (“RTRED keeps the queue shorter "
     "than RED”) checked on our runs: ✓ holds, ✗ does not, with the numbers that decided it.",
+    "Where ns-2 (2.35) is installed, the experiments it can run are run in ns-2 too, from "
+    "the same scenarios over the same seeds, and a number reads <b>published | ns-2 | "
+    "aqmsim | diff</b>, so a gap can be told apart: ours alone, or the paper's against both "
+    "simulators. An ns-2 value that differs from ours by more than the two confidence "
+    "intervals together (|ns-2 − aqmsim| > √(h<sub>ns-2</sub>² + h<sub>aqmsim</sub>²)) is "
+    "<span style=\"background:#fff1c2;color:#7a4d00;padding:0 .2rem\">marked ≠</span>; "
+    "“—” in the ns-2 place: ns-2 cannot run that experiment (RTRED, QRTRED, …) or the "
+    "number is not a summary metric of a run.",
     "Where a paper leaves a parameter open, the choice we made is listed under "
     "<i>Assumptions</i> on its page. Figures are redrawn from our runs (the first seed "
     "for time series).",
@@ -153,8 +164,21 @@ def _facts(o: Outcome, page_link: Optional[str] = None) -> str:
         items += [("published numbers", c["published"]), ("claims", c["claims"])]
         if getattr(o, "runs", None):
             items.append(("runs", e(F.runs_text(o.runs))))
+        if getattr(o, "ns2", None) is not None:
+            items.append(("ns-2", _ns2_fact(o)))
     lis = "".join(f"<li><b>{k}</b>{v}</li>" for k, v in items)
     return f'<ul class="facts">{lis}</ul>'
+
+
+def _ns2_fact(o: Any) -> str:
+    """The ns-2 column in one line: how many numbers agree, or why there is none."""
+    from ..ns2.column import agreement_text
+
+    k, n = o.ns2_count()
+    text = agreement_text(o)
+    if text.startswith("ns-2 column: "):
+        text = text[len("ns-2 column: "):]
+    return e(text) + (_meter(k, n) if n else "")
 
 
 # --------------------------------------------------------------------------- index
@@ -164,6 +188,7 @@ def index_page(outcomes: Sequence[Outcome], pages: Dict[str, str], version: str 
     and a link to its page (``pages[name]``, relative to the index)."""
     generated = generated or datetime.now()
     total_k = total_n = total_c = total_m = 0
+    ns2_k = ns2_n = 0
     failed = 0
     cards: List[str] = []
     for o in outcomes:
@@ -175,6 +200,9 @@ def index_page(outcomes: Sequence[Outcome], pages: Dict[str, str], version: str 
             k, n = o.published_count()
             c, m = o.claims_count()
             total_k, total_n, total_c, total_m = total_k + k, total_n + n, total_c + c, total_m + m
+            if getattr(o, "ns2", None) is not None:
+                a, b = o.ns2_count()
+                ns2_k, ns2_n = ns2_k + a, ns2_n + b
         cls = "card failed" if isinstance(o, Failure) else "card"
         err = ""
         if isinstance(o, Failure):
@@ -198,6 +226,9 @@ def index_page(outcomes: Sequence[Outcome], pages: Dict[str, str], version: str 
             parts.append(f"{total_k} of {total_n} published numbers within 10 %")
         if total_m:
             parts.append(f"{total_c} of {total_m} claims hold")
+        if ns2_n:
+            parts.append(f"ns-2 agrees with aqmsim on {ns2_k} of {ns2_n} numbers within "
+                         "the CIs")
         if failed:
             parts.append(f'<span style="color:#b42318">{failed} paper'
                          f'{"s" if failed != 1 else ""} failed</span>')
@@ -220,12 +251,27 @@ def index_page(outcomes: Sequence[Outcome], pages: Dict[str, str], version: str 
 
 
 # --------------------------------------------------------------------------- paper page
-def _td(x: Any) -> str:
+_NS2_TIP = {"agree": "ns-2 and aqmsim agree within their 95 % confidence intervals",
+            "differs": "ns-2 and aqmsim differ by more than their 95 % confidence intervals"}
+
+
+def _td(x: Any, ns2: bool = False) -> str:
     if isinstance(x, Cell):
         st = F.status(x)
         tip = {"ok": "within 10 % of the published value",
                "off": "more than 10 % away from the published value",
                "none": "no published value"}[st]
+        if ns2:
+            n2 = F.ns2_status(x)
+            n2tip = _NS2_TIP.get(n2) or (getattr(x, "ns2_note", "") or
+                                        ("no ns-2 value: not a summary metric of a run"
+                                         if x.ns2 is None else "ns-2: no confidence interval"))
+            return (f'<td class="cell {st} ns2-{n2}" title="{e(tip)}">'
+                    f'<span class="pub">{e(F.published(x))}</span>'
+                    f'<span class="sep">|</span><span class="ns2 {n2}" title="{e(n2tip)}">'
+                    f'{e(F.ns2(x))}</span>'
+                    f'<span class="sep">|</span><span class="ours">{e(F.ours(x))}</span>'
+                    f'<span class="sep">|</span><span class="diff">{e(F.diff(x))}</span></td>')
         return (f'<td class="cell {st}" title="{e(tip)}"><span class="ours">{e(F.ours(x))}</span>'
                 f'<span class="sep">|</span><span class="pub">{e(F.published(x))}</span>'
                 f'<span class="sep">|</span><span class="diff">{e(F.diff(x))}</span></td>')
@@ -236,27 +282,86 @@ def _td(x: Any) -> str:
     return f'<td class="num">{e(F.num(x))}</td>'
 
 
-def table_html(t: Table, number: int) -> str:
+def table_html(t: Table, number: int, ns2: bool = False) -> str:
+    """One table; with ``ns2`` its cells read published | ns-2 | aqmsim | diff."""
     head = "".join(f"<th>{e(c)}</th>" for c in t.columns)
     width = max([len(t.columns)] + [len(r) for r in t.rows])
     head += "<th></th>" * (width - len(t.columns))
     rows = []
     for r in t.rows:
-        cells = "".join(_td(x) for x in r) + "<td></td>" * (width - len(r))
+        cells = "".join(_td(x, ns2) for x in r) + "<td></td>" * (width - len(r))
         rows.append(f"<tr>{cells}</tr>")
     if not rows:
         rows.append(f'<tr><td colspan="{max(width, 1)}" class="mute">(no rows)</td></tr>')
     has_cells = any(isinstance(x, Cell) for r in t.rows for x in r)
     legend = ""
-    if has_cells:
+    if has_cells and ns2:
+        legend = ('<div class="legend">published | ns-2 ± 95 % CI | aqmsim ± 95 % CI | '
+                  'difference (aqmsim − published)'
+                  '<span class="sw" style="background:#fdecea"></span>aqmsim more than 10 % '
+                  'off the published value'
+                  '<span class="sw" style="background:#fff1c2"></span>≠ ns-2 and aqmsim '
+                  "differ beyond their CIs</div>")
+    elif has_cells:
         legend = ('<div class="legend">ours ± 95 % CI | published | difference'
                   '<span class="sw" style="background:#fdecea"></span>more than 10 % off'
                   '<span class="sw" style="background:#fff"></span>within 10 % or no '
                   "published value (—)</div>")
     note = f'<p class="tablenote">{e(t.note)}</p>' if t.note else ""
+    if has_cells and ns2:
+        note += _ns2_table_note(t)
     return (f'<section id="table-{number}"><h3>{e(t.title)}</h3>'
             f'<div class="scroll"><table class="data"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table></div>{legend}{note}</section>")
+
+
+def _ns2_table_note(t: Table) -> str:
+    """Why some cells of the table have no ns-2 value ("ns-2 cannot run this", …)."""
+    why: Dict[str, int] = {}
+    for r in t.rows:
+        for x in r:
+            if isinstance(x, Cell) and x.ns2 is None:
+                reason = (getattr(x, "ns2_note", "") or
+                          "no ns-2 value: not a summary metric of a run")
+                why[reason] = why.get(reason, 0) + 1
+    if not why:
+        return ""
+    text = "; ".join(f"{r} ({n} number{'s' if n != 1 else ''})" for r, n in why.items())
+    return f'<p class="tablenote">ns-2 “—”: {e(text)}.</p>'
+
+
+def _ns2_note(o: Any) -> str:
+    """Under the Tables heading: what the ns-2 column holds, and what ns-2 cannot run."""
+    col = getattr(o, "ns2", None)
+    if col is None:
+        return ""
+    from ..ns2.column import agreement_text
+
+    lines = [f"<p><b>{e(agreement_text(o))}.</b></p>"]
+    if col.status == "ran" and col.experiments:
+        lines.append(f"<p>ns-2 ran the {len(col.experiments)} experiment"
+                     f"{'s' if len(col.experiments) != 1 else ''} of the primary reading "
+                     "behind these numbers, exported by <code>aqmsim.ns2</code>, over seeds "
+                     f"{e(F.seeds_text(col.seeds))}"
+                     + (f": {e(F.runs_text(col.runs))}" if col.runs else "")
+                     + ". Its numbers are the same summary metrics read off ns-2's own "
+                     "counters (queue monitor, TCP agents, sinks).</p>")
+        unmeasured = sorted({c.ns2_note[len("ns-2 does not measure "):] for c in o.cells()
+                             if c.ns2_note.startswith("ns-2 does not measure ")})
+        if unmeasured:
+            lines.append(f"<p>Not measured in ns-2 (no counter for it; a packet trace would "
+                         f"be needed): <code>{e(', '.join(unmeasured))}</code>.</p>")
+    for why, keys in col.cannot_groups():
+        more = f" … ({len(keys)} in all)" if len(keys) > 12 else ""
+        lines.append(f"<p>ns-2 cannot run this: <code>{e(', '.join(keys[:12]))}</code>{more} "
+                     f"— {e(why)}</p>")
+    if col.failed:
+        lines.append("<p>Failed ns-2 runs (left out): "
+                     + "; ".join(f"<code>{e(str(f.key))}</code> seed {int(f.seed)}: "
+                                 f"{e(str(f.error))[:300]}" for f in col.failed[:5])
+                     + (f"; … and {len(col.failed) - 5} more" if len(col.failed) > 5 else "")
+                     + "</p>")
+    return f'<div class="note" id="ns2">{"".join(lines)}</div>'
 
 
 def figure_src(fig: Figure, paper_dir: Path) -> Optional[str]:
@@ -314,8 +419,10 @@ def paper_page(o: Outcome, paper_dir: Path, index_href: str = "../index.html") -
                  + "</nav>")
 
     parts.append('<h2 id="tables">Tables</h2>')
+    parts.append(_ns2_note(o))
+    with_ns2 = F.has_ns2(o)
     if o.tables:
-        parts += [table_html(t, i + 1) for i, t in enumerate(o.tables)]
+        parts += [table_html(t, i + 1, with_ns2) for i, t in enumerate(o.tables)]
     else:
         parts.append('<p class="mute">This paper has no tables to compare.</p>')
 

@@ -46,8 +46,29 @@ def _paper(o: Outcome, page: str) -> List[str]:
         lines += [f"**{len(failed)} run{'s' if len(failed) != 1 else ''} failed** and "
                   f"{'is' if len(failed) == 1 else 'are'} left out (first: `{_md(str(failed[0].key))}` "
                   f"seed {int(failed[0].seed)}: {_md(str(failed[0].error))}).", ""]
+    if getattr(o, "ns2", None) is not None:
+        from ..ns2.column import agreement_text
+
+        lines += [f"*{_md(agreement_text(o))}.*", ""]
     rows = F.compared(o)
-    if rows:
+    with_ns2 = F.has_ns2(o)
+    if rows and with_ns2:
+        lines += ["| table | row | column | published | ns-2 (± 95 % CI) | aqmsim (± 95 % CI) "
+                  "| diff |", "|---|---|---|--:|--:|--:|--:|"]
+        for r in rows:
+            d = F.diff(r.cell)
+            if r.cell.within10 is False:
+                d = f"**{d}**"
+            n2 = F.ns2(r.cell)
+            if r.cell.ns2_agrees is False:
+                n2 = f"**{n2}**"
+            lines.append(f"| {_md(r.table)} | {_md(r.row)} | {_md(r.column)} | "
+                         f"{_md(F.published(r.cell))} | {_md(n2)} | {_md(F.ours(r.cell))} | "
+                         f"{_md(d)} |")
+        lines += ["", f"{F.NS2_MARK} (bold): ns-2 and aqmsim differ by more than their 95 % "
+                  "confidence intervals; — in the ns-2 column: ns-2 cannot run this "
+                  "experiment, or the number is not a summary metric ns-2 measures.", ""]
+    elif rows:
         lines += ["| table | row | column | ours (± 95 % CI) | published | diff |",
                   "|---|---|---|--:|--:|--:|"]
         for r in rows:
@@ -106,6 +127,15 @@ def _readings(sens) -> List[str]:
     return lines
 
 
+def _ns2_cell(o: Report) -> str:
+    """The top table's ns-2 entry: ``K of L`` numbers agreeing, or why there is none."""
+    col = getattr(o, "ns2", None)
+    if col is None or col.status != "ran":
+        return "—"
+    k, n = o.ns2_count()
+    return f"{k} of {n}" if n else "—"
+
+
 def summary_markdown(outcomes: Sequence[Outcome], pages: dict, version: str = "",
                      generated: Optional[datetime] = None) -> str:
     generated = generated or datetime.now()
@@ -118,11 +148,17 @@ def summary_markdown(outcomes: Sequence[Outcome], pages: dict, version: str = ""
              "| paper | seeds | wall time | published numbers within 10 % (primary reading; "
              "under each alternative) | claims hold (primary; labels over every reading) |",
              "|---|---|---|---|---|"]
+    ns2_col = any(getattr(o, "ns2", None) is not None and o.ns2.status != "missing"
+                  for o in outcomes if not isinstance(o, Failure))
+    if ns2_col:
+        lines[-2] += " ns-2 agrees with aqmsim (within the CIs) |"
+        lines[-1] += "---|"
     for o in outcomes:
         name = name_of(o)
         if isinstance(o, Failure):
             lines.append(f"| `{name}` {_md(title_of(o))} | {F.seeds_text(o.seeds)} | "
-                         f"{F.duration(o.wall_seconds)} | failed while {o.stage} | — |")
+                         f"{F.duration(o.wall_seconds)} | failed while {o.stage} | — |"
+                         + (" — |" if ns2_col else ""))
             continue
         k, n = o.published_count()
         c, m = o.claims_count()
@@ -139,7 +175,8 @@ def summary_markdown(outcomes: Sequence[Outcome], pages: dict, version: str = ""
         else:
             claims = f"{c} of {m}"
         lines.append(f"| `{name}` {_md(title_of(o))} | {F.seeds_text(o.seeds)} | "
-                     f"{F.duration(o.wall_seconds)} | {k} of {n}{_md(alt)} | {claims} |")
+                     f"{F.duration(o.wall_seconds)} | {k} of {n}{_md(alt)} | {claims} |"
+                     + (f" {_ns2_cell(o)} |" if ns2_col else ""))
     lines.append("")
     for o in outcomes:
         lines += _paper(o, pages[name_of(o)])

@@ -113,7 +113,7 @@ def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
                     progress_console: Optional[Console] = None, *,
                     store: Optional[Union[str, Path]] = None, fresh: bool = False,
                     scheduler: Optional[str] = None, pool: Any = None,
-                    readings: Optional[Sequence[str]] = None) -> Outcome:
+                    readings: Optional[Sequence[str]] = None, ns2: bool = True) -> Outcome:
     """One paper: its runs over seeds 1..N under every variant of its readings (through
     the store :func:`paper_store`, so runs already there are not simulated again), then
     ``paper.analyse(runs, out/<name>)`` for the primary reading and, figures off, for
@@ -121,7 +121,14 @@ def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
     Returns the Report (seeds, wall time, run counts and failed runs filled in) or a
     Failure — never raises for an error of the paper (KeyboardInterrupt still stops
     everything). A failed run is left out and listed; the paper fails only if its
-    analysis cannot do without it."""
+    analysis cannot do without it.
+
+    With ``ns2`` (and ``ns`` installed), once the primary reading is analysed, the
+    experiments behind its cells read off a summary metric (``Cell.source``) that ns-2
+    can run also run in ns-2 (:mod:`aqmsim.ns2.column`: same pool, seeds 1..min(N,
+    ``paper.ns2_seeds``), kept in ``<store>/ns2``), and those cells get ns-2's value
+    beside ours (``Cell.ns2``; ``report.ns2`` says what ran). The ns-2 column never
+    fails the paper."""
     from ..papers.readings import PRIMARY, RULE, apply_variant, check_variant
     from ..papers.runner import run_groups
     from ..papers.sensitivity import analyse_readings, tornado_figure
@@ -166,6 +173,10 @@ def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
         for v in chosen:
             if v.name == PRIMARY:
                 report = paper.analyse(runs, paper_out)
+                if ns2 and isinstance(report, Report):
+                    _ns2_column(paper, report, groups[PRIMARY][0], seed_list, where, workers,
+                                progress_console or Console(stderr=True),
+                                scheduler=scheduler, pool=pool)
             else:
                 report = _analyse_quietly(paper, by_variant[v.name], paper_out / "readings")
             if not isinstance(report, Report):
@@ -202,6 +213,43 @@ def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
     return report
 
 
+def _ns2_column(paper: Paper, report: Report, experiments: Sequence[Any],
+                seeds: Sequence[int], where: Path, workers: Optional[int],
+                console: Console, **kw: Any) -> None:
+    """Run in ns-2 the experiments behind the report's cells that remember their source
+    (those ns-2 can run), then give those cells ns-2's values; ``report.ns2`` says what
+    was done. A missing ``ns`` or an error of the ns-2 stage as a whole is recorded
+    there, never raised (KeyboardInterrupt still stops everything)."""
+    from ..ns2.column import MISSING_LINE, Ns2Column, exportable, fill, run_column
+    from ..ns2.crosscheck import ns_available
+
+    if not ns_available():
+        report.ns2 = Ns2Column("missing", note=MISSING_LINE)
+        return
+    cap = getattr(paper, "ns2_seeds", None)
+    ns2_seeds = list(seeds)[:max(1, int(cap))] if cap else list(seeds)
+    wanted = {c.source[0] for c in report.cells() if getattr(c, "source", None)}
+    try:
+        ok, cannot = exportable([e for e in experiments if e.key in wanted])
+        col, runs = Ns2Column("ran", seeds=ns2_seeds, cannot=cannot), None
+        if ok:
+            with _progress(console) as prog:
+                task = prog.add_task(f"{paper.name} · ns-2", total=None, left="?")
+
+                def tick(done: int, total: int) -> None:
+                    prog.update(task, completed=done, total=total, left=total - done)
+
+                col, runs = run_column(paper, ok, ns2_seeds, where, workers, tick, **kw)
+            col.cannot = {**cannot, **col.cannot}
+        report.ns2 = col
+        fill(report, col, runs)
+    except Exception as exc:  # noqa: BLE001 - the paper goes on without the column
+        for c in report.cells():
+            c.ns2, c.ns2_note = None, ""
+        report.ns2 = Ns2Column("error", seeds=ns2_seeds,
+                               note=f"{type(exc).__name__}: {exc}".strip())
+
+
 def _analyse_quietly(paper: Paper, runs: Any, out: Path) -> Report:
     """``paper.analyse`` with its figures off (into a scratch directory, for papers that
     write files regardless)."""
@@ -220,6 +268,7 @@ def headline_tables(report: Report, limit: int = HEADLINE_ROWS) -> List[RichTabl
     """The compared numbers as rich tables, one per table of the paper (titled with it),
     at most ``limit`` rows in all; empty when the paper published no numbers."""
     rows = F.compared(report)
+    with_ns2 = F.has_ns2(report)
     tables: List[RichTable] = []
     current: Optional[str] = None
     for r in rows[:limit]:
@@ -227,16 +276,31 @@ def headline_tables(report: Report, limit: int = HEADLINE_ROWS) -> List[RichTabl
             current = r.table
             t = RichTable(title=r.table, title_justify="left", title_style="bold",
                           show_edge=False)
-            for col, just in (("row", "left"), ("column", "left"),
-                              ("ours ± 95 % CI", "right"), ("published", "right"),
-                              ("diff", "right")):
+            cols = ((("row", "left"), ("column", "left"), ("published", "right"),
+                     ("ns-2 ± 95 % CI", "right"), ("aqmsim ± 95 % CI", "right"),
+                     ("diff", "right")) if with_ns2 else
+                    (("row", "left"), ("column", "left"), ("ours ± 95 % CI", "right"),
+                     ("published", "right"), ("diff", "right")))
+            for col, just in cols:
                 t.add_column(col, justify=just)  # type: ignore[arg-type]
             tables.append(t)
         style = "green" if r.cell.within10 else "bold red"
+        if with_ns2:
+            n2 = Text(F.ns2(r.cell), style="bold magenta"
+                      if F.ns2_status(r.cell) == "differs" else "")
+            tables[-1].add_row(r.row, r.column, F.published(r.cell), n2, F.ours(r.cell),
+                               Text(F.diff(r.cell), style=style))
+            continue
         tables[-1].add_row(r.row, r.column, F.ours(r.cell), F.published(r.cell),
                            Text(F.diff(r.cell), style=style))
     if len(rows) > limit:
         tables[-1].caption = f"… and {len(rows) - limit} more in the report"
+        tables[-1].caption_justify = "left"
+    if with_ns2 and tables:
+        note = (f"{F.NS2_MARK}: ns-2 and aqmsim differ by more than their 95 % CIs; "
+                "— : no ns-2 number (ns-2 cannot run it, or it is not a summary metric)")
+        cap = tables[-1].caption
+        tables[-1].caption = f"{cap}\n{note}" if cap else note
         tables[-1].caption_justify = "left"
     return tables
 
@@ -260,6 +324,12 @@ def print_outcome(o: Outcome, console: Console) -> None:
         (f"{c} of {m}", "bold green" if m and c == m else "bold"),
         f" claims hold · seeds {F.seeds_text(o.seeds)} · {F.duration(o.wall_seconds)}"
         + (f" · {F.runs_text(o.runs)}" if o.runs else "")))
+    col = getattr(o, "ns2", None)
+    if col is not None and col.status != "missing":  # (a missing ns: said once, before)
+        from ..ns2.column import agreement_text
+
+        k2, n2 = o.ns2_count()
+        console.print(Text(agreement_text(o), style="bold" if n2 and k2 == n2 else ""))
     if o.failed_runs:
         console.print(Text(f"warning: {_failed_runs_text(o.failed_runs)}: left out of the "
                            "analysis", style="yellow"))
@@ -285,7 +355,8 @@ def reproduce_papers(papers: Sequence[Union[Paper, Failure]], out: Union[str, Pa
                      scheduler: Optional[str] = None,
                      store: Optional[Union[str, Path]] = None,
                      fresh: bool = False,
-                     readings: Optional[Sequence[str]] = None) -> Reproduced:
+                     readings: Optional[Sequence[str]] = None,
+                     ns2: bool = True) -> Reproduced:
     """Reproduce ``papers`` one after the other into ``out`` and write the report there.
 
     ``papers`` may hold :class:`Failure` entries (a paper whose module could not even be
@@ -297,6 +368,9 @@ def reproduce_papers(papers: Sequence[Union[Paper, Failure]], out: Union[str, Pa
     are not simulated again, unless ``fresh`` (the store is emptied first). The report is
     rewritten after every paper, so an interrupted ``all`` still leaves the finished
     papers readable.
+
+    ``ns2`` (default on) adds the ns-2 column (:func:`run_and_analyse`); when ``ns`` is
+    not installed one line says so and the reports go without it.
     """
     from ..sweep import SharedPool
 
@@ -304,11 +378,18 @@ def reproduce_papers(papers: Sequence[Union[Paper, Failure]], out: Union[str, Pa
     console = console or Console()
     progress_console = progress_console or Console(stderr=True)
     done = Reproduced()
+    if ns2:
+        from ..ns2.column import MISSING_LINE
+        from ..ns2.crosscheck import ns_available
+
+        if not ns_available():
+            # once here; each report says "no ns-2 column: ns-2 (`ns`) was not found"
+            console.print(Text(f"warning: {MISSING_LINE}", style="yellow"))
     with SharedPool(workers=workers, scheduler=scheduler) as pool:
         for p in papers:
             _reproduce_one(p, done, out, seeds, workers, console, progress_console,
                            store=store, fresh=fresh, scheduler=scheduler, pool=pool,
-                           readings=_known_to(p, readings))
+                           readings=_known_to(p, readings), ns2=ns2)
     if not done.paths:
         done.paths = write(done.outcomes, out)
     for f in done.failures:

@@ -9,18 +9,20 @@ packet loss ratio (PLR) at the bottleneck and the summed goodput.
 
 How the numbers are measured here
 ---------------------------------
-* **PLR of a group** = packets of the group dropped at the bottleneck queue (the ``drops``
-  table, link ``R1->R2``) / packets of the group that arrived at that queue. The engine's
-  summary gives arrivals for the whole queue only, so a group's arrivals are counted as
-  its packets received at the sinks plus its drops at the bottleneck: every arrival is
-  departed, dropped or still queued, and every departure reaches its sink (the 100 Mb/s
-  egress links never queue and nothing else drops after the bottleneck). The only packets
-  missed are those still queued or on the wire at the end (≤ a few hundred out of
-  ~400 000); the table note reports the measured difference from the engine's total.
+* **PLR of a group** = packets of the group dropped at the bottleneck queue (``R1->R2``) /
+  packets of the group that arrived at that queue: the flows table's per-flow counts at
+  the monitored queue (``queue_drops`` / ``queue_arrivals``), summed over the group — the
+  paper's "number of dropped packet with a given MTU over the total number of packets
+  having that MTU". Retransmissions count as packets; ACKs never reach that queue.
 * **Goodput of a group** = Σ over its 20 flows of new in-order payload bits delivered per
   second of the run (``goodput_bps`` of the flows table); the "Sum" row is the summary's
   ``goodput_bps``.
 * **Fairness** = Jain's index over the three groups' summed goodputs, per seed.
+
+Where the paper is silent (simulator defaults, queue units, M, MTU semantics, window, …)
+the open choices and their candidate readings are in :mod:`.readings`; the scenario files
+hold the primary reading of each and ``aqmsim reproduce`` runs every alternative (one seed
+each) beside it.
 """
 
 from __future__ import annotations
@@ -62,28 +64,45 @@ def jain(x: Sequence[float]) -> float:
     return float(a.sum() ** 2 / (len(a) * s2)) if s2 > 0 else float("nan")
 
 
-def group_metrics(flows: pd.DataFrame, drops: pd.DataFrame) -> Dict[str, Dict[str, float]]:
+def group_metrics(flows: pd.DataFrame) -> Dict[str, Dict[str, float]]:
     """Per MTU group of one run: arrivals at the bottleneck, drops there, PLR (%), summed
-    goodput (Mbit/s), timeouts, packets sent."""
-    lab = flows.set_index("flow")["label"]
-    d = drops
-    if len(d):
-        d = d[(d["link"] == BOTTLENECK) & (d["action"] == "drop")]
-    dcount = d["flow"].map(lab).value_counts() if len(d) else pd.Series(dtype=float)
+    goodput (Mbit/s), timeouts, packets sent (the flows table's per-flow counts at the
+    monitored queue, R1->R2)."""
+    labels = flows["label"].to_numpy()
+    cols = {c: flows[c].to_numpy(dtype=float) for c in
+            ("queue_arrivals", "queue_drops", "goodput_bps", "timeouts", "sent")}
     out: Dict[str, Dict[str, float]] = {}
     for g, _, _ in GROUPS:
-        f = flows[flows["label"] == g]
-        dr = float(dcount.get(g, 0))
-        arr = float(f["received"].sum()) + dr
+        sel = labels == g
+        f = {c: float(x[sel].sum()) for c, x in cols.items()}
+        dr = f["queue_drops"]
+        arr = f["queue_arrivals"]
         out[g] = {
             "arrivals": arr,
             "drops": dr,
             "plr": 100.0 * dr / arr if arr > 0 else float("nan"),
-            "goodput": float(f["goodput_bps"].sum()) / 1e6,
-            "timeouts": float(f["timeouts"].sum()),
-            "sent": float(f["sent"].sum()),
+            "goodput": f["goodput_bps"] / 1e6,
+            "timeouts": f["timeouts"],
+            "sent": f["sent"],
         }
     return out
+
+
+class Metrics:
+    """The per-run metrics (:meth:`PktSize.metrics`) with one lookup per (delay, variant,
+    group): the analysis asks for a few thousand such columns."""
+
+    def __init__(self, df: pd.DataFrame) -> None:
+        self.df = df
+        self._by: Dict[Tuple[str, str, str], pd.DataFrame] = {}
+        if len(df):
+            self._by = {k: g for k, g in df.groupby(["delay", "variant", "group"], sort=False)}
+
+    def values(self, delay: str, v: str, group: str, col: str) -> np.ndarray:
+        g = self._by.get((delay, v, group))
+        if g is None or col not in g.columns:
+            return np.array([], dtype=float)
+        return g[col].to_numpy(dtype=float)
 
 
 class PktSize(Paper):
@@ -92,7 +111,15 @@ class PktSize(Paper):
     title = "Effect of different packet sizes on RED performance"
     citation = ("S. De Cnodder, O. Elloumi, K. Pauwels, \"Effect of different packet sizes "
                 "on RED performance\", Alcatel Corporate Research Center (Table III)")
-    default_seeds = 8
+    default_seeds = 5
+    #: Seeds of each alternative reading (the primary runs default_seeds).
+    reading_seeds = 1
+
+    def readings(self) -> list:
+        """The open choices and their readings (see :mod:`.readings`)."""
+        from .readings import choices
+
+        return choices()
 
     # ------------------------------------------------------------------ experiments
     def experiments(self) -> List[Experiment]:
@@ -103,7 +130,7 @@ class PktSize(Paper):
                     key=key_of(v, delay),
                     scenario=self.scenario(f"{v}-{delay}.toml"),
                     labels={"variant": v, "delay": delay},
-                    keep=("flows", "drops"),
+                    keep=("flows",),
                     keep_first=("queue",),
                 ))
         return out
@@ -118,11 +145,13 @@ class PktSize(Paper):
                 k = key_of(v, delay)
                 for s in runs.seeds(k):
                     rec = runs.get(k, s)
-                    gm = group_metrics(rec.tables["flows"], rec.tables["drops"])
+                    gm = group_metrics(rec.tables["flows"])
                     for g, m in gm.items():
                         rows.append({"delay": delay, "variant": v, "seed": s, "group": g, **m})
                     sm = rec.summary
                     arr = sum(m["arrivals"] for m in gm.values())
+                    drops = float(sm.get("bottleneck_drops", float("nan")))
+                    share = (lambda n: 100.0 * n / drops if drops > 0 else float("nan"))
                     rows.append({
                         "delay": delay, "variant": v, "seed": s, "group": "all",
                         "plr": 100.0 * float(sm.get("loss_ratio", float("nan"))),
@@ -134,44 +163,46 @@ class PktSize(Paper):
                         "early": float(sm.get("drops_early", float("nan"))),
                         "forced": float(sm.get("drops_forced", float("nan"))),
                         "overflow": float(sm.get("drops_overflow", float("nan"))),
+                        "early_pct": share(float(sm.get("drops_early", float("nan")))),
+                        "forced_pct": share(float(sm.get("drops_forced", float("nan")))),
+                        "overflow_pct": share(float(sm.get("drops_overflow", float("nan")))),
                         "avg_queue": float(sm.get("time_avg_queue_pkts", float("nan"))),
                         "timeouts": float(sm.get("timeouts", float("nan"))),
                     })
         return pd.DataFrame(rows)
 
     @staticmethod
-    def _ci(m: pd.DataFrame, delay: str, v: str, group: str, col: str,
+    def _ci(m: Metrics, delay: str, v: str, group: str, col: str,
             published: Optional[float] = None) -> Cell:
-        x = m[(m["delay"] == delay) & (m["variant"] == v) & (m["group"] == group)][col]
-        mean, half = mean_ci(x.to_numpy(dtype=float))
+        mean, half = mean_ci(m.values(delay, v, group, col))
         return Cell(mean, half, published)
 
     @staticmethod
-    def _mean(m: pd.DataFrame, delay: str, v: str, group: str, col: str) -> float:
-        x = m[(m["delay"] == delay) & (m["variant"] == v) & (m["group"] == group)][col]
+    def _mean(m: Metrics, delay: str, v: str, group: str, col: str) -> float:
+        x = m.values(delay, v, group, col)
         return float(x.mean()) if len(x) else float("nan")
 
     # ------------------------------------------------------------------ analysis
     def analyse(self, runs: Runs, out: Path) -> Report:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        m = self.metrics(runs)
+        m = Metrics(self.metrics(runs))
         pub = self.published()
+        pub_at = {(str(d), str(v), str(u), str(k)): float(x) for d, v, u, k, x in
+                  zip(pub["delay"], pub["variant"], pub["mtu"], pub["metric"], pub["value"])}
 
         def P(delay: str, v: str, mtu: str, metric: str) -> Optional[float]:
-            r = pub[(pub["delay"] == delay) & (pub["variant"] == v) & (pub["mtu"].astype(str) == mtu)
-                    & (pub["metric"] == metric)]
-            return float(r["value"].iloc[0]) if len(r) else None
+            return pub_at.get((delay, v, mtu, metric))
 
         seeds = sorted({s for k in runs.experiments for s in runs.seeds(k)})
         tables = [self._table3(m, P), self._table_why(m, runs)]
-        figures = self._figures(runs, m, P, out)
+        # Alternative readings are analysed with figures off: their numbers are compared.
+        figures = self._figures(runs, m, P, out) if self.figures else []
         claims = self._claims(m)
         assumptions = self.assumptions() + [
-            "PLR of a group: its drops at the R1->R2 queue (drops table) / its arrivals there, "
-            "counted as the group's packets received at its sinks plus its bottleneck drops "
-            "(the engine reports arrivals per queue, not per flow; packets still queued or on "
-            "the wire at the end are missed, see Table III's note).",
+            "PLR of a group: its packets dropped at the R1->R2 queue / its packets arriving "
+            "there (per-flow counts at the monitored queue, summed over the group; "
+            "retransmissions included).",
             "Goodput: new in-order payload delivered per second over the whole run (start-up "
             "included), summed over the 20 flows of a group; the Sum row is the run's total.",
             "Fairness: Jain's index over the three groups' summed goodputs, per seed, then "
@@ -181,25 +212,21 @@ class PktSize(Paper):
             "= factor per doubling in [2.83, 5.66] (exponent 1.5–2.5); 'by far the highest' = "
             "at least twice the next group's; 'comparable' = within 25 % of each other. The "
             "factor per doubling is (X_1500 / X_375)^(1/2) on the seed means.",
-            "Engine semantics we could not change (crates/aqmsim-core/src/aqm/red.rs, "
-            "Red::decide): when avg ≥ max_th (gentle off) aqmsim's red2–red5 take p = 1 "
-            "through the count correction and then weight it by size, so a 375-byte packet "
-            "is dropped with probability 1/4 (RED_3/RED_4), 1/16 (RED_5) or 0.25/(1 − "
-            "count/4) (RED_2) instead of always, as Floyd & Jacobson's RED and ns-2 do above "
-            "max_th (ns-2 scales by size only while p < 1). The same happens when "
-            "count·p_b ≥ 1. The paper's Tables I–II define the weighting only between the "
-            "thresholds. Where avg often exceeds max_th (RED_5 and, less, RED_2/RED_4 at low "
-            "delay: the 'forced' share and the time above max_th in the table 'Drops by "
-            "reason') this choice shapes the results.",
-            "ns-2 2.35's automatic RED settings (thresh_ 0, q_weight_ -1, queue_in_bytes_ "
-            "true with limit_ 50 × mean_pktsize_ 500 B) were not used: on this link they give "
-            "max_th = 56 × 500 B = 28 kB above a 25 kB buffer, so the queue would overflow "
-            "before RED's random drops could act; the paper studies RED's random drops.",
+            "Above max_th (gentle off) every arrival is dropped whatever its size, for all "
+            "five variants, as in Floyd & Jacobson and in ns-2 of 1999 (a 'forced' drop); "
+            "the size weighting of RED_2 … RED_5 applies to probabilities below 1 only "
+            "(crates/aqmsim-core/src/aqm/red.rs, Red::decide). The paper's Tables I-II "
+            "define the weighting only between the thresholds; where avg often exceeds "
+            "max_th (the 'forced' share and the time above max_th in the table 'Drops by "
+            "reason') the variants differ less than their formulas do.",
+            "ns-2 of 1999 computes its RTO with tcp.cc's rtt_update()/rtt_timeout() as "
+            "aqmsim does (srtt + 4·rttvar in ticks, at least two ticks); the choices the "
+            "paper leaves open are listed with their readings on this page.",
         ]
         return Report(self, tables, figures, claims, assumptions, seeds)
 
     # ------------------------------------------------------------------ tables
-    def _table3(self, m: pd.DataFrame, P) -> Table:
+    def _table3(self, m: Metrics, P) -> Table:
         cols = ["Delay", "MTU"] + [f"PLR % {vname(v)}" for v in VARIANTS] + \
                [f"Goodput Mb/s {vname(v)}" for v in VARIANTS]
         rows: List[list] = []
@@ -216,15 +243,14 @@ class PktSize(Paper):
             row += [self._ci(m, delay, v, "all", "goodput", P(delay, v, "sum", "goodput_mbps"))
                     for v in VARIANTS]
             rows.append(row)
-        al = m[m["group"] == "all"]
-        miss = (al["engine_arrivals"] - al["arrivals"]) / al["engine_arrivals"]
-        note = ("Table III: PLR (%) = a group's drops at the bottleneck / its arrivals there; "
-                "goodput = the group's 20 flows summed. Our mean ± 95 % interval over seeds "
-                "beside the published value. Arrivals per group are received + dropped "
-                "packets; they sum to the engine's bottleneck arrivals less "
-                f"{100 * float(miss.min()):.3f}–{100 * float(miss.max()):.3f} % (packets "
-                "queued or on the wire at the end). The Sum row's PLR columns are the loss "
-                "ratio over all packets (not in the paper).")
+        al = m.df[m.df["group"] == "all"]
+        miss = (al["engine_arrivals"] - al["arrivals"]).abs()
+        note = ("Table III: PLR (%) = a group's drops at the bottleneck / its arrivals there "
+                "(per-flow counts at the R1->R2 queue; the groups' arrivals add up to the "
+                f"queue's own count to within {float(miss.max()) if len(miss) else 0:.0f} "
+                "packets); goodput = the group's 20 flows summed. Our mean ± 95 % interval "
+                "over seeds beside the published value. The Sum row's PLR columns are the "
+                "loss ratio over all packets (not in the paper).")
         return Table("Table III: PLR and goodput per MTU group", cols, rows, note)
 
     @staticmethod
@@ -238,37 +264,35 @@ class PktSize(Paper):
         q = q[q["link"] == BOTTLENECK]
         return 100.0 * float((q["avg"] >= q["max_th"]).mean()) if len(q) else float("nan")
 
-    def _table_why(self, m: pd.DataFrame, runs: Runs) -> Table:
+    def _table_why(self, m: Metrics, runs: Runs) -> Table:
         cols = ["Delay", "Variant", "early drops %", "forced drops %", "overflow drops %",
-                "time-avg queue (pkts)", "time avg ≥ max_th % (first seed)", "timeouts small", "timeouts medium",
-                "timeouts large", "Jain index (3 groups)"]
+                "time-avg queue (pkts)", "time avg ≥ max_th % (first seed)", "timeouts small",
+                "timeouts medium", "timeouts large", "Jain index (3 groups)"]
         rows: List[list] = []
-        al = m[m["group"] == "all"].copy()
-        for r in ("early", "forced", "overflow"):
-            al[r + "_pct"] = 100.0 * al[r] / al["drops"].where(al["drops"] > 0)
         for delay in DELAYS:
             for v in VARIANTS:
                 row: list = [DELAY_TEXT[delay], vname(v)]
                 for r in ("early", "forced", "overflow"):
-                    row.append(self._ci(al, delay, v, "all", r + "_pct"))
-                row.append(self._ci(al, delay, v, "all", "avg_queue"))
-                row.append(Cell(self._above_max_th(runs, key_of(v, delay))))
+                    row.append(self._ci(m, delay, v, "all", r + "_pct"))
+                row.append(self._ci(m, delay, v, "all", "avg_queue"))
+                # (read from the first seed's queue samples: skipped, as the figures are,
+                # for the alternative readings, whose tables are compared, not shown)
+                row.append(Cell(self._above_max_th(runs, key_of(v, delay)) if self.figures
+                                else float("nan")))
                 for g, _, _ in GROUPS:
                     row.append(self._ci(m, delay, v, g, "timeouts"))
-                row.append(self._ci(al, delay, v, "all", "jain"))
+                row.append(self._ci(m, delay, v, "all", "jain"))
                 rows.append(row)
         note = ("Not in the paper: where the drops come from (early = RED's random drop "
-                "with avg between the thresholds; forced = drops while avg ≥ max_th: "
-                "aqmsim's red2–red5 still weight these by size, p = L/M (RED_2–RED_4) or "
-                "(L/M)² (RED_5) instead of Floyd & Jacobson's 1, see the assumptions; "
-                "overflow = buffer full), the bottleneck's time-average queue (min_th 5, "
-                "max_th 15) and the share of the first seed's 10 ms samples with avg ≥ max_th, "
-                "retransmission timeouts per group and Jain's index over the groups' "
-                "goodputs.")
+                "with avg between the thresholds; forced = drops while avg ≥ max_th, "
+                "certain for every size; overflow = buffer full), the bottleneck's "
+                "time-average queue (min_th 5, max_th 15 under the primary reading) and the "
+                "share of the first seed's 10 ms samples with avg ≥ max_th, retransmission "
+                "timeouts per group and Jain's index over the groups' goodputs.")
         return Table("Drops by reason, queue, timeouts and fairness (ours)", cols, rows, note)
 
     # ------------------------------------------------------------------ figures
-    def _figures(self, runs: Runs, m: pd.DataFrame, P, out: Path) -> List[Figure]:
+    def _figures(self, runs: Runs, m: Metrics, P, out: Path) -> List[Figure]:
         import matplotlib
 
         matplotlib.use("Agg")
@@ -376,7 +400,7 @@ class PktSize(Paper):
         return figs
 
     # ------------------------------------------------------------------ claims
-    def _claims(self, m: pd.DataFrame) -> List[Claim]:
+    def _claims(self, m: Metrics) -> List[Claim]:
         mean = lambda d, v, g, c: self._mean(m, d, v, g, c)  # noqa: E731
         G = [g for g, _, _ in GROUPS]
 

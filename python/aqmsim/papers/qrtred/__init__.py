@@ -8,9 +8,11 @@ QRTRED. Table 1 (average utilisation, total drops), Fig. 3 (drops over time), Fi
 (utilisation over time) and Fig. 5 (average queue over time) are redrawn from our runs, and
 the paper's claims are checked on them.
 
-A sensitivity run repeats the three disciplines with ns-2's literal ``mean_pktsize_`` 500
-(the main runs use 1040, so that the byte-mode buffer and thresholds mean the packet counts
-the paper states); see the scenario notes.
+The paper leaves many choices open (queue units, gentle, w_q, max_p, the unit of QRT, the
+TCP window, delayed ACKs, the link rates of its missing Fig. 2, …): :mod:`.readings` lists
+them with their candidate readings; the scenario files hold the primary reading of each,
+and ``aqmsim reproduce qrtred`` runs every alternative one at a time (``reading_seeds``
+seeds each) beside it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..base import Cell, Claim, Experiment, Figure, Paper, Report, Runs, Table, mean_ci, t95
+from ..readings import Choice
 
 __all__ = ["QrtredPaper", "PAPER", "DISCIPLINES", "PERIODS", "LIGHT"]
 
@@ -44,43 +47,68 @@ PERIODS: List[Tuple[float, float, int]] = [
     (0, 20, 1), (20, 40, 2), (40, 50, 3), (50, 60, 1), (60, 80, 6), (80, 100, 20)]
 #: the light-load (one-flow) periods the paper singles out
 LIGHT: List[Tuple[float, float]] = [(0, 20), (50, 60)]
-#: suffix of the sensitivity experiments (ns-2's literal mean_pktsize_ 500)
-SENS = "_mp500"
-#: QRT time units (s) of the QRT-unit sensitivity runs (the main runs use 1 s: cells/s)
-QRT_UNITS = (0.1, 0.01)
-
-
-def unit_key(u: float) -> str:
-    return f"qrtred_unit_{u:g}s"
 EPS = 1e-9
 
 
 # ------------------------------------------------------------------ per-run measures
-def _in_windows(t: pd.Series, windows: Sequence[Tuple[float, float]]) -> pd.Series:
-    m = pd.Series(False, index=t.index)
+def _in_windows(t: np.ndarray, windows: Sequence[Tuple[float, float]]) -> np.ndarray:
+    t = np.asarray(t, dtype=float)
+    m = np.zeros(len(t), dtype=bool)
     for a, b in windows:
         m |= (t >= a - EPS) & (t < b - EPS)
     return m
 
 
+class RunSeries:
+    """One run's bottleneck utilisation bins and drop times as arrays, read once (the
+    per-period numbers ask for many windows of the same run)."""
+
+    def __init__(self, links: pd.DataFrame, drops: pd.DataFrame, link: str = "R1->R2"):
+        m = (links["link"] == link).to_numpy()
+        self.t = links["t"].to_numpy(dtype=float)[m]
+        self.util = links["utilisation"].to_numpy(dtype=float)[m]
+        md = ((drops["link"] == link) & (drops["action"] == "drop")).to_numpy()
+        self.drop_t = drops["t"].to_numpy(dtype=float)[md]
+
+    def utilisation(self, windows: Sequence[Tuple[float, float]]) -> float:
+        """Mean utilisation over the bins that start inside ``windows`` (bins are equal in
+        length, so the mean of bins is the utilisation of the union)."""
+        m = _in_windows(self.t, windows)
+        return float(self.util[m].mean()) if m.any() else float("nan")
+
+    def drops(self, windows: Sequence[Tuple[float, float]]) -> int:
+        return int(_in_windows(self.drop_t, windows).sum())
+
+
 def window_utilisation(links: pd.DataFrame, windows: Sequence[Tuple[float, float]],
                        link: str = "R1->R2") -> float:
-    """Mean bottleneck utilisation over the bins that start inside ``windows`` (bins are
-    equal in length, so the mean of bins is the utilisation of the union)."""
-    lk = links[links["link"] == link]
-    m = _in_windows(lk["t"], windows)
-    return float(lk.loc[m, "utilisation"].mean()) if m.any() else float("nan")
+    """Mean bottleneck utilisation over the bins that start inside ``windows``."""
+    empty = pd.DataFrame({"t": [], "link": [], "action": []})
+    return RunSeries(links, empty, link).utilisation(windows)
 
 
 def window_drops(drops: pd.DataFrame, windows: Sequence[Tuple[float, float]],
                  link: str = "R1->R2") -> int:
-    d = drops[(drops["link"] == link) & (drops["action"] == "drop")]
-    return int(_in_windows(d["t"], windows).sum())
+    empty = pd.DataFrame({"t": [], "link": [], "utilisation": []})
+    return RunSeries(empty, drops, link).drops(windows)
 
 
 def per_seed(runs: Runs, key: str, fn) -> np.ndarray:
     """``fn(record)`` for every seed of experiment ``key``."""
     return np.array([float(fn(runs.get(key, s))) for s in runs.seeds(key)])
+
+
+def bottleneck_queue(runs: Runs, key: str) -> Dict[str, object]:
+    """The bottleneck queue's table of experiment ``key``'s scenario."""
+    return runs.experiments[key].scenario.to_dict()["dumbbell"]["bottleneck"]["queue"]
+
+
+def queue_unit(runs: Runs, key: str) -> str:
+    """The unit RED's average and thresholds are in: packets, or mean_pktsize bytes."""
+    q = bottleneck_queue(runs, key)
+    if q.get("queue_in_bytes"):
+        return f"units of {q.get('mean_pktsize', 500):g} bytes (ns-2 byte mode)"
+    return "packets"
 
 
 # ------------------------------------------------------------------ comparisons
@@ -129,42 +157,27 @@ class QrtredPaper(Paper):
     title = "An Improvement over Random Early Detection Algorithm: A Self-Tuning Approach"
     citation = ("S. Jamali, N. Alipasandi, B. Alipasandi, Journal of Electrical and Computer "
                 "Engineering Innovations 2(1), 2014")
-    #: one run takes ~0.02-0.06 s; 30 seeds x 6 experiments run in a few seconds
+    #: one run takes ~0.02-0.06 s; 30 seeds x 3 experiments run in about a second
     default_seeds = 30
+    #: seeds of each alternative reading (37 alternative experiments: 370 runs)
+    reading_seeds = 10
+    #: seeds of the ns-2 column (ns-2 runs the two RED experiments, ~0.3 s a run; it has
+    #: no QRTRED)
+    ns2_seeds = 10
 
     def experiments(self) -> List[Experiment]:
         exps: List[Experiment] = []
         for key, (fname, label) in DISCIPLINES.items():
             sc = self.scenario(fname)
-            exps.append(Experiment(key, sc, {"discipline": label, "mean_pktsize": 1040},
+            exps.append(Experiment(key, sc, {"discipline": label},
                                    keep=("links", "drops"), keep_first=("queue",)))
-        for key, (fname, label) in DISCIPLINES.items():
-            sc = self.scenario(fname).with_overrides(**{
-                "name": f"qrtred-{key.replace('_', '-')}-mp500",
-                "dumbbell.bottleneck.queue.mean_pktsize": 500,
-                "notes.sensitivity": (
-                    "Sensitivity run, not in the paper: the same scenario with ns-2 2.35's "
-                    "literal mean_pktsize_ 500, so that the byte-mode buffer is 50 000 bytes "
-                    "(48 data packets of 1040 bytes) and every threshold is 500 bytes per "
-                    "'packet'. QRTRED's T stays 100 cells and its E is counted in packets, as "
-                    "aqmsim's qrtred does in either mode."),
-            })
-            exps.append(Experiment(key + SENS, sc, {"discipline": label, "mean_pktsize": 500},
-                                   keep=(), keep_first=()))
-        for u in QRT_UNITS:
-            sc = self.scenario("qrtred.toml").with_overrides(**{
-                "name": f"qrtred-qrtred-unit-{u:g}s",
-                "dumbbell.bottleneck.queue.qrt_unit": u,
-                "notes.sensitivity_qrt_unit": (
-                    "Sensitivity run, not in the paper: the paper gives QRT no unit; the main "
-                    "runs use cells per second (aqmsim's documented default, chosen before "
-                    "running). These runs measure QRT in cells per 0.1 s and per 0.01 s, "
-                    "which makes 1/QRT larger, so Phi more often reaches its 14 % cap and the "
-                    "thresholds sit higher."),
-            })
-            exps.append(Experiment(unit_key(u), sc, {"discipline": "QRTRED", "qrt_unit": u},
-                                   keep=(), keep_first=()))
         return exps
+
+    def readings(self) -> List[Choice]:
+        """The open choices and their readings (:mod:`.readings`)."""
+        from .readings import choices
+
+        return choices()
 
     # -------------------------------------------------------------- analysis
     def analyse(self, runs: Runs, out: Path) -> Report:
@@ -192,17 +205,24 @@ class QrtredPaper(Paper):
              "Time-average queue (packets, not in the paper)"],
             t1_rows,
             note=("Ours: mean ± 95 % interval over seeds. Utilisation = bits sent on R1->R2 / "
-                  "(1.5 Mb/s x 100 s); total drop = every packet dropped at the bottleneck "
+                  "(its rate x 100 s); total drop = every packet dropped at the bottleneck "
                   "queue. The RED (10, 40) row is the paper's 'min_th=10, max_th=40' (the "
-                  "Fig. 3 discussion once writes (5, 40); Table 1 and the set-up say (10, 40))."),
+                  "Fig. 3 discussion once writes (5, 40): reading red2_thresholds=5-40)."),
         )
 
         # ---------------- per-period table (ours only)
+        series: Dict[int, RunSeries] = {}  # by record, for this analysis only
+
+        def of(r) -> RunSeries:
+            if id(r) not in series:
+                series[id(r)] = RunSeries(r.tables["links"], r.tables["drops"])
+            return series[id(r)]
+
         def util_w(w):
-            return lambda r: window_utilisation(r.tables["links"], w)
+            return lambda r: of(r).utilisation(w)
 
         def drops_w(w):
-            return lambda r: window_drops(r.tables["drops"], w)
+            return lambda r: of(r).drops(w)
 
         per_rows = []
         for (a, b, n) in PERIODS:
@@ -230,65 +250,16 @@ class QrtredPaper(Paper):
         )
 
         tables = [table1, table_periods]
-        # ---------------- sensitivity table (mean_pktsize 500)
-        sens_keys = [k + SENS for k in keys if runs.seeds(k + SENS)]
-        if sens_keys:
-            rows = []
-            for k in keys:
-                if not runs.seeds(k + SENS):
-                    continue
-                rows.append([PAPER_ROW[k],
-                             runs.cell(k + SENS, "utilisation", scale=100.0),
-                             runs.cell(k + SENS, "bottleneck_drops"),
-                             runs.cell(k + SENS, "time_avg_queue_pkts")])
-            tables.append(Table(
-                "Sensitivity (not in the paper): ns-2's literal mean_pktsize_ 500 in byte mode",
-                ["Algorithm", "Average utilisation (%)", "Total drop (packets)",
-                 "Time-average queue (packets)"],
-                rows,
-                note=("With mean_pktsize 500 the 100-'packet' RED buffer is 50 000 bytes (48 "
-                      "data packets) and RED (5, 15) acts at 2.4 and 7.2 data packets. "
-                      "Published values are compared in Table 1 only. Table 1 is at "
-                      "mean_pktsize 1040."),
-            ))
-
-        # ---------------- sensitivity table (QRT's unit)
-        if any(runs.seeds(unit_key(u)) for u in QRT_UNITS):
-            rows = [["QRTRED, QRT in cells/s (main runs)",
-                     runs.cell("qrtred", "utilisation", scale=100.0),
-                     runs.cell("qrtred", "bottleneck_drops"),
-                     runs.cell("qrtred", "time_avg_queue_pkts")]]
-            for u in QRT_UNITS:
-                if runs.seeds(unit_key(u)):
-                    rows.append([f"QRTRED, QRT in cells per {u:g} s",
-                                 runs.cell(unit_key(u), "utilisation", scale=100.0),
-                                 runs.cell(unit_key(u), "bottleneck_drops"),
-                                 runs.cell(unit_key(u), "time_avg_queue_pkts")])
-            for k in ("red_5_15", "red_10_40"):
-                rows.append([PAPER_ROW[k] + " (reference)",
-                             runs.cell(k, "utilisation", scale=100.0),
-                             runs.cell(k, "bottleneck_drops"),
-                             runs.cell(k, "time_avg_queue_pkts")])
-            tables.append(Table(
-                "Sensitivity (not in the paper): the unit of QRT (mean_pktsize 1040)",
-                ["Discipline", "Average utilisation (%)", "Total drop (packets)",
-                 "Time-average queue (packets)"],
-                rows,
-                note=("The paper does not say in which time unit QRT is measured. In cells/s "
-                      "a queue moving 2 cells in a few ms has QRT in the hundreds, so Phi is "
-                      "near 0 while the queue rises (min_th about 5) and 15 % of the free "
-                      "buffer while it falls; in coarser units Phi is capped at 14 % more often "
-                      "and QRTRED behaves like a RED with min_th = 5 + 14-15 % of the free buffer (about "
-                      "16-20 packets at the queues seen here) and max_th = 3 min_th."),
-            ))
-
         # ---------------- figures
-        figures = [
-            self._fig_drops(runs, out, keys),
-            self._fig_util(runs, out, keys),
-            self._fig_avgq(runs, out, keys),
-            self._fig_thresholds(runs, out),
-        ]
+        tables.append(self._metric_table(runs, keys, published))
+        figures: List[Figure] = []
+        if self.figures:
+            figures = [
+                self._fig_drops(runs, out, keys),
+                self._fig_util(runs, out, keys),
+                self._fig_avgq(runs, out, keys),
+                self._fig_thresholds(runs, out),
+            ]
 
         # ---------------- claims
         claims = self._claims(runs, keys, util_w, drops_w)
@@ -297,7 +268,8 @@ class QrtredPaper(Paper):
             "Metrics: 'average utilisation' = bits sent on the bottleneck R1->R2 over the "
             "whole 100 s / (rate x 100 s); 'total drop' = packets dropped at the bottleneck "
             "queue (no other queue drops); 'average queue size' (Fig. 5) = the discipline's "
-            "EWMA avg in packets, sampled every 10 ms.",
+            "EWMA avg, sampled every 10 ms, in the unit of the thresholds: packets in packet "
+            "mode, mean_pktsize bytes in ns-2's byte mode.",
             "Figures: Figs. 3 and 4 show the mean over all seeds (Fig. 3 cumulative drops "
             "with the range over seeds, and drops per second; Fig. 4 utilisation per 1 s bin); "
             "Fig. 5 and the QRTRED threshold figure show the first seed's run.",
@@ -308,10 +280,46 @@ class QrtredPaper(Paper):
             "in this scenario only the RED/QRTRED drop decisions are random (flows start at "
             "the paper's exact times, every host has the same links).",
             "Table 1's row 'RED with min_th=10, max_th=40' is run as (10, 40); the paper's "
-            "text once writes (5, 40), which we do not run.",
+            "text once writes (5, 40): the alternative reading red2_thresholds=5-40.",
         ]
         return Report(self, tables, figures, claims, assumptions,
                       seeds=runs.seeds(keys[0]))
+
+    # -------------------------------------------------------------- metric definitions
+    @staticmethod
+    def _metric_table(runs: Runs, keys, published) -> Table:
+        """Table 1's two numbers under the other definitions the paper's words allow, beside
+        the published value (shown, not compared: the compared cells are Table 1's)."""
+        rows = []
+        for k in keys:
+            rate = runs.values(k, "bottleneck_rate_bps")
+            good = runs.values(k, "goodput_bps") / rate * 100.0
+            hard = runs.values(k, "drops_forced") + runs.values(k, "drops_overflow")
+            rows.append([
+                PAPER_ROW[k],
+                published(k, "avg_utilisation"),
+                runs.cell(k, "utilisation", scale=100.0),
+                Cell(*mean_ci(good)),
+                published(k, "total_drops"),
+                runs.cell(k, "bottleneck_drops"),
+                runs.cell(k, "drops_early"),
+                Cell(*mean_ci(hard)),
+            ])
+        return Table(
+            "Metric definitions (not compared): Table 1's numbers under other readings of "
+            "its words",
+            ["Algorithm", "Published utilisation (%)", "Link utilisation (%) (Table 1)",
+             "Goodput / rate (%)", "Published total drop", "All bottleneck drops (Table 1)",
+             "Early (random) drops", "Forced + overflow drops"],
+            rows,
+            note=("'Average Utilization' read as bits sent on R1->R2 (headers and "
+                  "retransmissions included) over rate x 100 s, as an ns-2 link or queue "
+                  "monitor counts it (Table 1), or as the TCP goodput (new payload bytes "
+                  "delivered) over the same; 'Total Drop' as every drop at the bottleneck "
+                  "(Table 1: ns-2's trace 'd' events, no other queue drops), or only RED's "
+                  "early drops, or only the forced and overflow drops. Mean ± 95 % interval "
+                  "over seeds."),
+        )
 
     # -------------------------------------------------------------- claims
     def _claims(self, runs: Runs, keys, util_w, drops_w) -> List[Claim]:
@@ -461,7 +469,7 @@ class QrtredPaper(Paper):
         self._periods(ax)
         ax.set_xlim(0, 100)
         ax.set_xlabel("time (s)")
-        ax.set_ylabel("average queue (EWMA avg, packets)")
+        ax.set_ylabel(f"average queue (EWMA avg, {queue_unit(runs, keys[0])})")
         ax.set_title(f"Fig. 5: average queue size at R1->R2 (seed {seed})", pad=16)
         ax.legend(loc="upper left")
         fig.savefig(out / "fig5_avg_queue.png", dpi=110)
@@ -474,7 +482,11 @@ class QrtredPaper(Paper):
         rec = runs.first("qrtred")
         q = rec.tables["queue"]
         q = q[q["link"] == "R1->R2"]
-        ax.plot(q["t"], q["len_pkts"], color="0.6", lw=0.5, label="queue (packets)")
+        unit = queue_unit(runs, "qrtred")
+        qd = bottleneck_queue(runs, "qrtred")
+        length = (q["len_bytes"] / qd["mean_pktsize"] if qd.get("queue_in_bytes")
+                  else q["len_pkts"])
+        ax.plot(q["t"], length, color="0.6", lw=0.5, label=f"queue ({unit})")
         ax.plot(q["t"], q["avg"], color="tab:green", lw=1.0, label="avg (EWMA)")
         # thresholds flip at every interval of 2 cells: show a 1 s rolling mean as well
         ax.plot(q["t"], q["min_th"], color="tab:orange", lw=0.3, alpha=0.5)
@@ -485,7 +497,7 @@ class QrtredPaper(Paper):
         self._periods(ax)
         ax.set_xlim(0, 100)
         ax.set_xlabel("time (s)")
-        ax.set_ylabel("packets")
+        ax.set_ylabel(unit)
         ax.set_title(f"QRTRED thresholds set from QRT (seed {rec.seed}; not a figure of the paper)",
                      pad=16)
         ax.legend(loc="upper left", fontsize=8)

@@ -1,12 +1,17 @@
 """Paper 000: Hamadneh, Dixon, Cole & Murray, "A Third Drop Level for TCP-RED Congestion
 Control Strategy" (RTRED).
 
-Six Reno sources share a 0.7 Mb/s, 20 ms bottleneck whose gateway runs RED, Adaptive RED or
-RTRED with the three parameter sets of Table I. We redraw Table II (time-average queue,
-mean end-to-end delay, packets lost at the bottleneck, packets sent by the sources), Fig. 4–5
+Six TCP sources (Tahoe under the primary reading) share a 0.7 Mb/s, 20 ms bottleneck whose
+gateway runs RED, Adaptive RED or RTRED with the three parameter sets of Table I. We redraw
+Table II (time-average queue, the "delay" column, packets lost at the bottleneck, packets
+sent by the sources), Fig. 4–5
 (share of drops per drop area, classified by the actual queue length at the drop), Fig. 6/8/10
 (drop probability p and max_p over time) and Fig. 7/9/11 (average and actual queue over time),
 and check the paper's claims on our runs.
+
+Where the paper is silent the scenario files hold the primary reading of each open choice;
+``readings.py`` lists every choice with its candidate readings (``aqmsim reproduce`` runs
+them all and reports how far each moves each number and claim).
 
 "Adaptive" in Table II is ns-2's Adaptive RED (``adaptive_ 1``, Floyd et al. 2001, aqmsim kind
 ``ared``); the Adaptive RED that the paper's prose describes (Feng et al. 1999, kind
@@ -23,6 +28,8 @@ import numpy as np
 import pandas as pd
 
 from ..base import Cell, Claim, Experiment, Figure, Paper, Report, Runs, Table, mean_ci
+from . import readings as _readings
+from .readings import DELAY_METRIC_KEY, MARKER_EXPERIMENT, RATE_BPS, RUN_LENGTH_KEY
 
 __all__ = ["RtredPaper", "PAPER", "SCENARIOS", "STRATEGIES", "AREAS", "area_shares"]
 
@@ -112,6 +119,11 @@ class RtredPaper(Paper):
                 "Congestion Control Strategy\", World Academy of Science, Engineering and "
                 "Technology, 2011.")
     default_seeds = 20
+    #: seeds of each alternative reading (a sensitivity run, not the headline numbers)
+    reading_seeds = 3
+
+    def readings(self):
+        return _readings.choices()
 
     # ------------------------------------------------------------------ inputs
     def table1(self) -> Dict[int, Dict[str, float]]:
@@ -124,10 +136,12 @@ class RtredPaper(Paper):
         return out
 
     def published_value(self, scenario: int, strategy: str, metric: str) -> Optional[float]:
-        pub = self.published()
-        m = pub[(pub["table"] == "II") & (pub["scenario"] == scenario)
-                & (pub["strategy"] == strategy) & (pub["metric"] == metric)]
-        return None if m.empty else float(m["value"].iloc[0])
+        if getattr(self, "_table2_pub", None) is None:
+            pub = self.published()
+            t = pub[pub["table"] == "II"]
+            self._table2_pub = {(int(r["scenario"]), str(r["strategy"]), str(r["metric"])):
+                                float(r["value"]) for _, r in t.iterrows()}
+        return self._table2_pub.get((scenario, strategy, metric))
 
     def experiments(self) -> List[Experiment]:
         exps = []
@@ -194,17 +208,19 @@ class RtredPaper(Paper):
         shares = {(s, k): self._shares(runs, s, k) for s in SCENARIOS for k in STRATEGIES}
 
         tables = [self._table2(runs), self._table_areas(shares), self._table_extra(runs)]
-        figures = self._fig_areas(shares, out) + self._fig_series(runs, out)
+        figures = (self._fig_areas(shares, out) + self._fig_series(runs, out)
+                   if self.figures else [])
         claims = self._claims(runs, shares, t1)
 
         extra = [
             "Table II 'Ave Q Size (Packet)' = time-average of the actual bottleneck queue in "
             "packets (integral of q over the run / run length); 'Average Delay Time (ms)' = "
-            "mean end-to-end delay of the data packets received by the sinks (source hands "
-            "the packet to the network -> arrival at the sink); 'Loss Rate (Packet)' = packets "
+            + self._delay_text(runs) + "; 'Loss Rate (Packet)' = packets "
             "dropped at the bottleneck queue; 'No. of Propagated Packets' = packets sent by "
             "the six TCP sources, retransmissions included (and each connection's one "
             "40-byte SYN, ns-2 syn_ true).",
+            "Published numbers used as inputs (shown, not counted as checks): "
+            + self._inputs_text(runs) + ".",
             "Drop areas (Fig. 4-5): every bottleneck drop is classified by the actual queue "
             "length it saw (drops table qlen_pkts) as unfair [0, min_th), normal [min_th, "
             "max_th), safe [max_th, risk_th) or timeout [risk_th, buffer], with Table I's "
@@ -230,28 +246,92 @@ class RtredPaper(Paper):
         )
 
     # ------------------------------------------------------------------ tables
+    # ------------------------------------------------------------------ readings in force
+    @staticmethod
+    def _notes(runs: Runs, k: str) -> Dict[str, object]:
+        e = runs.experiments.get(k)
+        return dict((e.scenario.to_dict().get("notes") or {})) if e is not None else {}
+
+    def delay_metric(self, runs: Runs) -> str:
+        """The delay_metric reading the runs were made under (its marker sits in one
+        experiment's notes): "tx-time" or "e2e"."""
+        return str(self._notes(runs, MARKER_EXPERIMENT).get(DELAY_METRIC_KEY, "e2e"))
+
+    def run_length_mode(self, runs: Runs) -> str:
+        """The run_length reading: "delivered" (sent and lost are inputs), "sent" (sent
+        is), or "" (a length not derived from Table II)."""
+        return str(self._notes(runs, key(1, "red")).get(RUN_LENGTH_KEY, ""))
+
+    def input_metrics(self, runs: Runs) -> Tuple[str, ...]:
+        """Table II's published metrics that are inputs of the runs, not checks."""
+        mode = self.run_length_mode(runs)
+        out: Tuple[str, ...] = {"delivered": ("packets_sent", "packets_lost"),
+                                "sent": ("packets_sent",)}.get(mode, ())
+        if "packets_sent" in out and self.delay_metric(runs) == "tx-time":
+            out += ("avg_delay_ms",)
+        return out
+
+    @staticmethod
+    def _tx_time(runs: Runs, k: str) -> float:
+        """Seconds one data packet takes on the 0.7 Mb/s bottleneck."""
+        tcp = runs.experiments[k].scenario.to_dict().get("tcp") or {}
+        return (int(tcp.get("packet_size", 552)) + int(tcp.get("header", 40))) * 8.0 / RATE_BPS
+
+    def _delay_source(self, runs: Runs, k: str) -> Tuple[str, float]:
+        """(summary metric, scale) giving Table II's delay under the reading in force."""
+        if self.delay_metric(runs) == "tx-time":
+            return "packets_sent", self._tx_time(runs, k)
+        return "mean_e2e_delay_s", 1000.0
+
+    def _delay_text(self, runs: Runs) -> str:
+        if self.delay_metric(runs) == "tx-time":
+            return ("packets sent x the transmission time of one data packet at 0.7 Mb/s, in "
+                    "seconds (the paper's own arithmetic: its nine published delays are "
+                    "exactly packets sent x 592 x 8 / 700 000)")
+        return ("mean end-to-end delay of the data packets received by the sinks (source "
+                "hands the packet to the network -> arrival at the sink), in ms")
+
+    def _inputs_text(self, runs: Runs) -> str:
+        names = {"packets_sent": "No. of Propagated Packets",
+                 "packets_lost": "Loss Rate (Packet)",
+                 "avg_delay_ms": "Average Delay Time (packets sent in other units)"}
+        got = self.input_metrics(runs)
+        if not got:
+            return "none"
+        dur = runs.experiments[key(1, "red")].scenario.to_dict()["duration"]
+        counts = " and ".join(names[m] for m in got if m != "avg_delay_ms")
+        return (", ".join(names[m] for m in got)
+                + f" (the run length, {dur}, is derived from {counts}: see the readings)")
+
     def _table2(self, runs: Runs) -> Table:
         rows = []
+        inputs = self.input_metrics(runs)
         for s in SCENARIOS:
             for k in STRATEGIES:
                 row: List[object] = [str(s), LABEL[k]]
                 for metric, scale, pub_metric in TABLE2:
                     pub = self.published_value(s, k, pub_metric) if k in PAPER_STRATEGIES else None
-                    row.append(runs.cell(key(s, k), metric, pub, scale=scale))
+                    if pub_metric == "avg_delay_ms":
+                        metric, scale = self._delay_source(runs, key(s, k))
+                    c = runs.cell(key(s, k), metric, pub, scale=scale)
+                    c.input = pub is not None and pub_metric in inputs
+                    row.append(c)
                 rows.append(row)
         return Table(
             title="Table II: network performance for the three scenarios",
             columns=["Scenario", "Strategy", "Ave Q Size (packets)", "Average Delay Time (ms)",
                      "Loss Rate (packets lost)", "No. of Propagated Packets (sent)"],
             rows=rows,
-            note=("Ours: mean and 95 % interval over seeds of 100-s runs; published: the "
-                  "paper's single ns-2 run of unstated length. 'Adaptive' is ns-2's Adaptive "
-                  "RED (adaptive_ 1, Floyd 2001); the Feng 1999 row is an extra, not in the "
-                  "paper. Counts scale with the run length, which the paper does not give. "
-                  "The published delays (119-124 ms in every scenario, although scenario 2's "
-                  "queue is about three times longer) cannot be a mean end-to-end delay that "
-                  "includes queueing at the bottleneck: a 55-62 packet queue alone is "
-                  "370-420 ms at 6.77 ms per 592-byte packet."),
+            note=("Ours: mean and 95 % interval over seeds; published: the paper's single "
+                  "ns-2 run of unstated length (ours derived from its counts: see the "
+                  "readings). 'Adaptive' is ns-2's Adaptive RED (adaptive_ 1, Floyd 2001); "
+                  "the Feng 1999 row is an extra, not in the paper. The published 'Average "
+                  "Delay Time' is, in every row, packets sent x 592 x 8 / 700 000 (seconds, "
+                  "labelled ms): not a per-packet delay (a 55-62 packet queue alone is "
+                  "370-420 ms at 6.77 ms per 592-byte packet, yet it is 119-124 in every "
+                  "scenario). Our column follows the delay_metric reading in force: "
+                  + self._delay_text(runs) + ". Inputs (not counted): "
+                  + self._inputs_text(runs) + "."),
         )
 
     def _table_areas(self, shares: Dict[Tuple[int, str], pd.DataFrame]) -> Table:
@@ -289,7 +369,8 @@ class RtredPaper(Paper):
         return pd.concat(frames, axis=1).mean(axis=1, skipna=True).to_numpy()
 
     def _table_extra(self, runs: Runs) -> Table:
-        cols = (("mean_queueing_delay_s", 1000.0), ("packets_retransmitted", 1.0),
+        cols = (("mean_e2e_delay_s", 1000.0), ("mean_queueing_delay_s", 1000.0),
+                ("packets_retransmitted", 1.0),
                 ("timeouts", 1.0), ("drops_early", 1.0),
                 ("drops_forced", 1.0), ("drops_overflow", 1.0), ("utilisation", 100.0),
                 ("goodput_bps", 1e-3))
@@ -300,12 +381,15 @@ class RtredPaper(Paper):
                                                   for m, sc in cols])
         return Table(
             title="Beside Table II (not in the paper): why the counts differ",
-            columns=["Scenario", "Strategy", "queueing delay (ms)", "retransmitted",
+            columns=["Scenario", "Strategy", "end-to-end delay (ms)", "queueing delay (ms)",
+                     "retransmitted",
                      "timeouts", "early drops",
                      "forced drops", "overflow drops", "bottleneck utilisation (%)",
                      "goodput (kb/s)"],
             rows=rows,
-            note=("Sums over the six flows; queueing delay = mean time from enqueue to the "
+            note=("Sums over the six flows; end-to-end delay = mean delay of the data "
+                  "packets received by the sinks, source to sink; queueing delay = mean time "
+                  "from enqueue to the "
                   "start of transmission at the bottleneck; drops by reason at the bottleneck "
                   "queue."),
         )
@@ -473,7 +557,10 @@ class RtredPaper(Paper):
         claims.append(Claim("RTRED keeps a larger average queue than RED and Adaptive RED in "
                             "all three scenarios (Table II, 'Ave Q Size').", ok, ev))
 
-        ok, ev = self._compare(runs, "mean_e2e_delay_s", "lower", scale=1000.0, unit=" ms")
+        dmetric, _ = self._delay_source(runs, key(1, "red"))
+        dscale = 1000.0 if dmetric == "mean_e2e_delay_s" else self._tx_time(runs, key(1, "red"))
+        ok, ev = self._compare(runs, dmetric, "lower", scale=dscale,
+                               unit=" ms" if dmetric == "mean_e2e_delay_s" else " (sent x t_tx)")
         claims.append(Claim("RTRED's average delay is lower than RED's and Adaptive RED's in "
                             "all three scenarios (Table II, 'Average Delay Time').", ok, ev))
 
