@@ -61,8 +61,8 @@ def _ci(half: float, mean: float) -> str:
     digits of the half-width itself)."""
     if not _finite(half):
         return ""
-    if half == 0:
-        return "0"
+    if half == 0 or (_finite(mean) and abs(half) <= 1e-9 * abs(mean)):
+        return "0"  # (floating-point dust of identical values)
     a = abs(half)
     if a >= 1e4:
         return f"{half:,.0f}"

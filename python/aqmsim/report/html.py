@@ -457,7 +457,8 @@ def paper_page(o: Outcome, paper_dir: Path, index_href: str = "../index.html") -
                          f'{e(", ".join(lab.fails_under))}; <b>holds under:</b> '
                          f'{e(", ".join(lab.holds_under))}</span>')
             items.append(f'<li class="{cls}"><span class="mark">{mark}</span>{badge}{e(c.text)}'
-                         f'<span class="evidence">{e(c.evidence)}</span>{under}</li>')
+                         f'<span class="evidence">{e(c.evidence)}</span>{under}'
+                         f"{R.claim_details(lab)}</li>")
         parts.append(f'<ul class="claims">{"".join(items)}</ul>')
     else:
         parts.append('<p class="mute">No claims checked.</p>')

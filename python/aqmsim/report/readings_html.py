@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional
 
 from . import _format as F
 
-__all__ = ["readings_section", "claim_badge", "index_line", "label_counts", "CSS",
+__all__ = ["readings_section", "claim_badge", "claim_details", "index_line", "label_counts", "CSS",
            "LABEL_TEXT"]
 
 CSS = """
@@ -49,6 +49,18 @@ def claim_badge(label: str) -> str:
     return f'<span class="badge {e(label)}" title="{e(LABEL_TEXT.get(label, ""))}">{e(label)}</span>'
 
 
+def claim_details(lab: Any) -> str:
+    """The claim's verdict and numbers under every variant, folded ('' without labels)."""
+    if lab is None or len(lab.holds) < 2:
+        return ""
+    rows = "".join(
+        f"<tr><td><code>{e(v)}</code></td><td>{'✓' if h else '✗'}</td>"
+        f"<td>{e(lab.evidence.get(v, ''))}</td></tr>" for v, h in lab.holds.items())
+    return ('<details class="evidence"><summary>under every reading</summary>'
+            '<table class="data"><thead><tr><th>variant</th><th></th><th>numbers</th></tr>'
+            f"</thead><tbody>{rows}</tbody></table></details>")
+
+
 def label_counts(sens: Any) -> Dict[str, int]:
     out = {"robust": 0, "fragile": 0, "fails": 0}
     for c in sens.claims:
@@ -83,8 +95,8 @@ def _choices_table(sens: Any) -> str:
         items = []
         for r in c.readings:
             mark = '<span class="prim" title="primary reading">★ </span>' if r.name == prim else ""
-            excl = (f'<span class="why"><i>Not primary: the paper says</i> “{e(r.excluded)}”</span>'
-                    if r.excluded else "")
+            excl = (f'<span class="why"><i>Not primary, ruled out by the paper\'s text:</i> '
+                    f"{e(r.excluded)}</span>" if r.excluded else "")
             arith = f'<span class="arith">{e(r.arithmetic)}</span>' if r.arithmetic else ""
             items.append(f"<li>{mark}<code>{e(r.name)}</code> — {e(r.label)}"
                          f'<span class="src">{e(r.source)}</span>'

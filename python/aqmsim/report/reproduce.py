@@ -342,10 +342,16 @@ def print_outcome(o: Outcome, console: Console) -> None:
     for cl in o.claims:
         lab = labels.get(cl.text)
         tag = (lab.label, style[lab.label]) if lab is not None else ("", "")
+        where = ""
+        if lab is not None and lab.label == "fragile":
+            names = lab.fails_under if cl.holds else lab.holds_under
+            more = f" and {len(names) - 4} more" if len(names) > 4 else ""
+            where = (f" ({'fails' if cl.holds else 'holds'} under "
+                     f"{', '.join(names[:4])}{more})")
         console.print(Text.assemble(("  ✓ " if cl.holds else "  ✗ ",
                                      "green" if cl.holds else "red"),
                                     (f"{tag[0]:<8}" if lab is not None else "", tag[1]),
-                                    cl.text))
+                                    cl.text, (where, "dim")))
 
 
 def reproduce_papers(papers: Sequence[Union[Paper, Failure]], out: Union[str, Path],
