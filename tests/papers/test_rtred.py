@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from aqmsim.papers import Cell, get
@@ -163,13 +164,15 @@ def test_choices_cover_the_open_points():
 def test_primary_readings_follow_the_rule():
     prim = {c.name: c.primary for c in PAPER.readings()}
     assert {k: r.name for k, r in prim.items()} == {
-        "units": "packets", "gentle": "on", "w_q": "auto", "packet_size": "derived-592",
+        "units": "ns2-bytes", "gentle": "on", "w_q": "auto", "packet_size": "derived-592",
         "tcp": "tahoe", "window": "20", "delayed_ack": "off", "between": "keep",
         "delay_metric": "tx-time", "run_length": "delivered"}
-    # ns-2's byte mode is excluded by Table I / section VI's time-out area, quoted
+    # ns-2's byte mode is not excluded: with risk_th counted like the other thresholds (in
+    # units of mean_pktsize bytes) the time-out area [risk_th, buffer] exists
     [c] = [c for c in PAPER.readings() if c.name == "units"]
     ns2 = c.reading("ns2-bytes")
-    assert ns2.source == "ns2" and "time out area" in ns2.excluded
+    assert ns2.source == "ns2" and not ns2.excluded
+    assert not any(r.excluded for r in c.readings)
     seed = sorted(Path("/work/shared/seeds").glob("000_*.txt")) if Path(
         "/work/shared/seeds").is_dir() else []
     if seed:
@@ -190,8 +193,8 @@ def test_every_variant_validates():
     choices = PAPER.readings()
     names = [v.name for v in variants(choices)]
     assert names[0] == PRIMARY and "textbook" in names
-    # ns-2 as typed differs from the primary only in the units: it is units=ns2-bytes
-    assert "ns2-as-typed" not in names and "units=ns2-bytes" in names
+    # ns-2 as typed is the primary variant; packet mode is the units alternative
+    assert "ns2-as-typed" not in names and "units=packets" in names
     for v in variants(choices)[1:]:
         check_variant(apply_variant(PAPER.experiments(), choices, v), v)
 
@@ -234,11 +237,14 @@ def test_readings_edit_what_they_say():
     exps = apply_variant(base, choices, variant_named(choices, "between=half"))
     for a, b in zip(base, exps):
         assert (a.scenario.to_dict() == b.scenario.to_dict()) == (not a.key.endswith("-rtred"))
-    # byte mode: mean_pktsize 500 on every RED-family queue
-    exps = apply_variant(base, choices, variant_named(choices, "units=ns2-bytes"))
-    for e in exps:
+    # byte mode (the files): mean_pktsize 500 on every RED-family queue; packet mode off
+    for e in base:
         for _, q in red_queues(e.scenario.to_dict()):
             assert q["bytes"] and q["queue_in_bytes"] and q["mean_pktsize"] == 500
+    exps = apply_variant(base, choices, variant_named(choices, "units=packets"))
+    for e in exps:
+        for _, q in red_queues(e.scenario.to_dict()):
+            assert not q["bytes"] and not q["queue_in_bytes"] and q["mean_pktsize"] == 500
     # textbook gentle: off, but ns-2's Adaptive RED keeps it
     exps = apply_variant(base, choices, variant_named(choices, "gentle=off"))
     for e in exps:
@@ -292,3 +298,50 @@ def test_analysis_follows_the_delay_and_run_length_readings(tiny, tmp_path):
             d = dict(zip(t2.columns, t2.rows[0]))["Average Delay Time (ms)"]
             assert d.mean == pytest.approx(
                 1000 * np.mean(alt.values(key(1, "red"), "mean_e2e_delay_s")))
+
+
+# --------------------------------------------------------------------------- queue units
+def test_area_shares_in_the_queue_units():
+    """In byte mode the drop areas count the queue in units of mean_pktsize bytes: a
+    592-byte packet is 1.184 units of 500 bytes (Table I scenario 1: 12, 25, 28)."""
+    from aqmsim.papers.rtred import area_shares, queue_unit
+    drops = pd.DataFrame({"link": ["R1->R2"] * 6, "action": ["drop"] * 6,
+                          "qlen_pkts": [10, 11, 21, 22, 23, 24]})
+    # packets: 10, 11 unfair; 21, 22, 23, 24 normal
+    assert area_shares(drops, 12, 25, 28) == {"unfair": 2, "normal": 4, "safe": 0,
+                                               "timeout": 0, "total": 6}
+    # bytes / 500: 11.84, 13.02, 24.86, 26.05, 27.23, 28.42
+    u = queue_unit(_exp(PAPER.experiments(), "s1-red"))
+    assert u.byte_mode and u.mean_pktsize == 500 and u.per_packet == pytest.approx(592 / 500)
+    assert area_shares(drops, 12, 25, 28, per_packet=u.per_packet) == {
+        "unfair": 1, "normal": 2, "safe": 2, "timeout": 1, "total": 6}
+    choices = PAPER.readings()
+    pk = apply_variant(PAPER.experiments(), choices, variant_named(choices, "units=packets"))
+    u = queue_unit(_exp(pk, "s1-red"))
+    assert not u.byte_mode and u.per_packet == 1.0 and u.name == "packets"
+
+
+@pytest.fixture(scope="module")
+def short_rtred_s1(core):
+    """Scenario 1's RTRED under the primary (byte-mode) reading, 30 s, one seed."""
+    [e] = [e for e in PAPER.experiments() if e.key == "s1-rtred"]
+    sc = e.scenario.with_overrides(duration=30.0, **{"dumbbell.groups.0.stop": 30.0})
+    return sc, sc.run(seed=1)
+
+
+def test_byte_mode_risk_rule_fires(short_rtred_s1):
+    """Under ns-2's byte mode the actual queue does exceed risk_th (28 x 500 bytes) and
+    RTRED then sets the initial max_p; max_p takes the paper's levels only."""
+    sc, res = short_rtred_s1
+    q = sc["dumbbell.bottleneck.queue"]
+    assert q["queue_in_bytes"] and q["risk_th"] == 28 and q["max_p"] == 0.05
+    qs = res.queue[res.queue["link"] == "R1->R2"]
+    units = qs["len_bytes"] / 500.0
+    assert (units > 28).any(), "the queue reaches the time-out area"
+    mp = qs["max_p"].to_numpy()
+    assert np.isclose(mp, 0.05).any() and np.isclose(mp, 0.01).any()
+    assert np.all(np.isclose(mp, 0.05) | np.isclose(mp, 0.025) | np.isclose(mp, 0.01))
+    # every drop classified in bytes / 500; some fall in the time-out area [28, 30]
+    from aqmsim.papers.rtred import area_shares
+    c = area_shares(res.drops, 12, 25, 28, per_packet=592 / 500)
+    assert c["total"] > 0 and c["timeout"] > 0

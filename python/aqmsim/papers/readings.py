@@ -178,13 +178,9 @@ def variants(choices: Sequence[Choice]) -> List[Variant]:
             out.append(Variant(f"{c.name}={r.name}", picks, (c.name,),
                                f"{c.name}: {r.label} (every other choice primary)"))
     seen = {tuple(sorted(v.picks.items())) for v in out}
-    for vname, source, text in (("ns2-as-typed", "ns2", "every choice as ns-2 takes it"),
-                                ("textbook", "textbook", "every choice by the textbook")):
-        picks = dict(prim)
-        for c in choices:
-            r = c.by_source(source)
-            if r is not None:
-                picks[c.name] = r.name
+    for vname, source in PROFILES.items():
+        text = PROFILE_TEXT[vname]
+        picks = profile(choices, source)
         k = tuple(sorted(picks.items()))
         if k in seen:
             continue
@@ -194,12 +190,32 @@ def variants(choices: Sequence[Choice]) -> List[Variant]:
     return out
 
 
+#: The coherent profiles: every choice at its reading of one source (where it has one).
+PROFILES: Dict[str, str] = {"ns2-as-typed": "ns2", "textbook": "textbook"}
+PROFILE_TEXT: Dict[str, str] = {"ns2-as-typed": "every choice as ns-2 takes it",
+                                "textbook": "every choice by the textbook"}
+
+
+def profile(choices: Sequence[Choice], source: str) -> Dict[str, str]:
+    """Every choice at its first reading of ``source``, the others at their primary."""
+    picks = {c.name: c.primary.name for c in choices}
+    for c in choices:
+        r = c.by_source(source)
+        if r is not None:
+            picks[c.name] = r.name
+    return picks
+
+
 def variant_named(choices: Sequence[Choice], name: str) -> Variant:
     """The variant called ``name`` (:func:`variants`), or one given as
     ``choice=reading[+choice=reading…]``; ReadingError naming the choices otherwise."""
-    known = {v.name: v for v in variants(choices)}
+    every = variants(choices)
+    known = {v.name: v for v in every}
     if name in known:
         return known[name]
+    if name in PROFILES:  # a profile equal to a variant listed under another name
+        picks = profile(choices, PROFILES[name])
+        return next(v for v in every if dict(v.picks) == picks)
     by_name = {c.name: c for c in choices}
     picks = {c.name: c.primary.name for c in choices}
     moved = []

@@ -68,7 +68,7 @@ pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
         "rtred",
         "RTRED (paper 000): risk threshold on the actual queue sets max_p to max_p, max_p/2 or max_p/5",
         &[
-            ("risk_th", "required", "packets, max_th < risk_th ≤ limit"),
+            ("risk_th", "required", "packets, max_th < risk_th ≤ limit, against the actual queue (byte mode: risk_th·mean_pktsize bytes)"),
             ("between", "keep", "keep | half | initial: max_p where the paper gives no rule"),
         ],
         true,

@@ -9,6 +9,11 @@ sent by the sources), Fig. 4–5
 (drop probability p and max_p over time) and Fig. 7/9/11 (average and actual queue over time),
 and check the paper's claims on our runs.
 
+Queue lengths are set against Table I's thresholds in the unit the queue compares them in
+(:func:`queue_unit`): packets in packet mode; in ns-2's byte mode (the primary reading of
+``units``) units of mean_pktsize = 500 bytes, the queue in bytes / 500, as red.cc compares
+the thresholds and the buffer typed in packets and RTRED its risk threshold.
+
 Where the paper is silent the scenario files hold the primary reading of each open choice;
 ``readings.py`` lists every choice with its candidate readings (``aqmsim reproduce`` runs
 them all and reports how far each moves each number and claim).
@@ -21,6 +26,7 @@ every choice and its reason.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
@@ -31,7 +37,8 @@ from ..base import Cell, Claim, Experiment, Figure, Paper, Report, Runs, Table, 
 from . import readings as _readings
 from .readings import DELAY_METRIC_KEY, MARKER_EXPERIMENT, RATE_BPS, RUN_LENGTH_KEY
 
-__all__ = ["RtredPaper", "PAPER", "SCENARIOS", "STRATEGIES", "AREAS", "area_shares"]
+__all__ = ["RtredPaper", "PAPER", "SCENARIOS", "STRATEGIES", "AREAS", "area_shares",
+           "QueueUnit", "queue_unit"]
 
 #: Table I scenarios.
 SCENARIOS: Tuple[int, ...] = (1, 2, 3)
@@ -75,14 +82,68 @@ def key(scenario: int, strategy: str) -> str:
     return f"s{scenario}-{strategy}"
 
 
+@dataclass(frozen=True)
+class QueueUnit:
+    """The unit a bottleneck counts its queue, thresholds and buffer in.
+
+    Packet mode: packets (``mean_pktsize`` None, ``per_packet`` 1). Byte mode (ns-2
+    ``queue_in_bytes_``): units of ``mean_pktsize`` bytes, the thresholds typed in packets
+    times mean_pktsize against the queue in bytes; ``per_packet`` is one data packet (its
+    wire size) in those units, the factor that turns a count of waiting data packets into
+    the queue's units (only data packets reach the forward bottleneck, apart from each
+    connection's one 40-byte SYN at its start)."""
+
+    mean_pktsize: Optional[float]
+    wire_bytes: int
+    per_packet: float
+
+    @property
+    def byte_mode(self) -> bool:
+        return self.mean_pktsize is not None
+
+    @property
+    def name(self) -> str:
+        """Short name for axes and tables: "packets" or "units of 500 B"."""
+        return f"units of {self.mean_pktsize:g} B" if self.byte_mode else "packets"
+
+    @property
+    def text(self) -> str:
+        """What the unit is, for the page."""
+        if not self.byte_mode:
+            return "packets (packet mode: the queue, its average and the thresholds count packets)"
+        return (f"units of mean_pktsize = {self.mean_pktsize:g} bytes (byte mode: the queue "
+                f"in bytes / {self.mean_pktsize:g}, as ns-2's RED compares its thresholds and "
+                f"buffer typed in packets; a {self.wire_bytes}-byte data packet is "
+                f"{self.per_packet:.4g} units)")
+
+    def actual(self, q: pd.DataFrame) -> pd.Series:
+        """The sampled actual queue (queue table) in this unit."""
+        if self.byte_mode:
+            return q["len_bytes"].astype(float) / float(self.mean_pktsize)
+        return q["len_pkts"].astype(float)
+
+
+def queue_unit(scenario: Dict[str, object]) -> QueueUnit:
+    """The unit of the bottleneck queue of a scenario dict (``Scenario.to_dict()``)."""
+    tcp = scenario.get("tcp") or {}
+    wire = int(tcp.get("packet_size", 552)) + int(tcp.get("header", 40))
+    q = ((scenario.get("dumbbell") or {}).get("bottleneck") or {}).get("queue") or {}
+    if q.get("queue_in_bytes"):
+        mps = float(q.get("mean_pktsize", 500))
+        return QueueUnit(mps, wire, wire / mps)
+    return QueueUnit(None, wire, 1.0)
+
+
 def area_shares(drops: pd.DataFrame, min_th: float, max_th: float, risk_th: float,
-                link: str = "R1->R2") -> Dict[str, float]:
+                link: str = "R1->R2", per_packet: float = 1.0) -> Dict[str, float]:
     """Counts of the bottleneck's drops in each drop area (by the actual queue length the
-    dropped packet saw, ``qlen_pkts``), plus ``total``."""
+    dropped packet saw, ``qlen_pkts``, times ``per_packet``: the thresholds' units per
+    waiting packet, 1 in packet mode, wire size / mean_pktsize in byte mode), plus
+    ``total``."""
     d = drops
     if len(d):
         d = d[(d["link"] == link) & (d["action"] == "drop")]
-    q = d["qlen_pkts"].to_numpy(dtype=float) if len(d) else np.zeros(0)
+    q = d["qlen_pkts"].to_numpy(dtype=float) * per_packet if len(d) else np.zeros(0)
     out = {
         "unfair": int(np.sum(q < min_th)),
         "normal": int(np.sum((q >= min_th) & (q < max_th))),
@@ -161,12 +222,13 @@ class RtredPaper(Paper):
     def _shares(self, runs: Runs, s: int, k: str) -> pd.DataFrame:
         """One row per seed: drop counts and shares (0..1) per area."""
         t1 = self.table1()[s]
+        unit = self.unit(runs, key(s, k))
         rows = []
         for seed in runs.seeds(key(s, k)):
             rec = runs.get(key(s, k), seed)
             c = area_shares(rec.tables.get("drops", pd.DataFrame(
                 columns=["link", "action", "qlen_pkts"])), t1["min_th"], t1["max_th"],
-                t1["risk_th"])
+                t1["risk_th"], per_packet=unit.per_packet)
             row = {"seed": seed, "total": c["total"]}
             for a in AREAS:
                 row[a] = c[a]
@@ -175,11 +237,23 @@ class RtredPaper(Paper):
         return pd.DataFrame(rows)
 
     @staticmethod
+    def unit(runs: Runs, k: str) -> QueueUnit:
+        """The unit experiment ``k``'s bottleneck counts its queue and thresholds in, under
+        the reading the runs were made with."""
+        return queue_unit(runs.experiments[k].scenario.to_dict())
+
+    def _unit_text(self, runs: Runs) -> str:
+        """The queue unit(s) of the runs, for the page."""
+        texts = sorted({self.unit(runs, e).text for e in runs.experiments})
+        return "; ".join(texts)
+
+    @staticmethod
     def _queue(runs: Runs, k: str, seed: Optional[int] = None) -> pd.DataFrame:
         rec = runs.first(k) if seed is None else runs.get(k, seed)
         q = rec.tables.get("queue")
         if q is None or q.empty:
-            return pd.DataFrame(columns=["t", "link", "len_pkts", "avg", "p", "max_p"])
+            return pd.DataFrame(columns=["t", "link", "len_pkts", "len_bytes", "avg", "p",
+                                         "max_p"])
         return q[q["link"] == "R1->R2"]
 
     def _queue_std(self, runs: Runs, k: str) -> np.ndarray:
@@ -207,7 +281,8 @@ class RtredPaper(Paper):
         seeds = sorted({s for (_, s) in runs.records})
         shares = {(s, k): self._shares(runs, s, k) for s in SCENARIOS for k in STRATEGIES}
 
-        tables = [self._table2(runs), self._table_areas(shares), self._table_extra(runs)]
+        tables = [self._table2(runs), self._table_areas(shares, self._unit_text(runs)),
+                  self._table_extra(runs)]
         figures = (self._fig_areas(shares, out) + self._fig_series(runs, out)
                    if self.figures else [])
         claims = self._claims(runs, shares, t1)
@@ -222,10 +297,14 @@ class RtredPaper(Paper):
             "Published numbers used as inputs (shown, not counted as checks): "
             + self._inputs_text(runs) + ".",
             "Drop areas (Fig. 4-5): every bottleneck drop is classified by the actual queue "
-            "length it saw (drops table qlen_pkts) as unfair [0, min_th), normal [min_th, "
-            "max_th), safe [max_th, risk_th) or timeout [risk_th, buffer], with Table I's "
-            "thresholds of its scenario for all strategies. Shares are per run, then "
-            "averaged over seeds; Fig. 5 averages the three scenarios' shares.",
+            "length it saw as unfair [0, min_th), normal [min_th, max_th), safe [max_th, "
+            "risk_th) or timeout [risk_th, buffer], with Table I's thresholds of its scenario "
+            "for all strategies, in the unit the queue compares its thresholds in: "
+            + self._unit_text(runs) + ". In byte mode the drop log's count of waiting "
+            "packets (qlen_pkts) is multiplied by the data packet's wire size / mean_pktsize "
+            "(only data packets reach the forward bottleneck, apart from each connection's "
+            "one SYN). Shares are per run, then averaged over seeds; Fig. 5 averages the "
+            "three scenarios' shares.",
             f"Each strategy and scenario is run for {len(seeds)} seeds; a seed fixes the "
             "flows' start times and access delays, the same for every strategy, so "
             "strategy differences in the claims are paired by seed. Cells show our mean and "
@@ -238,7 +317,10 @@ class RtredPaper(Paper):
             f"'A few packets dropped in the unfair area' is read as at most {FEW:.0%} of the "
             "drops.",
             "Time-series figures (Fig. 6-11) show the first seed's run; Fig. 6a/c and 7a/c are "
-            "ARED and RED as in the paper, panel (d) is the extra Feng ARED.",
+            "ARED and RED as in the paper, panel (d) is the extra Feng ARED. Fig. 7, 9 and 11 "
+            "draw the actual and average queue in the unit of the thresholds they are drawn "
+            "against (" + self._unit_text(runs) + "); Table II's 'Ave Q Size' and the "
+            "queue's standard deviation in the claims count packets.",
         ]
         return Report(
             paper=self, tables=tables, figures=figures, claims=claims,
@@ -334,7 +416,8 @@ class RtredPaper(Paper):
                   + self._inputs_text(runs) + "."),
         )
 
-    def _table_areas(self, shares: Dict[Tuple[int, str], pd.DataFrame]) -> Table:
+    def _table_areas(self, shares: Dict[Tuple[int, str], pd.DataFrame],
+                     unit_text: str = "packets") -> Table:
         rows = []
         for s in SCENARIOS:
             for k in STRATEGIES:
@@ -358,8 +441,9 @@ class RtredPaper(Paper):
             columns=["Scenario", "Strategy"] + [AREA_TEXT[a] for a in AREAS] + ["drops"],
             rows=rows,
             note=("Classified by the actual queue length each dropped packet saw, with Table "
-                  "I's min_th, max_th, risk_th and buffer of the scenario. The paper gives "
-                  "these only as bar charts (no numbers to compare)."),
+                  "I's min_th, max_th, risk_th and buffer of the scenario, the queue and the "
+                  "thresholds both in " + unit_text + ". The paper gives these only as bar "
+                  "charts (no numbers to compare)."),
         )
 
     @staticmethod
@@ -442,6 +526,7 @@ class RtredPaper(Paper):
         figs: List[Figure] = []
         t1 = self.table1()
         order = ("ared", "rtred", "red", "ared_feng")  # the paper's (a), (b), (c); (d) extra
+        units = {k: self.unit(runs, k) for k in runs.experiments}
         for s in SCENARIOS:
             fp, fq = FIGNUM[s]
             th = t1[s]
@@ -472,7 +557,9 @@ class RtredPaper(Paper):
             for i, k in enumerate(order):
                 ax = axes[i // 2][i % 2]
                 q = self._queue(runs, key(s, k))
-                ax.plot(q["t"], q["len_pkts"], lw=0.5, color="tab:blue", label="actual queue")
+                u = units[key(s, k)]
+                # the actual queue in the unit of the thresholds (avg already is)
+                ax.plot(q["t"], u.actual(q), lw=0.5, color="tab:blue", label="actual queue")
                 ax.plot(q["t"], q["avg"], lw=1.4, color="tab:red", label="average queue")
                 for name, style in (("min_th", "--"), ("max_th", "--"), ("risk_th", ":"),
                                     ("buffer", "-")):
@@ -482,19 +569,22 @@ class RtredPaper(Paper):
                                     fontsize=7, color="gray", va="center",
                                     xytext=(2, 0), textcoords="offset points")
                 ax.set_title(f"({'abcd'[i]}) {SHORT[k]}")
-                ax.set_ylabel("queue (packets)")
+                ax.set_ylabel(f"queue ({u.name})")
                 ax.grid(alpha=0.3)
                 if i >= 2:
                     ax.set_xlabel("time (s)")
                 if i == 0:
                     ax.legend(fontsize=8, loc="lower right")
+            names = sorted({units[key(s, k)].name for k in order})
             fig.suptitle(f"Fig. {fq}: average and actual queue sizes, scenario {ROMAN[s]} "
                          f"(min_th {th['min_th']:g}, max_th {th['max_th']:g}, risk_th "
-                         f"{th['risk_th']:g}, buffer {th['buffer']:g}; seed {seed})")
+                         f"{th['risk_th']:g}, buffer {th['buffer']:g}, in "
+                         f"{' / '.join(names)}; seed {seed})")
             p = out / f"fig{fq}_queue_s{s}.png"
             fig.savefig(p, dpi=100)
             figs.append(Figure(p.name, f"Fig. {fq}: actual and average queue over time, "
-                                       f"scenario {ROMAN[s]}, with Table I's thresholds."))
+                                       f"scenario {ROMAN[s]}, with Table I's thresholds, "
+                                       f"queue and thresholds in {' / '.join(names)}."))
         return figs
 
     # ------------------------------------------------------------------ claims

@@ -35,10 +35,20 @@ The choices, in the order their edits are applied (``run_length`` last: it reads
 size the ``packet_size`` reading left):
 
 ``units``
-    ns-2's byte mode with mean_pktsize_ 500 (ns2; excluded as primary: with 592-byte packets
-    a 30-"packet" buffer holds 15 000 bytes = 25 packets, below risk_th 28, so the time-out
-    area of Table I/Fig. 2, "the area between the risk_th and the buffer limit", would not
-    exist in scenarios 1 and 2) or packets (Floyd & Jacobson 1993, textbook).
+    ns-2's byte mode with mean_pktsize_ 500 (ns2, the primary reading) or packets (Floyd &
+    Jacobson 1993, textbook). In byte mode red.cc keeps the queue and its average in bytes
+    and compares them with every threshold typed in packets (and ``limit_``) times
+    mean_pktsize_: all of them count units of 500 bytes. The authors built RTRED inside
+    ns-2's RED, so its risk threshold, typed in packets like the others, is read the same
+    way (risk_th x 500 bytes against the queue in bytes; aqmsim's ``rtred`` does this), and
+    the drop areas and queue plots are drawn in that unit. An earlier version excluded this
+    reading: a 30-"packet" buffer holds 15 000 bytes = 25 packets of 592 bytes, below
+    risk_th 28, so the time-out area "between the risk_th and the buffer limit" (Table I,
+    §VI) could not be reached. That argument mixed units, a risk threshold in packets of
+    592 bytes against a buffer in units of 500 bytes; in one unit the order of Table I
+    holds in every scenario (min_th < max_th < risk_th < Buf.: 14 000-15 000 bytes is the
+    time-out area of scenario 1), so the text does not contradict ns-2's byte mode and the
+    rule picks it.
 ``gentle``
     ns-2's gentle_ true (ns2) or none (Floyd & Jacobson 1993, textbook).
 ``w_q``
@@ -180,17 +190,19 @@ def _arith(mode: str) -> str:
 
 UNITS = Choice("units", "In what units does the bottleneck count its queue, buffer and "
                "thresholds (and RTRED its risk threshold)?", (
-    Reading("ns2-bytes", "byte mode, mean_pktsize 500: buffer 30 = 15 000 bytes", "ns2",
-            f"{NS2} Queue/RED bytes_ true, queue_in_bytes_ true, mean_pktsize_ 500; red.cc "
-            "multiplies limit_ and the thresholds typed in packets by mean_pktsize_: a "
-            "30-packet buffer holds 15 000 bytes, 25 packets of 592 bytes.",
-            apply=_red(bytes=True, queue_in_bytes=True, mean_pktsize=500),
-            excluded=("Table I (min_th < max_th < risk_th < Buf.) and §VI: \"The area "
-                      "between the risk_th and the buffer limit is the time out area\"; in "
-                      "byte mode the 30- and 100-packet buffers hold 25 and 84 packets of "
-                      "592 bytes, below risk_th 28 and 95, so that area and the rule \"If the "
-                      "actual queue size exceeds this risk threshold\" could never apply in "
-                      "scenarios 1 and 2.")),
+    Reading("ns2-bytes", "byte mode, mean_pktsize 500: thresholds, risk_th and buffer in "
+            "units of 500 bytes", "ns2",
+            f"{NS2} Queue/RED bytes_ true, queue_in_bytes_ true, mean_pktsize_ 500: red.cc "
+            "keeps the queue and its average in bytes and multiplies limit_ and the "
+            "thresholds typed in packets by mean_pktsize_ (scenario 1: min_th 6 000, max_th "
+            "12 500, buffer 15 000 bytes), and bytes_ scales the drop probability by "
+            "size/500. RTRED was built inside ns-2's RED, so its risk threshold, typed in "
+            "packets like the others, is compared the same way (28 x 500 = 14 000 bytes "
+            "against the queue in bytes): Table I's order min_th < max_th < risk_th < Buf. "
+            "holds in one unit and the time-out area [risk_th, buffer] is 14 000-15 000 "
+            "bytes. (Counting risk_th in 592-byte packets against a buffer of 500-byte units, "
+            "as an earlier exclusion did, mixes units.)",
+            apply=_red(bytes=True, queue_in_bytes=True, mean_pktsize=500)),
     Reading("packets", "packet mode: buffer, thresholds and risk_th in packets", "textbook",
             f"{FJ93}: the queue, its average and the thresholds in packets (ns-2 bytes_ "
             "false, queue_in_bytes_ false; mean_pktsize_ 500 then only sets ptc, for the "
