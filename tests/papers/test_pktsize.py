@@ -205,8 +205,8 @@ def test_every_variant_validates_and_the_budget_holds(paper):
         changed = [e for e in ex if e.scenario.to_dict() != base[e.key]]
         assert changed, f"{v.name} changes no scenario"
         runs += len(changed) * paper.reading_seeds
-    # ~0.2 CPU-s per 100 s run on this machine: the paper's 25 s share of the budget
-    assert runs <= 180, runs
+    # ~0.2 CPU-s per 100 s run on this machine: ~30 s of the 2-minute budget on 2 cores
+    assert runs <= 320, runs
 
 
 def test_readings_set_the_values_by_hand(paper):

@@ -345,3 +345,20 @@ def test_byte_mode_risk_rule_fires(short_rtred_s1):
     from aqmsim.papers.rtred import area_shares
     c = area_shares(res.drops, 12, 25, 28, per_packet=592 / 500)
     assert c["total"] > 0 and c["timeout"] > 0
+
+
+def test_run_length_inputs_are_the_published_table():
+    """The run length is derived from Table II's packets sent and lost: the numbers the
+    derivation uses are the ones in published.csv (and those cells are inputs, not checks)."""
+    from aqmsim.papers.rtred import PAPER
+    from aqmsim.papers.rtred.readings import TABLE2_SENT_LOST, run_length
+
+    pub = PAPER.published()
+    t2 = pub[pub["table"] == "II"]
+    for (s, k), (sent, lost) in TABLE2_SENT_LOST.items():
+        row = t2[(t2["scenario"] == s) & (t2["strategy"] == k)].set_index("metric")["value"]
+        assert (float(row["packets_sent"]), float(row["packets_lost"])) == (sent, lost)
+    # 157 195 packets crossed the bottleneck in the nine rows: 17 466.1 on average,
+    # x 592 bytes x 8 / 700 000 b/s = 118.17 s
+    assert run_length(592) == 118.2
+    assert run_length(552) == 110.2

@@ -7,15 +7,24 @@ too, beside ours, so that a table reads *published | ns-2 | aqmsim*.
 * :func:`execute_ns2` is one ns-2 run in a sweep worker (:func:`aqmsim.sweep.execute`
   hands it tasks whose payload has ``"engine": "ns2"``): the scenario exported, run by
   ``ns`` in a temporary directory (removed after parsing), its results as a summary under
-  aqmsim's metric names (:func:`~aqmsim.ns2.crosscheck.ns2_summary`) and no series.
+  aqmsim's metric names (:func:`~aqmsim.ns2.crosscheck.ns2_summary`) and, when the task
+  asks for the series ``flows`` (:data:`NS2_TABLES`), a flows table as Parquet
+  (:func:`~aqmsim.ns2.crosscheck.ns2_flows_arrow`: Results.flows' columns and dtypes
+  where ns-2 measures them, the per-flow bottleneck counts from a flow monitor added to
+  the script for it).
 * :func:`run_column` runs them through the same machinery as our runs
   (:func:`aqmsim.papers.runner.run_groups`: same pool, same seeds, a store of their own —
   ``<paper store>/ns2`` — so they are taken from there next time, and a failed ns-2 run
-  is listed, never fatal).
+  is listed, never fatal), keeping the tables the cells' sources read.
 * :func:`fill` gives every :class:`~aqmsim.papers.base.Cell` that remembers its source
-  (experiment key, summary metric, scale) the same number over ns-2's runs
-  (``cell.ns2``: mean ± 95 % half-width); a cell of an experiment ns-2 cannot run gets
-  ``cell.ns2_note = "ns-2 cannot run this"``.
+  (experiment key, metric, scale) the same number over ns-2's runs (``cell.ns2``: mean ±
+  95 % half-width): the metric is a summary metric's name (:meth:`Runs.cell
+  <aqmsim.papers.base.Runs.cell>`) or a :class:`~aqmsim.papers.base.FromRun`, a function
+  of one run's record (summary and tables, :meth:`Runs.cell_by
+  <aqmsim.papers.base.Runs.cell_by>`), applied to each ns-2 run as to ours. A cell of an
+  experiment ns-2 cannot run gets ``cell.ns2_note = "ns-2 cannot run this"``; one whose
+  number ns-2's runs lack (a summary metric or a flows column ns-2 has no counter for, a
+  table it does not give) "ns-2 does not measure <what>".
 * :func:`agreement_text` is the one-line summary on the console, the page and the index.
 """
 
@@ -32,7 +41,10 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 __all__ = ["Ns2Column", "exportable", "execute_ns2", "run_column", "fill", "ns2_store",
-           "agreement_text", "CANNOT", "MISSING_LINE"]
+           "agreement_text", "tables_wanted", "CANNOT", "MISSING_LINE", "NS2_TABLES"]
+
+#: The Results tables an ns-2 run can keep (beside its summary): the flows table.
+NS2_TABLES: Tuple[str, ...] = ("flows",)
 
 #: The note of a cell whose experiment the exporter refuses.
 CANNOT = "ns-2 cannot run this"
@@ -94,7 +106,9 @@ def exportable(experiments: Sequence[Any]) -> Tuple[List[Any], Dict[str, str]]:
 
 def execute_ns2(payload: Mapping[str, Any]) -> Dict[str, Any]:
     """One ns-2 run in a worker, answered like :func:`aqmsim.sweep.execute`: ``status``,
-    ``summary`` (:func:`~aqmsim.ns2.crosscheck.ns2_summary`), ``series`` (none), ``error``,
+    ``summary`` (:func:`~aqmsim.ns2.crosscheck.ns2_summary`), ``series`` (Parquet bytes of
+    the asked-for tables ns-2 gives, :data:`NS2_TABLES`: ``flows``, with a flow monitor on
+    the bottleneck for its per-flow counts; other names are not produced), ``error``,
     ``error_kind`` (``scenario`` when the exporter refuses it, ``simulation`` when ns-2
     fails, ``error`` otherwise), ``wall``, ``worker``, ``version``. Never raises."""
     from ..sweep import _failure, _version
@@ -103,13 +117,24 @@ def execute_ns2(payload: Mapping[str, Any]) -> Dict[str, Any]:
     ident = {"worker": f"{socket.gethostname()}:{os.getpid()}", "version": _version(),
              "engine": "ns2"}
     try:
-        from .crosscheck import Ns2Error, ns2_summary, run_ns2
+        from .crosscheck import Ns2Error, ns2_flows_arrow, ns2_summary, run_ns2
         from .export import Ns2ExportError
 
+        want = [n for n in (payload.get("series") or ()) if n in NS2_TABLES]
         try:
             with tempfile.TemporaryDirectory(prefix="aqmsim-ns2-") as tmp:
-                res = run_ns2(payload["scenario"], int(payload["seed"]), tmp, samples=False)
-            return {"status": "ok", "summary": ns2_summary(res), "series": {},
+                res = run_ns2(payload["scenario"], int(payload["seed"]), tmp, samples=False,
+                              flow_monitor="flows" in want)
+            series: Dict[str, bytes] = {}
+            if "flows" in want:
+                import io
+
+                import pyarrow.parquet as pq
+
+                buf = io.BytesIO()
+                pq.write_table(ns2_flows_arrow(res), buf)
+                series["flows"] = buf.getvalue()
+            return {"status": "ok", "summary": ns2_summary(res), "series": series,
                     "wall": time.perf_counter() - t0, **ident}
         except Ns2ExportError as exc:
             return _failure("scenario", f"ns-2 cannot run this: {exc}",
@@ -121,13 +146,33 @@ def execute_ns2(payload: Mapping[str, Any]) -> Dict[str, Any]:
                         wall=time.perf_counter() - t0, **ident)
 
 
+def tables_wanted(cells: Sequence[Any]) -> Dict[str, Tuple[str, ...]]:
+    """{experiment key: the tables ns-2's runs of it must keep} for the cells' sources:
+    the :data:`NS2_TABLES` their :class:`~aqmsim.papers.base.FromRun` metrics read (a
+    summary metric needs none)."""
+    out: Dict[str, Dict[str, None]] = {}
+    for c in cells:
+        src = getattr(c, "source", None)
+        if not src:
+            continue
+        got = out.setdefault(src[0], {})
+        for t in getattr(src[1], "tables", ()) or ():
+            if t in NS2_TABLES:
+                got[t] = None
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def run_column(paper: Any, experiments: Sequence[Any], seeds: Sequence[int],
                paper_store: Path, workers: Optional[int] = None,
                progress: Optional[Callable[[int, int], None]] = None, *,
-               scheduler: Optional[str] = None, pool: Any = None) -> Tuple[Ns2Column, Any]:
+               scheduler: Optional[str] = None, pool: Any = None,
+               tables: Optional[Mapping[str, Sequence[str]]] = None
+               ) -> Tuple[Ns2Column, Any]:
     """Run the ``experiments`` ns-2 can run over ``seeds`` in ns-2 (on ``pool``, into
-    :func:`ns2_store` ``(paper_store)``); return the column's facts and the ns-2
-    :class:`~aqmsim.papers.base.Runs` (None when nothing could run)."""
+    :func:`ns2_store` ``(paper_store)``), each run keeping the tables ``tables[key]``
+    names among :data:`NS2_TABLES` (:func:`tables_wanted`; a stored run without them is
+    run again); return the column's facts and the ns-2 :class:`~aqmsim.papers.base.Runs`
+    (None when nothing could run)."""
     from ..papers.base import Experiment
     from ..papers.runner import run_groups
 
@@ -138,7 +183,10 @@ def run_column(paper: Any, experiments: Sequence[Any], seeds: Sequence[int],
         col.wall_seconds = time.perf_counter() - t0
         return col, None
     where = ns2_store(paper_store)
-    bare = [Experiment(e.key, e.scenario, e.labels, (), ()) for e in ok]
+    tables = tables or {}
+    bare = [Experiment(e.key, e.scenario, e.labels,
+                       tuple(t for t in tables.get(e.key, ()) if t in NS2_TABLES), ())
+            for e in ok]
     got = run_groups(paper, {"": (bare, list(seeds))}, workers, progress, store=where,
                      scheduler=scheduler, pool=pool, engine="ns2")
     runs = got[""]
@@ -152,12 +200,21 @@ def run_column(paper: Any, experiments: Sequence[Any], seeds: Sequence[int],
 
 
 def _values(runs: Any, key: str, metric: Any) -> List[float]:
+    """The metric over ns-2's runs of ``key``: a summary metric's name, a
+    :class:`~aqmsim.papers.base.FromRun` (a function of the run's record) or a function
+    of the summary; a run that lacks it (a missing key, column or table) gives none."""
+    from ..papers.base import FromRun
+
     out: List[float] = []
     for s in runs.seeds(key):
-        summary = runs.get(key, s).summary
+        rec = runs.get(key, s)
         try:
-            v = metric(summary) if callable(metric) else summary.get(metric)
-        except (KeyError, TypeError, ValueError, ZeroDivisionError):
+            if isinstance(metric, FromRun):
+                v = metric(rec)
+            else:
+                v = metric(rec.summary) if callable(metric) else rec.summary.get(metric)
+        except (KeyError, IndexError, AttributeError, TypeError, ValueError,
+                ZeroDivisionError):
             v = None
         if v is None or isinstance(v, bool) or not isinstance(v, (int, float, np.number)):
             continue
@@ -167,9 +224,11 @@ def _values(runs: Any, key: str, metric: Any) -> List[float]:
 
 def fill(report: Any, col: Ns2Column, runs: Any) -> int:
     """Give every cell of ``report`` with a ``source`` its ns-2 value (or the reason it
-    has none); the number of cells given a value. ``source`` is (experiment key, summary
-    metric, scale); the metric may also be a function of a run's summary."""
-    from ..papers.base import Cell, mean_ci
+    has none); the number of cells given a value. ``source`` is (experiment key, metric,
+    scale): the metric a summary metric's name, a :class:`~aqmsim.papers.base.FromRun`
+    (computed from each ns-2 run's record as from ours) or a function of a run's
+    summary."""
+    from ..papers.base import Cell, FromRun, mean_ci
 
     n = 0
     for cell in report.cells():
@@ -188,7 +247,8 @@ def fill(report: Any, col: Ns2Column, runs: Any) -> int:
             continue
         vals = _values(runs, key, metric)
         if not vals:
-            name = getattr(metric, "__name__", str(metric))
+            name = (metric.describe() if isinstance(metric, FromRun)
+                    else getattr(metric, "__name__", str(metric)))
             cell.ns2, cell.ns2_note = None, f"ns-2 does not measure {name}"
             continue
         mean, half = mean_ci(np.asarray(vals) * scale)
@@ -227,9 +287,9 @@ def agreement_text(report: Any) -> str:
     elif col.cannot and not col.experiments:
         bits = ["no ns-2 column: ns-2 cannot run any experiment behind the tables' numbers"]
     elif col.experiments:
-        bits = ["no ns-2 column: no number of the tables is a summary metric ns-2 measures"]
+        bits = ["no ns-2 column: no number of the tables is one ns-2 measures"]
     else:
-        bits = ["no ns-2 column: no number of the tables is a run's summary metric "
+        bits = ["no ns-2 column: no number of the tables is computed from each run "
                 "(Cell.source), which is what ns-2 can give"]
     if col.cannot and col.experiments:
         bits.append(f"ns-2 cannot run {len(col.cannot)} of the "

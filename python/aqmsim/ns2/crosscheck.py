@@ -39,8 +39,11 @@ every sink), ``max_queue_pkts``, ``drops_early``/``drops_forced``/``drops_overfl
 :func:`ns2_summary` keeps the flat numeric entries: a summary like aqmsim's.
 
 "bottleneck" is the first entry of ``monitor.queues`` (a dumbbell's R1->R2). Per-flow
-numbers are in ``result["flows"]`` (a list of dicts) and every monitored queue's counters
-in ``result["queues"]`` (with ``samples``, also its sample columns under ``"samples"``).
+numbers are in ``result["flows"]`` (a list of dicts; with ``flow_monitor``, also each
+flow's ``queue_arrivals``, ``queue_drops``, ``queue_marks`` at the bottleneck from a flow
+monitor) and every monitored queue's counters in ``result["queues"]`` (with ``samples``,
+also its sample columns under ``"samples"``). :func:`ns2_flows` makes the per-flow numbers
+a table like ``Results.flows``.
 
 :func:`compare` runs both simulators for several seeds on the same drawn topology
 (:func:`aqmsim.ns2.export.pin_draws`) and returns a DataFrame.
@@ -65,6 +68,8 @@ __all__ = [
     "ns_binary",
     "run_ns2",
     "ns2_summary",
+    "ns2_flows",
+    "ns2_flows_arrow",
     "parse_summary",
     "read_samples",
     "compare",
@@ -173,6 +178,16 @@ def _goodput_bytes(fp, delivered: int) -> int:
     return (data // wire) * int(t["packet_size"])
 
 
+def _delivered_pkts(fl: Mapping[str, Any], fp: Any) -> int:
+    """In-order packets delivered (aqmsim's ``delivered``: the SYN counts as one): the
+    new payload / payload size, plus the SYN when ``syn`` and anything was delivered."""
+    if fp.app != "ftp":
+        return int(fl["received"])
+    size = int(fp.tcp["packet_size"])
+    data = int(fl["goodput_bytes"]) // size if size > 0 else 0
+    return data + (1 if fp.tcp["syn"] and int(fl["delivered_bytes"]) > 0 else 0)
+
+
 def _result(plan: Plan, raw: Dict[str, Any]) -> Dict[str, Any]:
     D = plan.duration
     res: Dict[str, Any] = {"backend": "ns2", "seed": plan.seed, "duration": D}
@@ -253,6 +268,14 @@ def _result(plan: Plan, raw: Dict[str, Any]) -> Dict[str, Any]:
             fl["lost"] = int(raw[p + "nlost_"])
         fl["throughput_bps"] = fl["received_bytes"] * 8.0 / D
         fl["goodput_bps"] = fl["goodput_bytes"] * 8.0 / D
+        fl["label"] = fp.label
+        fl["delivered"] = _delivered_pkts(fl, fp)
+        if "fmon.present" in raw:
+            # the flow monitor lists only the flows that reached the link
+            m = f"fmon.{fp.index}."
+            fl["queue_arrivals"] = int(raw.get(m + "parrivals_", 0))
+            fl["queue_drops"] = int(raw.get(m + "pdrops_", 0))
+            fl["queue_marks"] = int(raw.get(m + "pmarks_", 0))
         flows.append(fl)
     res["flows"] = flows
     res["flow_delivered_bytes"] = [f["delivered_bytes"] for f in flows]
@@ -283,6 +306,73 @@ def ns2_summary(result: Mapping[str, Any]) -> Dict[str, float]:
     return out
 
 
+#: Results.flows columns ns-2 does not measure (no cheap counter): left out of
+#: :func:`ns2_flows` (mean_delay_s needs a packet trace at every sink).
+NS2_FLOWS_UNMEASURED = ("mean_delay_s",)
+
+
+def ns2_flows_arrow(result: Mapping[str, Any]):
+    """The per-flow results of a :func:`run_ns2` result as a pyarrow Table with the columns
+    and types of aqmsim's ``Results.flows`` (:data:`aqmsim.results.SCHEMAS`) where ns-2
+    measures them: ``flow``, ``label``, ``src``, ``dst``, ``app``, ``variant``, ``start``,
+    ``stop``, ``sent`` (ndatapack_; NaN for CBR, which ns-2 does not count — the column is
+    then float64), ``retransmitted``, ``timeouts`` (0 for CBR, as aqmsim), ``received``,
+    ``delivered`` (in-order packets, the SYN included), ``throughput_bps``,
+    ``goodput_bps`` and, when the run had the flow monitor, ``queue_arrivals``,
+    ``queue_drops``, ``queue_marks``. ``mean_delay_s`` is absent
+    (:data:`NS2_FLOWS_UNMEASURED`). Written without pandas metadata, as the engine's
+    tables are (:func:`aqmsim.results.frame_from_arrow` reads it back)."""
+    import pyarrow as pa
+
+    flows = list(result["flows"])
+    cols: Dict[str, Any] = {
+        "flow": pa.array([int(f["flow"]) for f in flows], pa.int64()),
+        "label": pa.array([str(f.get("label", "")) for f in flows], pa.string()),
+        "src": pa.array([str(f["src"]) for f in flows], pa.string()),
+        "dst": pa.array([str(f["dst"]) for f in flows], pa.string()),
+        "app": pa.array([str(f["app"]) for f in flows], pa.string()),
+        "variant": pa.array([str(f["variant"]) if f["app"] == "ftp" else "udp" for f in flows],
+                            pa.string()),
+        "start": pa.array([float(f["start"]) for f in flows], pa.float64()),
+        "stop": pa.array([float(f["stop"]) for f in flows], pa.float64()),
+    }
+    if all(f["app"] == "ftp" for f in flows):
+        cols["sent"] = pa.array([int(f["sent"]) for f in flows], pa.int64())
+    else:
+        cols["sent"] = pa.array([float(f["sent"]) if f["app"] == "ftp" else math.nan
+                                 for f in flows], pa.float64())
+    cols["retransmitted"] = pa.array([int(f.get("retransmitted", 0)) for f in flows], pa.int64())
+    cols["timeouts"] = pa.array([int(f.get("timeouts", 0)) for f in flows], pa.int64())
+    cols["received"] = pa.array([int(f["received"]) for f in flows], pa.int64())
+    cols["delivered"] = pa.array([int(f["delivered"]) for f in flows], pa.int64())
+    cols["throughput_bps"] = pa.array([float(f["throughput_bps"]) for f in flows], pa.float64())
+    cols["goodput_bps"] = pa.array([float(f["goodput_bps"]) for f in flows], pa.float64())
+    if flows and all("queue_arrivals" in f for f in flows):
+        for c in ("queue_arrivals", "queue_drops", "queue_marks"):
+            cols[c] = pa.array([int(f[c]) for f in flows], pa.int64())
+    return pa.table(cols)
+
+
+def ns2_flows(result: Mapping[str, Any]):
+    """:func:`ns2_flows_arrow` as the DataFrame ``Results.flows`` would be (same dtypes)."""
+    from ..results import frame_from_arrow
+
+    return frame_from_arrow("flows", ns2_flows_arrow(result))
+
+
+def _ends(path: Path, keep: int = 32768) -> str:
+    """The first and last ``keep`` bytes of a file ns-2 wrote (all of it when small)."""
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        if size <= 2 * keep:
+            data = f.read()
+        else:
+            head = f.read(keep)
+            f.seek(size - keep)
+            data = head + b"\n[...]\n" + f.read()
+    return data.decode("utf-8", "replace")
+
+
 def run_ns2(
     scenario: Mapping[str, Any],
     seed: int,
@@ -291,12 +381,16 @@ def run_ns2(
     timeout: Optional[float] = 900.0,
     full_trace: bool = False,
     samples: bool = True,
+    flow_monitor: bool = False,
 ) -> Dict[str, Any]:
     """Export ``scenario`` for ``seed``, run ``ns`` and return the parsed results.
 
     Files go to ``workdir/ns2-seed<seed>/`` (a new temporary directory when ``workdir`` is
     None): ``script.tcl``, ``summary.txt``, ``queue_<i>.txt`` and, with ``full_trace``,
-    ``trace_<i>.tr``. ``result["dir"]`` names it. Raises :class:`Ns2NotFoundError` when
+    ``trace_<i>.tr``. ``result["dir"]`` names it. With ``flow_monitor`` every flow of
+    ``result["flows"]`` also has its ``queue_arrivals``, ``queue_drops`` and
+    ``queue_marks`` at the bottleneck (a flow monitor there; the other results are the
+    same with or without it). Raises :class:`Ns2NotFoundError` when
     ns-2 is missing, :class:`Ns2Error` when it fails or exceeds ``timeout`` seconds, and
     :class:`~aqmsim.ns2.export.Ns2ExportError` when the scenario cannot be exported.
     """
@@ -309,16 +403,19 @@ def run_ns2(
     if summary.exists():
         summary.unlink()
     script = out / "script.tcl"
-    script.write_text(render_tcl(plan, str(out), full_trace=full_trace, samples=samples))
-    try:
-        proc = subprocess.run([ns, str(script)], cwd=str(out), capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired as exc:
-        raise Ns2Error(f"ns-2 did not finish {script} within {timeout} s") from exc
-    (out / "ns.stdout").write_text(proc.stdout)
-    (out / "ns.stderr").write_text(proc.stderr)
+    script.write_text(render_tcl(plan, str(out), full_trace=full_trace, samples=samples,
+                                 flow_monitor=flow_monitor))
+    # ns writes straight to files (a run with 0-byte headers prints a line per packet:
+    # tens of MB that a pipe would make Python read); only their ends are read back
+    with open(out / "ns.stdout", "wb") as fo, open(out / "ns.stderr", "wb") as fe:
+        try:
+            proc = subprocess.run([ns, str(script)], cwd=str(out), stdout=fo, stderr=fe,
+                                  timeout=timeout, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired as exc:
+            raise Ns2Error(f"ns-2 did not finish {script} within {timeout} s") from exc
+    stdout, stderr = _ends(out / "ns.stdout"), _ends(out / "ns.stderr")
     if proc.returncode != 0 or not summary.exists():
-        tail = "\n".join((proc.stderr or proc.stdout).strip().splitlines()[-20:])
+        tail = "\n".join((stderr or stdout).strip().splitlines()[-20:])
         raise Ns2Error(f"ns-2 failed on {script} (exit code {proc.returncode}):\n{tail}")
     res = _result(plan, parse_summary(summary))
     if samples:
@@ -331,7 +428,8 @@ def run_ns2(
             res["mean_max_p"] = res["queues"][plan.monitored[0]]["mean_max_p"]
     res["dir"] = str(out)
     res["script"] = str(script)
-    res["ns_warnings"] = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "warning" in ln.lower()]
+    res["ns_warnings"] = [ln for ln in (stdout + "\n" + stderr).splitlines()
+                          if "warning" in ln.lower()]
     return res
 
 

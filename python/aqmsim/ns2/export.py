@@ -18,9 +18,29 @@ Rules the exporter keeps (``docs/ns2-faithfulness.md`` explains each):
   puts on substream ``seed`` of MRG32k3a seed 1: independent streams per seed.
 * **Links are simplex pairs.** Each direction is its own ``simplex-link`` with its own
   queue (what ``duplex-link`` does, but allowing a different discipline per direction).
-* **Only what ns-2 2.35 has.** ``droptail``, ``red``, ``gentle`` (``gentle_ true``) and
-  ``ared`` (``adaptive_ 1``) are exported; the other disciplines (:data:`NOT_IN_NS2`) and
-  RED's ``ecn_mode = "mark_front"`` raise :class:`Ns2ExportError` naming the field.
+* **Only what ns-2 2.35 has.** ``droptail``, ``red``, ``gentle`` (``gentle_ true``),
+  ``ared`` (``adaptive_ 1``), ``red1`` and ``red4`` (below) are exported; the other
+  disciplines (:data:`NOT_IN_NS2`) and RED's ``ecn_mode = "mark_front"`` raise
+  :class:`Ns2ExportError` naming the field.
+* **Paper 002's RED_1 and RED_4.** ``red1`` is plain RED with ``bytes_ false``: exported as
+  ``Queue/RED`` with every parameter mapped as for ``red`` (its own defaults: ``gentle``,
+  ``wait`` and ``queue_in_bytes`` false) — exact. ``max_pktsize`` plays no part in RED_1.
+  ``red4`` becomes ns-2's byte-mode RED, ``bytes_ true`` with ``mean_pktsize_`` = M
+  (``max_pktsize``, a whole number of bytes): ns-2's ``modify_p`` then takes
+  ``count1 = count_bytes / mean_pktsize_`` and multiplies ``p`` by ``size / mean_pktsize_``,
+  which is RED_4's law up to how the count is kept (:data:`RED4_VS_NS2`). ns-2's
+  ``mean_pktsize_`` also sets RED's packet time constant (idle decay, automatic ``w_q`` and
+  ``min_th``) and, with ``queue_in_bytes``, the byte unit of the thresholds and the limit,
+  which in aqmsim come from ``mean_pktsize``: so the script sets ``mean_pktsize_`` to the
+  scenario's ``mean_pktsize`` for ns-2's ``reset()`` at ``$ns run`` (which computes all of
+  those) and switches it to M by an event at time 0, before any packet arrives
+  (``limit_`` rescaled with it in byte mode, when limit·mean_pktsize/M is whole; otherwise
+  the export is refused). With ``mean_pktsize = M`` no switch is written.
+* **Per-flow counts at the bottleneck**, only when asked (``flow_monitor=True``): a flow
+  monitor (``$ns makeflowmon Fid``, ``$ns attach-fmon``) on the first monitored link gives
+  each flow's ``parrivals_``, ``pdrops_`` and ``pmarks_`` there (Results.flows'
+  ``queue_arrivals``, ``queue_drops``, ``queue_marks``). Its snoop queues only count:
+  ns-2's other results are the same with or without it.
 
 >>> from aqmsim.ns2.export import to_tcl
 >>> tcl = to_tcl(scenario_dict, seed=1, trace_dir="/tmp/run1")   # doctest: +SKIP
@@ -51,6 +71,7 @@ __all__ = [
     "TCP_AGENTS",
     "NS2_QUEUE_CLASS",
     "NOT_IN_NS2",
+    "RED4_VS_NS2",
     "normalize_queue",
     "ared_bottom",
 ]
@@ -209,19 +230,43 @@ _RED_FIELDS = {
 #: Adaptive RED's own fields (ns-2 ``interval_``, ``alpha_``, ``beta_``, ``top_``, ``bottom_``).
 _ARED_FIELDS = {"interval", "alpha", "beta", "top", "bottom"}
 
-#: The disciplines ns-2 2.35 runs as they are, and the ns-2 queue class of each.
-NS2_QUEUE_CLASS: Dict[str, str] = {"droptail": "DropTail", "red": "RED", "gentle": "RED", "ared": "RED"}
+#: paper 002's RED_1 and RED_4 (``red1``, ``red4``): RED's fields without ``bytes`` (the
+#: kind sets it), with ``max_pktsize`` (M).
+_RED_K_FIELDS = (_RED_FIELDS - {"bytes"}) | {"max_pktsize"}
+
+#: The disciplines ns-2 2.35 runs, and the ns-2 queue class of each (``red1`` exactly,
+#: ``red4`` as the nearest ns-2 law: :data:`RED4_VS_NS2`).
+NS2_QUEUE_CLASS: Dict[str, str] = {"droptail": "DropTail", "red": "RED", "gentle": "RED", "ared": "RED",
+                                   "red1": "RED", "red4": "RED"}
+
+#: How ns-2's ``Queue/RED`` with ``bytes_ true`` and ``mean_pktsize_`` = M (the export of
+#: ``red4``) differs from RED_4 (``queue/red.cc`` of ns-2.35: ``enque``, ``drop_early``,
+#: ``modify_p``). p_b is the same; L the arriving packet's size.
+RED4_VS_NS2: Tuple[str, ...] = (
+    "count: ns-2 uses count1 = floor(count_bytes / M), an integer division, where count_bytes "
+    "is the bytes of the arrivals since the last drop or mark INCLUDING the arriving packet "
+    "(enque adds its size before drop_early); RED_4 uses the real sum of L_i/M over the "
+    "arrivals kept since then, EXCLUDING the arriving one (added after the decision). After "
+    "a drop, ns-2's count1 = floor(RED_4's count + L/M): with every packet of size M ns-2's "
+    "count is RED_4's + 1 (ns-2's byte mode is then plain RED), with smaller packets up to "
+    "one less than count + L/M",
+    "first arrival with avg >= min_th (no decision, no drop in both): ns-2 sets count_bytes = "
+    "L of that packet, RED_4 sets count = 1 (a whole M)",
+    "the rest is the same: p_a = p_b / (1 - count * p_b) (1 once count * p_b >= 1; wait_'s "
+    "uniform rule with wait), then p_a * L/M when p_a < 1, capped at 1; avg >= max_th "
+    "(gentle off) drops every arrival; the count is reset by every drop or mark (early, "
+    "forced, overflow)",
+)
 
 #: aqmsim disciplines that stock ns-2 2.35 does not have, and why.
 NOT_IN_NS2: Dict[str, str] = {
     "rtred": "RTRED (paper 000) is not in stock ns-2 2.35",
     "qrtred": "QRTRED (paper 001) is not in stock ns-2 2.35",
-    "red1": "RED_1 (paper 002) is not in stock ns-2 2.35",
-    "red2": "RED_2 (paper 002) is not in stock ns-2 2.35",
-    "red3": "RED_3 (paper 002) is not in stock ns-2 2.35",
-    "red4": "RED_4 (paper 002) is not in stock ns-2 2.35 (bytes_ true is the nearest, but its "
-            "count is floor(bytes since the last drop / mean_pktsize_), not a sum of L/M)",
-    "red5": "RED_5 (paper 002) is not in stock ns-2 2.35",
+    "red2": "RED_2 (paper 002: p_b weighted by L/M before the count correction) is not in "
+            "stock ns-2 2.35",
+    "red3": "RED_3 (paper 002: p_a weighted by L/M with a packet count) is not in stock ns-2 2.35 "
+            "(bytes_ true weights p_a by L/mean_pktsize_ but counts bytes: that is RED_4's law)",
+    "red5": "RED_5 (paper 002: weighted by (L/M)^2) is not in stock ns-2 2.35",
     "ared_feng": "aqmsim's Feng ARED is not stock ns-2's feng_adaptive_ 1 (which swaps the roles of "
                  "alpha_ and beta_, starts from an uninitialised status and does not keep max_p in "
                  "[1e-4, 1] as aqmsim does)",
@@ -297,12 +342,16 @@ def normalize_queue(q: Optional[Mapping[str, Any]], where: str) -> Dict[str, Any
         return {"kind": "droptail", "limit": _limit(q, where), "limit_bytes": lb,
                 "drop_front": _bool(q, "drop_front", False, where)}
 
-    # The RED family: red, gentle (red with gentle_ true) and ared (red with adaptive_ 1).
-    allowed = _RED_FIELDS | (_ARED_FIELDS if kind == "ared" else set())
+    # The RED family: red, gentle (red with gentle_ true), ared (red with adaptive_ 1), and
+    # paper 002's red1 (red with bytes_ false) and red4 (byte mode with mean_pktsize_ = M).
+    red_k = kind in ("red1", "red4")
+    allowed = _RED_K_FIELDS if red_k else _RED_FIELDS | (_ARED_FIELDS if kind == "ared" else set())
     unknown = set(q) - allowed
     if unknown:
         k = sorted(unknown)[0]
         owner = " (it is a parameter of ared)" if k in _ARED_FIELDS else ""
+        if red_k and k == "bytes":
+            owner = " (RED_k's size weighting replaces ns-2's bytes_, as in aqmsim)"
         raise Ns2ExportError(f"{where}.{k}: unknown field for {kind}{owner}")
     limit = _limit(q, where)
     max_p = _number(q, "max_p", 0.1, lambda v: 0 < v <= 1, "in (0, 1]", where)
@@ -337,7 +386,9 @@ def normalize_queue(q: Optional[Mapping[str, Any]], where: str) -> Dict[str, Any
             )
         gentle = True
     else:
-        gentle = _bool(q, "gentle", True, where)
+        # red1 … red5 default to the paper's 1993 RED: gentle, wait, queue_in_bytes off
+        # (aqmsim's queue_spec.rs, `aqmsim list red1`).
+        gentle = _bool(q, "gentle", not red_k, where)
     out: Dict[str, Any] = {
         "kind": kind,
         "limit": limit,
@@ -346,15 +397,36 @@ def normalize_queue(q: Optional[Mapping[str, Any]], where: str) -> Dict[str, Any
         "max_p": max_p,
         "w_q": w_q,
         "gentle": gentle,
-        "wait": _bool(q, "wait", True, where),
+        "wait": _bool(q, "wait", not red_k, where),
         "ecn": _bool(q, "ecn", False, where),
         "mark_p": mark_p,
-        "bytes": _bool(q, "bytes", True, where),
-        "queue_in_bytes": _bool(q, "queue_in_bytes", True, where),
+        "bytes": (kind == "red4") if red_k else _bool(q, "bytes", True, where),
+        "queue_in_bytes": _bool(q, "queue_in_bytes", not red_k, where),
         "mean_pktsize": int(mps),
         "target_delay": parse_time(q.get("target_delay", 0.005), f"{where}.target_delay"),
         "adaptive": kind == "ared",
     }
+    if red_k:
+        m = q.get("max_pktsize", 1500)
+        if isinstance(m, bool) or not isinstance(m, (int, float)) or not 0 < m < math.inf:
+            raise Ns2ExportError(f"{where}.max_pktsize: must be > 0 bytes, got {m!r}")
+        # (checked as aqmsim checks it; RED_1 does not use M, so its script has no trace of it)
+        if kind == "red4":
+            if float(m) != int(m):
+                # it becomes ns-2's mean_pktsize_, an int
+                raise Ns2ExportError(f"{where}.max_pktsize: RED_4 is exported as ns-2's byte mode with "
+                                     f"mean_pktsize_ = M, an integer in ns-2: must be a whole number "
+                                     f"of bytes, got {m!r}")
+            m = int(m)
+            # ns-2 reads mean_pktsize_ for the byte-mode limit at every arrival: after the
+            # switch to M, limit_ must hold the same bytes (limit·mean_pktsize = limit'·M)
+            if out["queue_in_bytes"] and m != out["mean_pktsize"] and (limit * out["mean_pktsize"]) % m:
+                raise Ns2ExportError(
+                    f"{where}.limit: RED_4 in byte mode is exported with ns-2's one mean_pktsize_ "
+                    f"switched to M = {m} at time 0, so its byte limit must be a whole number of "
+                    f"M-byte packets: limit·mean_pktsize = {limit * out['mean_pktsize']} is not a "
+                    f"multiple of {m} (set mean_pktsize = max_pktsize, or such a limit)")
+        out["max_pktsize"] = m
     if kind == "ared":
         # The same defaults and ranges as aqmsim's ared (queue_spec.rs).
         out["interval"] = parse_time(q.get("interval", 0.5), f"{where}.interval")
@@ -399,6 +471,9 @@ class FlowPlan:
     tcp: Dict[str, Any] = field(default_factory=dict)
     cbr_rate: float = 0.0
     cbr_size: int = 0
+    #: aqmsim's label of the flow (Results.flows ``label``): the group's name (``group<i>``
+    #: unnamed), an explicit flow's ``label`` (``flows[<i>]`` without one).
+    label: str = ""
 
 
 @dataclass
@@ -451,7 +526,7 @@ def _traffic(t: Mapping[str, Any], where: str, top_tcp: Any, duration: float, se
     start = draw(t.get("start", 0.0), component_rng(seed, f"start/{index}"), f"{where}.start")
     draws[f"start/{index}"] = start
     stop = parse_time(t["stop"], f"{where}.stop") if "stop" in t else duration
-    fp = FlowPlan(index=index, src=src, dst=dst, app=app, start=start, stop=stop, group=group)
+    fp = FlowPlan(index=index, src=src, dst=dst, app=app, start=start, stop=stop, group=group, label=group)
     if app == "ftp":
         fp.tcp = _resolve_tcp([(top_tcp, "tcp"), (t.get("tcp"), f"{where}.tcp")])
     else:
@@ -587,6 +662,7 @@ def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
             if not isinstance(label, str):
                 raise Ns2ExportError(f"{w}.label: expected a string, got {label!r}")
             flows.append(_traffic(fl, w, top_tcp, duration, seed, len(flows), fl["src"], fl["dst"], label, draws))
+            flows[-1].label = fl.get("label") or f"flows[{i}]"
 
     seen = set()
     for lk in links:
@@ -725,6 +801,24 @@ def _queue_tcl(lk: LinkPlan) -> List[str]:
         f"$q set mean_pktsize_ {q['mean_pktsize']}",
         f"$q set targetdelay_ {_num(q['target_delay'])}",
     ]
+    if q["kind"] == "red1":
+        i = out.index("$q set bytes_ false")
+        out[i] += "   ;# red1: RED_1 of paper 002 is plain RED (max_pktsize plays no part)"
+    switch = ""
+    if q["kind"] == "red4":
+        m, mps = q["max_pktsize"], q["mean_pktsize"]
+        i = out.index("$q set bytes_ true")
+        out[i] += (f"   ;# red4: RED_4 of paper 002 as ns-2's nearest law, byte mode with mean_pktsize_ = M = {m}: "
+                   "count1 = count_bytes/M, p *= size/M (aqmsim.ns2.export.RED4_VS_NS2)")
+        if m != mps:
+            # reset() at `$ns run` computes ptc (idle decay, auto w_q and min_th) and, in byte
+            # mode, the byte thresholds from mean_pktsize_ = mean_pktsize, as aqmsim does;
+            # then, before any packet arrives, the byte-mode law gets M.
+            switch = f"$q set mean_pktsize_ {m}"
+            if q["queue_in_bytes"]:
+                switch += f"; $q set limit_ {q['limit'] * mps // m}"
+            switch = (f"$ns at 0 \"{switch}\"   ;# red4: M for modify_p, once reset() has used "
+                      f"mean_pktsize_ {mps} for ptc and the thresholds")
     if q["adaptive"]:
         bottom = q["bottom"] if q["bottom"] is not None else ared_bottom(lk.rate)
         out += [
@@ -752,6 +846,8 @@ def _queue_tcl(lk: LinkPlan) -> List[str]:
         "$q set ns1_compat_ false",
         "$q set summarystats_ false",
     ]
+    if switch:
+        out.append(switch)
     return out
 
 
@@ -793,7 +889,8 @@ def _tcp_tcl(fp: FlowPlan) -> Tuple[List[str], List[str]]:
     return snd, snk
 
 
-def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples: bool = True) -> str:
+def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples: bool = True,
+               flow_monitor: bool = False) -> str:
     """Write the Tcl script for a resolved :class:`Plan` (see :func:`to_tcl`)."""
     import os
 
@@ -841,6 +938,14 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
             add(f"set sf({mi}) [open {_brace(path)} w]")
             red = " ave_ cur_max_p_" if NS2_QUEUE_CLASS[lk.queue["kind"]] == "RED" else ""
             add(f"puts $sf({mi}) {{# t pkts bytes{red}}}")
+    fmon = flow_monitor and bool(plan.monitored)
+    if fmon:
+        lk = plan.link(plan.monitored[0])
+        a, b = node_id[lk.src], node_id[lk.dst]
+        add(f"# Per-flow counts at {_comment(lk.name)}: a flow monitor classifying by fid_ (its snoop")
+        add("# queues count packets in, out and dropped; they change nothing else)")
+        add("set fmon [$ns makeflowmon Fid]")
+        add(f"$ns attach-fmon [$ns link $n({a}) $n({b})] $fmon")
     add("")
     add("# Flows (flow id = fid_ = index)")
     for fp in plan.flows:
@@ -901,7 +1006,7 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
         add("")
     add("# At the end: flush the integrators and write `key value` lines")
     add("proc finish {} {")
-    add("    global ns qm ds src dst rxm sf tf")
+    add("    global ns qm ds src dst rxm sf tf" + (" fmon" if fmon else ""))
     add("    set now [$ns now]")
     add(f"    set f [open {_brace(os.path.join(tdir, 'summary.txt'))} w]")
     add("    puts $f \"duration $now\"")
@@ -920,6 +1025,14 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
         add(f"    puts $f \"queue.{mi}.bytes_integral [$bi set sum_]\"")
         add(f"    puts $f \"queue.{mi}.delay_cnt [$ds({mi}) cnt]\"")
         add(f"    if {{[$ds({mi}) cnt] > 0}} {{ puts $f \"queue.{mi}.delay_mean [$ds({mi}) mean]\" }}")
+    if fmon:
+        add("    puts $f \"fmon.present 1\"")
+        add("    foreach fl [$fmon flows] {")
+        add("        set id [$fl set flowid_]")
+        add("        foreach v {parrivals_ pdrops_ pmarks_ barrivals_ bdrops_} {")
+        add("            puts $f \"fmon.$id.$v [$fl set $v]\"")
+        add("        }")
+        add("    }")
     for fp in plan.flows:
         i = fp.index
         add(f"    puts $f \"flow.{i}.rx_pkts [$rxm({i}) set parrivals_]\"")
@@ -948,7 +1061,7 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
 
 
 def to_tcl(scenario: Mapping[str, Any], seed: int, trace_dir: str, *, full_trace: bool = False,
-           samples: bool = True) -> str:
+           samples: bool = True, flow_monitor: bool = False) -> str:
     """The ns-2 Tcl script for ``scenario`` run with ``seed``.
 
     ``trace_dir`` is where the script writes ``summary.txt`` (``key value`` lines: the
@@ -956,5 +1069,9 @@ def to_tcl(scenario: Mapping[str, Any], seed: int, trace_dir: str, *, full_trace
     sinks, TCP counters), ``queue_<i>.txt`` (samples every ``monitor.sample_interval``
     when ``samples``) and, with ``full_trace``, ``trace_<i>.tr`` (``$ns trace-queue`` of
     each monitored link, for :mod:`aqmsim.ns2.trace`). ``<i>`` indexes ``monitor.queues``.
+    With ``flow_monitor``, a flow monitor on the first monitored link adds each flow's
+    ``fmon.<fid>.parrivals_`` / ``pdrops_`` / ``pmarks_`` / ``barrivals_`` / ``bdrops_``
+    there (``fmon.present 1``; a flow that never reached the link has no lines).
     """
-    return render_tcl(build_plan(scenario, seed), trace_dir, full_trace=full_trace, samples=samples)
+    return render_tcl(build_plan(scenario, seed), trace_dir, full_trace=full_trace, samples=samples,
+                      flow_monitor=flow_monitor)

@@ -14,7 +14,8 @@ import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Iterable, List, Mapping, MutableMapping, Optional, Sequence, Tuple
+from typing import (Any, Callable, Dict, Iterable, List, Mapping, MutableMapping, Optional, Sequence,
+                    Tuple, Union)
 
 import numpy as np
 import pandas as pd
@@ -22,8 +23,8 @@ import pandas as pd
 from ..scenario import Scenario
 
 __all__ = [
-    "Experiment", "RunRecord", "Runs", "Cell", "Table", "Figure", "Claim", "Report", "Paper",
-    "t95", "mean_ci", "ns2_agrees",
+    "Experiment", "RunRecord", "Runs", "FromRun", "Cell", "Table", "Figure", "Claim", "Report",
+    "Paper", "t95", "mean_ci", "ns2_agrees",
 ]
 
 #: Series a run can keep beyond its summary (names of Results tables).
@@ -52,6 +53,32 @@ class RunRecord:
     summary: Dict[str, Any]
     tables: MutableMapping[str, pd.DataFrame] = field(default_factory=dict)
     wall: float = 0.0
+
+
+@dataclass(frozen=True)
+class FromRun:
+    """How a cell's number is computed from ONE run's record: ``fn(record) -> float`` reads
+    ``record.summary`` and ``record.tables`` (the Results tables named in ``tables``).
+
+    A cell built by :meth:`Runs.cell_by` keeps it as its ``source`` metric, so the same
+    number can be computed from other runs of the experiment: ``aqmsim reproduce`` asks
+    ns-2's runs for the ``tables`` it can give (:data:`aqmsim.ns2.column.NS2_TABLES`: a
+    ``flows`` table with Results.flows' columns where ns-2 measures them) and applies
+    ``fn`` to each. ``fn`` raising ``KeyError`` (a column or table the run lacks) means
+    "not measured there". ``name`` says what the number is, in notes ("ns-2 does not
+    measure <name>"). Make ``fn`` a module-level function or a ``functools.partial`` of
+    one to keep cells picklable (they are not pickled today: cells stay in the driver)."""
+
+    fn: Callable[[RunRecord], Any]
+    tables: Tuple[str, ...] = ()
+    name: str = ""
+
+    def __call__(self, record: RunRecord) -> float:
+        return float(self.fn(record))
+
+    def describe(self) -> str:
+        """What the number is (``name``, else the function's name)."""
+        return self.name or getattr(self.fn, "__name__", "") or "the cell's number"
 
 
 def t95(n: int) -> float:
@@ -118,6 +145,27 @@ class Runs:
         mean, half = mean_ci(self.values(key, metric) * scale)
         return Cell(mean, half, published, source=(key, metric, scale))
 
+    def values_by(self, key: str, fn: Callable[[RunRecord], Any]) -> np.ndarray:
+        """``fn(record)`` for every seed of an experiment (seed order)."""
+        return np.array([float(fn(self.records[(key, s)])) for s in self.seeds(key)],
+                        dtype=float)
+
+    def cell_by(self, key: str, fn: Union["FromRun", Callable[[RunRecord], Any]],
+                published: Optional[float] = None, scale: float = 1.0, *,
+                tables: Optional[Sequence[str]] = None, name: str = "") -> "Cell":
+        """Mean ± 95 % CI over the seeds of ``fn(record)`` — a number computed from one
+        run's summary and tables (e.g. a group's loss ratio from the flows table) — times
+        ``scale``, beside ``published``. The cell remembers ``(key, FromRun, scale)`` as its
+        ``source``, so the ns-2 column computes the same number from ns-2's runs. ``fn``
+        may be a :class:`FromRun`; otherwise one is made of it with ``tables`` (default:
+        the tables the experiment keeps for every seed) and ``name``."""
+        if not isinstance(fn, FromRun):
+            keep = self.experiments[key].keep if key in self.experiments else ()
+            fn = FromRun(fn, tuple(tables) if tables is not None else tuple(keep),
+                         name or getattr(fn, "__name__", ""))
+        mean, half = mean_ci(self.values_by(key, fn) * scale)
+        return Cell(mean, half, published, source=(key, fn, scale))
+
 
 @dataclass
 class Cell:
@@ -126,9 +174,11 @@ class Cell:
     mean: float
     half: float = float("nan")
     published: Optional[float] = None
-    #: (experiment key, summary metric, scale) when the cell is a summary metric's mean
-    #: over seeds (:meth:`Runs.cell`); None when the analysis computed it otherwise.
-    source: Optional[Tuple[str, str, float]] = None
+    #: (experiment key, metric, scale) when the cell is the mean over seeds of a number of
+    #: each run: the metric is a summary metric's name (:meth:`Runs.cell`) or a
+    #: :class:`FromRun` computing it from the run's record (:meth:`Runs.cell_by`); None
+    #: when the analysis computed it otherwise (no ns-2 value then).
+    source: Optional[Tuple[str, Any, float]] = None
     #: A published number used as an input (to derive a quantity of the scenario, e.g. a
     #: run length from the packets sent): shown, but not counted as a check.
     input: bool = False

@@ -111,8 +111,8 @@ HOW_TO_READ = [
     "simulators. An ns-2 value that differs from ours by more than the two confidence "
     "intervals together (|ns-2 − aqmsim| > √(h<sub>ns-2</sub>² + h<sub>aqmsim</sub>²)) is "
     "<span style=\"background:#fff1c2;color:#7a4d00;padding:0 .2rem\">marked ≠</span>; "
-    "“—” in the ns-2 place: ns-2 cannot run that experiment (RTRED, QRTRED, …) or the "
-    "number is not a summary metric of a run.",
+    "“—” in the ns-2 place: ns-2 cannot run that experiment (RTRED, QRTRED, …), ns-2's "
+    "runs do not measure the number, or the number is not computed from each run.",
     "Where a paper leaves a parameter open, the choice we made is listed under "
     "<i>Assumptions</i> on its page. Figures are redrawn from our runs (the first seed "
     "for time series).",
@@ -264,7 +264,7 @@ def _td(x: Any, ns2: bool = False) -> str:
         if ns2:
             n2 = F.ns2_status(x)
             n2tip = _NS2_TIP.get(n2) or (getattr(x, "ns2_note", "") or
-                                        ("no ns-2 value: not a summary metric of a run"
+                                        ("no ns-2 value: not computed from each run"
                                          if x.ns2 is None else "ns-2: no confidence interval"))
             return (f'<td class="cell {st} ns2-{n2}" title="{e(tip)}">'
                     f'<span class="pub">{e(F.published(x))}</span>'
@@ -322,7 +322,7 @@ def _ns2_table_note(t: Table) -> str:
         for x in r:
             if isinstance(x, Cell) and x.ns2 is None:
                 reason = (getattr(x, "ns2_note", "") or
-                          "no ns-2 value: not a summary metric of a run")
+                          "no ns-2 value: not computed from each run")
                 why[reason] = why.get(reason, 0) + 1
     if not why:
         return ""
@@ -344,8 +344,9 @@ def _ns2_note(o: Any) -> str:
                      "behind these numbers, exported by <code>aqmsim.ns2</code>, over seeds "
                      f"{e(F.seeds_text(col.seeds))}"
                      + (f": {e(F.runs_text(col.runs))}" if col.runs else "")
-                     + ". Its numbers are the same summary metrics read off ns-2's own "
-                     "counters (queue monitor, TCP agents, sinks).</p>")
+                     + ". Its numbers are computed from each ns-2 run as ours are from each of "
+                     "ours, read off ns-2's own counters (queue and flow monitors, TCP "
+                     "agents, sinks).</p>")
         unmeasured = sorted({c.ns2_note[len("ns-2 does not measure "):] for c in o.cells()
                              if c.ns2_note.startswith("ns-2 does not measure ")})
         if unmeasured:

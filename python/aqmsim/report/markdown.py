@@ -67,7 +67,7 @@ def _paper(o: Outcome, page: str) -> List[str]:
                          f"{_md(d)} |")
         lines += ["", f"{F.NS2_MARK} (bold): ns-2 and aqmsim differ by more than their 95 % "
                   "confidence intervals; — in the ns-2 column: ns-2 cannot run this "
-                  "experiment, or the number is not a summary metric ns-2 measures.", ""]
+                  "experiment, or ns-2's runs do not give the number.", ""]
     elif rows:
         lines += ["| table | row | column | ours (± 95 % CI) | published | diff |",
                   "|---|---|---|--:|--:|--:|"]

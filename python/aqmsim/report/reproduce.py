@@ -124,8 +124,9 @@ def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
     analysis cannot do without it.
 
     With ``ns2`` (and ``ns`` installed), once the primary reading is analysed, the
-    experiments behind its cells read off a summary metric (``Cell.source``) that ns-2
-    can run also run in ns-2 (:mod:`aqmsim.ns2.column`: same pool, seeds 1..min(N,
+    experiments behind its cells computed from each run (``Cell.source``: a summary metric,
+    or a function of the run's record reading its flows table) that ns-2 can run also run
+    in ns-2 (:mod:`aqmsim.ns2.column`: same pool, seeds 1..min(N,
     ``paper.ns2_seeds``), kept in ``<store>/ns2``), and those cells get ns-2's value
     beside ours (``Cell.ns2``; ``report.ns2`` says what ran). The ns-2 column never
     fails the paper."""
@@ -220,7 +221,7 @@ def _ns2_column(paper: Paper, report: Report, experiments: Sequence[Any],
     (those ns-2 can run), then give those cells ns-2's values; ``report.ns2`` says what
     was done. A missing ``ns`` or an error of the ns-2 stage as a whole is recorded
     there, never raised (KeyboardInterrupt still stops everything)."""
-    from ..ns2.column import MISSING_LINE, Ns2Column, exportable, fill, run_column
+    from ..ns2.column import MISSING_LINE, Ns2Column, exportable, fill, run_column, tables_wanted
     from ..ns2.crosscheck import ns_available
 
     if not ns_available():
@@ -228,7 +229,8 @@ def _ns2_column(paper: Paper, report: Report, experiments: Sequence[Any],
         return
     cap = getattr(paper, "ns2_seeds", None)
     ns2_seeds = list(seeds)[:max(1, int(cap))] if cap else list(seeds)
-    wanted = {c.source[0] for c in report.cells() if getattr(c, "source", None)}
+    need = tables_wanted(report.cells())  # key -> the tables ns-2's runs must keep
+    wanted = set(need)
     try:
         ok, cannot = exportable([e for e in experiments if e.key in wanted])
         col, runs = Ns2Column("ran", seeds=ns2_seeds, cannot=cannot), None
@@ -239,7 +241,8 @@ def _ns2_column(paper: Paper, report: Report, experiments: Sequence[Any],
                 def tick(done: int, total: int) -> None:
                     prog.update(task, completed=done, total=total, left=total - done)
 
-                col, runs = run_column(paper, ok, ns2_seeds, where, workers, tick, **kw)
+                col, runs = run_column(paper, ok, ns2_seeds, where, workers, tick,
+                                       tables=need, **kw)
             col.cannot = {**cannot, **col.cannot}
         report.ns2 = col
         fill(report, col, runs)
@@ -298,7 +301,7 @@ def headline_tables(report: Report, limit: int = HEADLINE_ROWS) -> List[RichTabl
         tables[-1].caption_justify = "left"
     if with_ns2 and tables:
         note = (f"{F.NS2_MARK}: ns-2 and aqmsim differ by more than their 95 % CIs; "
-                "— : no ns-2 number (ns-2 cannot run it, or it is not a summary metric)")
+                "— : no ns-2 number (ns-2 cannot run it, or its runs do not give it)")
         cap = tables[-1].caption
         tables[-1].caption = f"{cap}\n{note}" if cap else note
         tables[-1].caption_justify = "left"

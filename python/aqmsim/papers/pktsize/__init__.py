@@ -28,13 +28,15 @@ each) beside it.
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
 
-from ..base import Cell, Claim, Experiment, Figure, Paper, Report, Runs, Table, mean_ci
+from ..base import (Cell, Claim, Experiment, Figure, FromRun, Paper, Report, RunRecord, Runs, Table,
+                    mean_ci)
 
 VARIANTS: Tuple[str, ...] = ("red1", "red2", "red3", "red4", "red5")
 DELAYS: Tuple[str, ...] = ("low", "high")
@@ -88,6 +90,71 @@ def group_metrics(flows: pd.DataFrame) -> Dict[str, Dict[str, float]]:
     return out
 
 
+def summary_metrics(sm: Dict[str, float]) -> Dict[str, float]:
+    """The numbers of the "all" row of one run read off its summary: PLR over all packets
+    (%), summed goodput (Mbit/s), drops by reason (counts and % of the drops), time-average
+    queue, timeouts."""
+    drops = float(sm.get("bottleneck_drops", float("nan")))
+    share = (lambda n: 100.0 * n / drops if drops > 0 else float("nan"))
+    return {
+        "plr": 100.0 * float(sm.get("loss_ratio", float("nan"))),
+        "goodput": float(sm.get("goodput_bps", float("nan"))) / 1e6,
+        "engine_arrivals": float(sm.get("bottleneck_arrivals", float("nan"))),
+        "drops": drops,
+        "early": float(sm.get("drops_early", float("nan"))),
+        "forced": float(sm.get("drops_forced", float("nan"))),
+        "overflow": float(sm.get("drops_overflow", float("nan"))),
+        "early_pct": share(float(sm.get("drops_early", float("nan")))),
+        "forced_pct": share(float(sm.get("drops_forced", float("nan")))),
+        "overflow_pct": share(float(sm.get("drops_overflow", float("nan")))),
+        "avg_queue": float(sm.get("time_avg_queue_pkts", float("nan"))),
+        "timeouts": float(sm.get("timeouts", float("nan"))),
+    }
+
+
+#: Summary metrics each "all"-row number needs (a run without them does not measure it:
+#: ns-2's summary has no drop reasons).
+SUMMARY_NEEDS: Dict[str, Tuple[str, ...]] = {
+    "plr": ("loss_ratio",), "goodput": ("goodput_bps",),
+    "engine_arrivals": ("bottleneck_arrivals",), "drops": ("bottleneck_drops",),
+    "early": ("drops_early",), "forced": ("drops_forced",), "overflow": ("drops_overflow",),
+    "early_pct": ("drops_early", "bottleneck_drops"),
+    "forced_pct": ("drops_forced", "bottleneck_drops"),
+    "overflow_pct": ("drops_overflow", "bottleneck_drops"),
+    "avg_queue": ("time_avg_queue_pkts",), "timeouts": ("timeouts",),
+}
+
+
+def run_value(rec: RunRecord, group: str, col: str) -> float:
+    """One number of one run, as :meth:`PktSize.metrics` has it: ``col`` of an MTU group
+    (:func:`group_metrics` of the run's flows table) or of ``"all"`` (its summary,
+    :func:`summary_metrics`; ``jain`` and ``arrivals`` from the groups). Raises KeyError
+    when the run lacks what it needs (a summary metric, a flows column or the table):
+    that number is not measured in that run (the ns-2 column says so)."""
+    if group != "all":
+        return group_metrics(rec.tables["flows"])[group][col]
+    if col in SUMMARY_NEEDS:
+        for k in SUMMARY_NEEDS[col]:
+            if k not in rec.summary:
+                raise KeyError(k)
+        return summary_metrics(rec.summary)[col]
+    gm = group_metrics(rec.tables["flows"])
+    if col == "jain":
+        return jain([gm[g]["goodput"] for g, _, _ in GROUPS])
+    if col == "arrivals":
+        return sum(m["arrivals"] for m in gm.values())
+    raise KeyError(col)
+
+
+def from_run(group: str, col: str) -> FromRun:
+    """The cell source computing ``col`` of ``group`` from one run (:func:`run_value`; a
+    ``partial`` of a module function, so cells stay picklable): the ns-2 column applies
+    it to ns-2's runs, whose flows table carries the per-flow bottleneck counts."""
+    if group == "all" and col in SUMMARY_NEEDS:
+        return FromRun(partial(run_value, group=group, col=col), (), SUMMARY_NEEDS[col][0])
+    return FromRun(partial(run_value, group=group, col=col), ("flows",), f"{col} of {group}")
+
+
 class Metrics:
     """The per-run metrics (:meth:`PktSize.metrics`) with one lookup per (delay, variant,
     group): the analysis asks for a few thousand such columns."""
@@ -113,7 +180,7 @@ class PktSize(Paper):
                 "on RED performance\", Alcatel Corporate Research Center (Table III)")
     default_seeds = 5
     #: Seeds of each alternative reading (the primary runs default_seeds).
-    reading_seeds = 1
+    reading_seeds = 2
 
     def readings(self) -> list:
         """The open choices and their readings (see :mod:`.readings`)."""
@@ -148,26 +215,11 @@ class PktSize(Paper):
                     gm = group_metrics(rec.tables["flows"])
                     for g, m in gm.items():
                         rows.append({"delay": delay, "variant": v, "seed": s, "group": g, **m})
-                    sm = rec.summary
-                    arr = sum(m["arrivals"] for m in gm.values())
-                    drops = float(sm.get("bottleneck_drops", float("nan")))
-                    share = (lambda n: 100.0 * n / drops if drops > 0 else float("nan"))
                     rows.append({
                         "delay": delay, "variant": v, "seed": s, "group": "all",
-                        "plr": 100.0 * float(sm.get("loss_ratio", float("nan"))),
-                        "goodput": float(sm.get("goodput_bps", float("nan"))) / 1e6,
                         "jain": jain([gm[g]["goodput"] for g, _, _ in GROUPS]),
-                        "arrivals": arr,
-                        "engine_arrivals": float(sm.get("bottleneck_arrivals", float("nan"))),
-                        "drops": float(sm.get("bottleneck_drops", float("nan"))),
-                        "early": float(sm.get("drops_early", float("nan"))),
-                        "forced": float(sm.get("drops_forced", float("nan"))),
-                        "overflow": float(sm.get("drops_overflow", float("nan"))),
-                        "early_pct": share(float(sm.get("drops_early", float("nan")))),
-                        "forced_pct": share(float(sm.get("drops_forced", float("nan")))),
-                        "overflow_pct": share(float(sm.get("drops_overflow", float("nan")))),
-                        "avg_queue": float(sm.get("time_avg_queue_pkts", float("nan"))),
-                        "timeouts": float(sm.get("timeouts", float("nan"))),
+                        "arrivals": sum(m["arrivals"] for m in gm.values()),
+                        **summary_metrics(rec.summary),
                     })
         return pd.DataFrame(rows)
 
@@ -176,6 +228,15 @@ class PktSize(Paper):
             published: Optional[float] = None) -> Cell:
         mean, half = mean_ci(m.values(delay, v, group, col))
         return Cell(mean, half, published)
+
+    @staticmethod
+    def _cell(runs: Runs, delay: str, v: str, group: str, col: str,
+              published: Optional[float] = None) -> Cell:
+        """A cell of the tables: the same mean ± CI as :meth:`_ci` (the same per-run
+        numbers, :func:`run_value`, in the same seed order) computed through
+        :meth:`Runs.cell_by`, so the cell remembers how (:func:`from_run`) and the ns-2
+        column computes it from ns-2's runs of the experiment the same way."""
+        return runs.cell_by(key_of(v, delay), from_run(group, col), published)
 
     @staticmethod
     def _mean(m: Metrics, delay: str, v: str, group: str, col: str) -> float:
@@ -195,7 +256,7 @@ class PktSize(Paper):
             return pub_at.get((delay, v, mtu, metric))
 
         seeds = sorted({s for k in runs.experiments for s in runs.seeds(k)})
-        tables = [self._table3(m, P), self._table_why(m, runs)]
+        tables = [self._table3(m, runs, P), self._table_why(m, runs)]
         # Alternative readings are analysed with figures off: their numbers are compared.
         figures = self._figures(runs, m, P, out) if self.figures else []
         claims = self._claims(m)
@@ -226,22 +287,22 @@ class PktSize(Paper):
         return Report(self, tables, figures, claims, assumptions, seeds)
 
     # ------------------------------------------------------------------ tables
-    def _table3(self, m: Metrics, P) -> Table:
+    def _table3(self, m: Metrics, runs: Runs, P) -> Table:
         cols = ["Delay", "MTU"] + [f"PLR % {vname(v)}" for v in VARIANTS] + \
                [f"Goodput Mb/s {vname(v)}" for v in VARIANTS]
         rows: List[list] = []
         for delay in DELAYS:
             for g, mtu, pname in GROUPS:
                 row: list = [DELAY_TEXT[delay], f"{pname} ({mtu} B)"]
-                row += [self._ci(m, delay, v, g, "plr", P(delay, v, str(mtu), "plr_percent"))
+                row += [self._cell(runs, delay, v, g, "plr", P(delay, v, str(mtu), "plr_percent"))
                         for v in VARIANTS]
-                row += [self._ci(m, delay, v, g, "goodput", P(delay, v, str(mtu), "goodput_mbps"))
-                        for v in VARIANTS]
+                row += [self._cell(runs, delay, v, g, "goodput",
+                                   P(delay, v, str(mtu), "goodput_mbps")) for v in VARIANTS]
                 rows.append(row)
             row = [DELAY_TEXT[delay], "Sum (PLR: all packets)"]
-            row += [self._ci(m, delay, v, "all", "plr") for v in VARIANTS]
-            row += [self._ci(m, delay, v, "all", "goodput", P(delay, v, "sum", "goodput_mbps"))
-                    for v in VARIANTS]
+            row += [self._cell(runs, delay, v, "all", "plr") for v in VARIANTS]
+            row += [self._cell(runs, delay, v, "all", "goodput",
+                               P(delay, v, "sum", "goodput_mbps")) for v in VARIANTS]
             rows.append(row)
         al = m.df[m.df["group"] == "all"]
         miss = (al["engine_arrivals"] - al["arrivals"]).abs()
@@ -250,7 +311,14 @@ class PktSize(Paper):
                 f"queue's own count to within {float(miss.max()) if len(miss) else 0:.0f} "
                 "packets); goodput = the group's 20 flows summed. Our mean ± 95 % interval "
                 "over seeds beside the published value. The Sum row's PLR columns are the "
-                "loss ratio over all packets (not in the paper).")
+                "loss ratio over all packets (not in the paper). The ns-2 column (where "
+                "shown) computes every number the same way from ns-2's own runs, the "
+                "per-flow counts at R1->R2 from a flow monitor there: RED_1 runs as ns-2's "
+                "Queue/RED with bytes_ false, which is RED_1 exactly; RED_4 as Queue/RED "
+                "with bytes_ true and mean_pktsize_ = M = 1500 bytes, the nearest ns-2 law "
+                "to RED_4 (its count is floor(bytes since the last drop, the arriving "
+                "packet included, / M) where RED_4's is the sum of L/M over the packets "
+                "before it: docs/aqm/red-pktsize.md); ns-2 has no RED_2, RED_3 or RED_5.")
         return Table("Table III: PLR and goodput per MTU group", cols, rows, note)
 
     @staticmethod
@@ -273,15 +341,15 @@ class PktSize(Paper):
             for v in VARIANTS:
                 row: list = [DELAY_TEXT[delay], vname(v)]
                 for r in ("early", "forced", "overflow"):
-                    row.append(self._ci(m, delay, v, "all", r + "_pct"))
-                row.append(self._ci(m, delay, v, "all", "avg_queue"))
+                    row.append(self._cell(runs, delay, v, "all", r + "_pct"))
+                row.append(self._cell(runs, delay, v, "all", "avg_queue"))
                 # (read from the first seed's queue samples: skipped, as the figures are,
                 # for the alternative readings, whose tables are compared, not shown)
                 row.append(Cell(self._above_max_th(runs, key_of(v, delay)) if self.figures
                                 else float("nan")))
                 for g, _, _ in GROUPS:
-                    row.append(self._ci(m, delay, v, g, "timeouts"))
-                row.append(self._ci(m, delay, v, "all", "jain"))
+                    row.append(self._cell(runs, delay, v, g, "timeouts"))
+                row.append(self._cell(runs, delay, v, "all", "jain"))
                 rows.append(row)
         note = ("Not in the paper: where the drops come from (early = RED's random drop "
                 "with avg between the thresholds; forced = drops while avg ≥ max_th, "
