@@ -287,8 +287,10 @@ def test_ared_states_every_adaptive_parameter():
     (dict(RED_PKT, interval=0.5), "dumbbell.bottleneck.queue.interval", "parameter of ared"),
     ({"kind": "ared", "beta": 1.5}, "dumbbell.bottleneck.queue.beta", "(0, 1)"),
     ({"kind": "ared", "top": 0.1, "bottom": 0.2}, "dumbbell.bottleneck.queue.bottom", "top"),
+    ({"kind": "ecn_threshold", "threshold": 5, "mode": "mark_front"}, "dumbbell.bottleneck.queue.mode",
+     "mark_front"),
 ] + [({"kind": k}, "dumbbell.bottleneck.queue.kind", "not exportable")
-     for k in ("rtred", "qrtred", "red2", "red3", "red5", "ared_feng", "ecn_threshold")])
+     for k in ("rtred", "qrtred", "red2", "red3", "red5", "ared_feng")])
 def test_not_exportable_names_the_field(queue, field, words):
     with pytest.raises(Ns2ExportError, match=re.escape(field)) as err:
         to_tcl(dumbbell(queue), 1, "/tmp/x")

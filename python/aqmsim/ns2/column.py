@@ -41,7 +41,8 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 import numpy as np
 
 __all__ = ["Ns2Column", "exportable", "execute_ns2", "run_column", "fill", "ns2_store",
-           "agreement_text", "tables_wanted", "CANNOT", "MISSING_LINE", "NS2_TABLES"]
+           "agreement_text", "tables_wanted", "measures_wanted", "CANNOT", "MISSING_LINE",
+           "NS2_TABLES"]
 
 #: The Results tables an ns-2 run can keep (beside its summary): the flows table.
 NS2_TABLES: Tuple[str, ...] = ("flows",)
@@ -162,17 +163,47 @@ def tables_wanted(cells: Sequence[Any]) -> Dict[str, Tuple[str, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
+def measures_wanted(cells: Sequence[Any]) -> Dict[str, Tuple[str, ...]]:
+    """{experiment key: the summary metrics ns-2 gives only on request
+    (:data:`aqmsim.ns2.export.NS2_ON_REQUEST`: ``max_queue_pkts``) that the cells'
+    sources name}; experiments without such a cell are left out."""
+    from .export import NS2_ON_REQUEST
+
+    out: Dict[str, Dict[str, None]] = {}
+    for c in cells:
+        src = getattr(c, "source", None)
+        if src and isinstance(src[1], str) and src[1] in NS2_ON_REQUEST:
+            out.setdefault(src[0], {})[src[1]] = None
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def _asking(scenario: Any, measure: Sequence[str]) -> Any:
+    """``scenario`` with ``ns2.measure`` set to ``measure`` (for the ns-2 run only: the
+    exporter's request table, :data:`aqmsim.ns2.export.NS2_ON_REQUEST`)."""
+    if not measure:
+        return scenario
+    from ..scenario import Scenario
+
+    data = scenario.to_dict()
+    data["ns2"] = {"measure": list(measure)}
+    return Scenario.from_dict(data)
+
+
 def run_column(paper: Any, experiments: Sequence[Any], seeds: Sequence[int],
                paper_store: Path, workers: Optional[int] = None,
                progress: Optional[Callable[[int, int], None]] = None, *,
                scheduler: Optional[str] = None, pool: Any = None,
-               tables: Optional[Mapping[str, Sequence[str]]] = None
+               tables: Optional[Mapping[str, Sequence[str]]] = None,
+               measure: Optional[Mapping[str, Sequence[str]]] = None
                ) -> Tuple[Ns2Column, Any]:
     """Run the ``experiments`` ns-2 can run over ``seeds`` in ns-2 (on ``pool``, into
     :func:`ns2_store` ``(paper_store)``), each run keeping the tables ``tables[key]``
     names among :data:`NS2_TABLES` (:func:`tables_wanted`; a stored run without them is
-    run again); return the column's facts and the ns-2 :class:`~aqmsim.papers.base.Runs`
-    (None when nothing could run)."""
+    run again) and measuring the on-request metrics ``measure[key]``
+    (:func:`measures_wanted`: ``max_queue_pkts``, from a queue trace; the request is part
+    of the scenario handed to ns-2, ``ns2.measure``, so such runs are stored apart);
+    return the column's facts and the ns-2 :class:`~aqmsim.papers.base.Runs` (None when
+    nothing could run)."""
     from ..papers.base import Experiment
     from ..papers.runner import run_groups
 
@@ -184,7 +215,8 @@ def run_column(paper: Any, experiments: Sequence[Any], seeds: Sequence[int],
         return col, None
     where = ns2_store(paper_store)
     tables = tables or {}
-    bare = [Experiment(e.key, e.scenario, e.labels,
+    measure = measure or {}
+    bare = [Experiment(e.key, _asking(e.scenario, measure.get(e.key, ())), e.labels,
                        tuple(t for t in tables.get(e.key, ()) if t in NS2_TABLES), ())
             for e in ok]
     got = run_groups(paper, {"": (bare, list(seeds))}, workers, progress, store=where,

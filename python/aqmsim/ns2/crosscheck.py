@@ -32,10 +32,16 @@ packets_received                  Σ over flows of the packets reaching the sink
 mean_max_p                        mean over the queue samples (every ``sample_interval``) of
                                   RED's ``cur_max_p_`` (only with ``samples``; it moves only
                                   under Adaptive RED)
+max_queue_pkts                    only with ``max_queue``: the largest number of packets waiting
+                                  after an arrival, read off the link's queue trace
+                                  (:func:`aqmsim.ns2.trace.max_queue`; aqmsim's definition)
 ================================  ============================================================
 
 Not measured (no cheap ns-2 counter): ``mean_e2e_delay_s`` (needs a packet trace at
-every sink), ``max_queue_pkts``, ``drops_early``/``drops_forced``/``drops_overflow``.
+every sink), ``drops_early``/``drops_forced``/``drops_overflow``; ``max_queue_pkts`` only
+when asked for (``max_queue=True``, or ``ns2.measure = ["max_queue_pkts"]`` in the
+scenario): it needs the queue trace of the monitored links, written to a file and read
+back, which costs time on long, fast runs.
 :func:`ns2_summary` keeps the flat numeric entries: a summary like aqmsim's.
 
 "bottleneck" is the first entry of ``monitor.queues`` (a dumbbell's R1->R2). Per-flow
@@ -382,6 +388,7 @@ def run_ns2(
     full_trace: bool = False,
     samples: bool = True,
     flow_monitor: bool = False,
+    max_queue: bool = False,
 ) -> Dict[str, Any]:
     """Export ``scenario`` for ``seed``, run ``ns`` and return the parsed results.
 
@@ -403,8 +410,9 @@ def run_ns2(
     if summary.exists():
         summary.unlink()
     script = out / "script.tcl"
+    max_queue = max_queue or "max_queue_pkts" in plan.measure
     script.write_text(render_tcl(plan, str(out), full_trace=full_trace, samples=samples,
-                                 flow_monitor=flow_monitor))
+                                 flow_monitor=flow_monitor, max_queue=max_queue))
     # ns writes straight to files (a run with 0-byte headers prints a line per packet:
     # tens of MB that a pipe would make Python read); only their ends are read back
     with open(out / "ns.stdout", "wb") as fo, open(out / "ns.stderr", "wb") as fe:
@@ -418,6 +426,13 @@ def run_ns2(
         tail = "\n".join((stderr or stdout).strip().splitlines()[-20:])
         raise Ns2Error(f"ns-2 failed on {script} (exit code {proc.returncode}):\n{tail}")
     res = _result(plan, parse_summary(summary))
+    if max_queue:
+        from .trace import max_queue as trace_max_queue
+
+        for mi, name in enumerate(plan.monitored):
+            res["queues"][name]["max_queue_pkts"] = trace_max_queue(out / f"trace_{mi}.tr")
+        if plan.monitored:
+            res["max_queue_pkts"] = res["queues"][plan.monitored[0]]["max_queue_pkts"]
     if samples:
         for mi, name in enumerate(plan.monitored):
             cols = read_samples(out / f"queue_{mi}.txt")

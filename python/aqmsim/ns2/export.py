@@ -19,9 +19,28 @@ Rules the exporter keeps (``docs/ns2-faithfulness.md`` explains each):
 * **Links are simplex pairs.** Each direction is its own ``simplex-link`` with its own
   queue (what ``duplex-link`` does, but allowing a different discipline per direction).
 * **Only what ns-2 2.35 has.** ``droptail``, ``red``, ``gentle`` (``gentle_ true``),
-  ``ared`` (``adaptive_ 1``), ``red1`` and ``red4`` (below) are exported; the other
-  disciplines (:data:`NOT_IN_NS2`) and RED's ``ecn_mode = "mark_front"`` raise
+  ``ared`` (``adaptive_ 1``), ``red1``, ``red4`` and ``ecn_threshold`` with mark-tail
+  (below) are exported; the other disciplines (:data:`NOT_IN_NS2`), RED's ``ecn_mode =
+  "mark_front"`` and ``ecn_threshold``'s ``mark_front`` / ``drop_front`` raise
   :class:`Ns2ExportError` naming the field.
+* **Paper 004's threshold ECN.** ``ecn_threshold`` with ``mode = "mark_tail"`` (mark the
+  arrival when the packets waiting, counting it, exceed T) becomes ``Queue/RED`` on the
+  instantaneous queue: ``q_weight_ 1`` (the average is the queue), ``maxthresh_`` T
+  (p = 1 from there: ``gentle_ false``, ``wait_ false``), ``thresh_`` T − 1 (RED takes no
+  decision on the first arrival above ``thresh_``; with T − 1 that arrival is one that
+  would not be marked anyway), ``setbit_ true``, ``use_mark_p_ true`` with ``mark_p_ 2``
+  (no forced drop above ``maxthresh_``: mark), ``limit_`` = ``limit`` (both count waiting
+  packets). A packet that is not ECT is dropped where it would be marked, in both. Exact
+  for T >= 3; T = 2 misses the arrival finding 2 waiting right after one finding at most
+  1 (RED's ``qlen > 1``); T <= 1 is refused (:data:`THRESHOLD_VS_NS2`).
+* **TCP without a SYN.** ns-2.35's ``output()`` adds the header to every packet but
+  sequence 0; aqmsim's first data packet carries it. With ``syn = false`` and a header,
+  the script sets ``packetSize_`` = payload + header and ``useHeaders_ false``, so every
+  data packet has aqmsim's wire size (``tcpip_base_hdr_size_`` is still written).
+* **The largest queue, on request.** ``max_queue=True`` (or ``ns2 = {measure =
+  ["max_queue_pkts"]}`` in the scenario, which only the ns-2 column adds: it is not a field
+  of aqmsim's scenarios) traces each monitored queue (``trace_<i>.tr``), from which
+  :func:`aqmsim.ns2.trace.max_queue` reads aqmsim's ``max_queue_pkts``.
 * **Paper 002's RED_1 and RED_4.** ``red1`` is plain RED with ``bytes_ false``: exported as
   ``Queue/RED`` with every parameter mapped as for ``red`` (its own defaults: ``gentle``,
   ``wait`` and ``queue_in_bytes`` false) — exact. ``max_pktsize`` plays no part in RED_1.
@@ -70,8 +89,10 @@ __all__ = [
     "TCP_DEFAULTS",
     "TCP_AGENTS",
     "NS2_QUEUE_CLASS",
+    "NS2_ON_REQUEST",
     "NOT_IN_NS2",
     "RED4_VS_NS2",
+    "THRESHOLD_VS_NS2",
     "normalize_queue",
     "ared_bottom",
 ]
@@ -237,7 +258,7 @@ _RED_K_FIELDS = (_RED_FIELDS - {"bytes"}) | {"max_pktsize"}
 #: The disciplines ns-2 2.35 runs, and the ns-2 queue class of each (``red1`` exactly,
 #: ``red4`` as the nearest ns-2 law: :data:`RED4_VS_NS2`).
 NS2_QUEUE_CLASS: Dict[str, str] = {"droptail": "DropTail", "red": "RED", "gentle": "RED", "ared": "RED",
-                                   "red1": "RED", "red4": "RED"}
+                                   "red1": "RED", "red4": "RED", "ecn_threshold": "RED"}
 
 #: How ns-2's ``Queue/RED`` with ``bytes_ true`` and ``mean_pktsize_`` = M (the export of
 #: ``red4``) differs from RED_4 (``queue/red.cc`` of ns-2.35: ``enque``, ``drop_early``,
@@ -270,8 +291,35 @@ NOT_IN_NS2: Dict[str, str] = {
     "ared_feng": "aqmsim's Feng ARED is not stock ns-2's feng_adaptive_ 1 (which swaps the roles of "
                  "alpha_ and beta_, starts from an uninitialised status and does not keep max_p in "
                  "[1e-4, 1] as aqmsim does)",
-    "ecn_threshold": "ECN on the instantaneous queue (paper 004) is not in stock ns-2 2.35",
 }
+
+#: ``ecn_threshold``'s fields (paper 004).
+_THRESHOLD_FIELDS = {"kind", "threshold", "limit", "mode"}
+
+#: How ns-2's ``Queue/RED`` set up as a threshold (the export of ``ecn_threshold`` with
+#: ``mode = "mark_tail"``: ``q_weight_ 1``, ``thresh_`` T − 1, ``maxthresh_`` T, ``setbit_
+#: true``, ``use_mark_p_ true``, ``mark_p_ 2``, ``gentle_ false``, ``wait_ false``) differs
+#: from aqmsim's ``ecn_threshold`` (``queue/red.cc`` of ns-2.35: ``enque``, ``drop_early``).
+#: n is the number of packets waiting when a packet arrives (the one on the wire not
+#: counted); aqmsim marks the arrival when n + 1 > T.
+THRESHOLD_VS_NS2: Tuple[str, ...] = (
+    "T >= 3: none. With q_weight_ 1 RED's average is n itself (ave·0 + n); an arrival with "
+    "n >= T = maxthresh_ gets p = 1 (gentle_ false), which modify_p keeps at 1 (count >= 1, "
+    "wait_ false), so it is marked (ECT; mark_p_ 2 >= p, and use_mark_p_ true skips the forced "
+    "drop above maxthresh_) or dropped (not ECT), as in aqmsim. RED decides nothing on the "
+    "first arrival of an excursion (count/old: it only sets old = 1), so thresh_ is T − 1: "
+    "the arrival that finds n = T − 1 sets old with p = 0 (u <= 0 never holds: ns-2's "
+    "uniform is in (0, 1)), and since n grows by at most one per arrival, every arrival "
+    "finding n >= T follows one that found n >= T − 1 >= 2 (qlen > 1) with old still 1",
+    "T = 2: RED acts only on arrivals that find qlen > 1 waiting, so an arrival finding "
+    "n = 2 right after one that found n <= 1 (which resets old) is not marked in ns-2 (aqmsim "
+    "marks it); later arrivals with n >= 2 are marked as in aqmsim",
+    "T <= 1 is refused (RED never marks an arrival that finds <= 1 packet waiting, and "
+    "thresh_ 0 is ns-2's \"automatic\")",
+    "a full buffer (n >= limit, RED's limit_ counts waiting packets as aqmsim's limit does) "
+    "drops the arrival in both (ns-2 marks it first when n >= T, then drops it: the same "
+    "packet is lost); ns-2 counts it a forced drop, aqmsim an overflow",
+)
 
 
 def _auto(v: Any, where: str) -> Optional[float]:
@@ -341,6 +389,9 @@ def normalize_queue(q: Optional[Mapping[str, Any]], where: str) -> Dict[str, Any
             raise Ns2ExportError(f"{where}.limit_bytes: must be an integer >= 1, got {lb!r}")
         return {"kind": "droptail", "limit": _limit(q, where), "limit_bytes": lb,
                 "drop_front": _bool(q, "drop_front", False, where)}
+
+    if kind == "ecn_threshold":
+        return _threshold_queue(q, where)
 
     # The RED family: red, gentle (red with gentle_ true), ared (red with adaptive_ 1), and
     # paper 002's red1 (red with bytes_ false) and red4 (byte mode with mean_pktsize_ = M).
@@ -442,6 +493,59 @@ def normalize_queue(q: Optional[Mapping[str, Any]], where: str) -> Dict[str, Any
     return out
 
 
+def _threshold_queue(q: Mapping[str, Any], where: str) -> Dict[str, Any]:
+    """``ecn_threshold`` (paper 004) with ``mode = "mark_tail"`` as ns-2's ``Queue/RED``
+    made a threshold on the instantaneous queue (:data:`THRESHOLD_VS_NS2`): a RED queue
+    table whose ``threshold`` entry says where it came from."""
+    unknown = set(q) - _THRESHOLD_FIELDS
+    if unknown:
+        raise Ns2ExportError(f"{where}.{sorted(unknown)[0]}: unknown field for ecn_threshold")
+    mode = q.get("mode", "mark_tail")
+    mode = {"tail": "mark_tail", "front": "mark_front"}.get(mode, mode)
+    if mode == "mark_front":
+        raise Ns2ExportError(
+            f"{where}.mode: \"mark_front\" is not exportable: ns-2 2.35 has no mark-front "
+            "queue (Queue/RED marks the arriving packet: REDQueue::pickPacketForECN returns "
+            "it); only mode = \"mark_tail\" is in ns-2, as Queue/RED on the instantaneous queue")
+    if mode == "drop_front":
+        raise Ns2ExportError(
+            f"{where}.mode: \"drop_front\" is not exportable: ns-2 2.35's Queue/RED drops the "
+            "arriving packet on an early decision (drop_front_ only picks the victim of forced "
+            "drops); only mode = \"mark_tail\" is in ns-2")
+    if mode != "mark_tail":
+        raise Ns2ExportError(f"{where}.mode: unknown mode {mode!r} (expected mark_tail, "
+                             "mark_front or drop_front)")
+    t = q.get("threshold")
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or float(t) != int(t) or t < 0:
+        raise Ns2ExportError(f"{where}.threshold: must be an integer >= 0 packets, got {t!r}")
+    t = int(t)
+    if t <= 1:
+        raise Ns2ExportError(
+            f"{where}.threshold: T = {t} is not exportable: ns-2's Queue/RED never marks an "
+            "arrival that finds at most one packet waiting (enque's qlen > 1), where "
+            f"ecn_threshold marks every arrival finding {t} or more; T >= 2 is exported "
+            "(exact from T = 3)")
+    return {
+        "kind": "ecn_threshold",
+        "threshold": t,
+        "limit": _limit(q, where),
+        # RED's parameters that make it the threshold (THRESHOLD_VS_NS2)
+        "min_th": float(t - 1),
+        "max_th": float(t),
+        "max_p": 1.0,
+        "w_q": 1.0,
+        "gentle": False,
+        "wait": False,
+        "ecn": True,
+        "mark_p": 2.0,
+        "bytes": False,
+        "queue_in_bytes": False,
+        "mean_pktsize": 1000,
+        "target_delay": 0.005,
+        "adaptive": False,
+    }
+
+
 # ---------------------------------------------------------------------------- plan
 @dataclass
 class LinkPlan:
@@ -489,6 +593,8 @@ class Plan:
     monitored: List[str]  # link names "a->b"
     sample_interval: float
     draws: Dict[str, float]  # "access_delay/3" -> 0.0021, "start/0" -> 0.41, ...
+    #: metrics asked for by the scenario's ``ns2.measure`` (:data:`NS2_ON_REQUEST`)
+    measure: Tuple[str, ...] = ()
 
     def link(self, name: str) -> LinkPlan:
         for lk in self.links:
@@ -497,7 +603,12 @@ class Plan:
         raise KeyError(name)
 
 
-_TOP_FIELDS = {"name", "description", "notes", "duration", "seed", "tcp", "dumbbell", "nodes", "links", "flows", "monitor"}
+_TOP_FIELDS = {"name", "description", "notes", "duration", "seed", "tcp", "dumbbell", "nodes", "links", "flows", "monitor",
+               "ns2"}
+#: What the ``ns2`` table of a scenario may ask of the ns-2 run (not a field of aqmsim's
+#: scenarios: ``aqmsim reproduce`` adds it to the scenarios it hands to ns-2 only):
+#: ``measure`` lists metrics ns-2 gives only on request, :data:`NS2_ON_REQUEST`.
+NS2_ON_REQUEST: Tuple[str, ...] = ("max_queue_pkts",)
 _GROUP_FIELDS = {"name", "count", "access", "egress", "app", "start", "stop", "tcp", "cbr"}
 _FLOW_FIELDS = {"label", "src", "dst", "count", "app", "start", "stop", "tcp", "cbr"}
 _ACCESS_FIELDS = {"rate", "delay", "queue", "reverse_queue"}
@@ -679,9 +790,16 @@ def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
         if name not in seen:
             raise Ns2ExportError(f"monitor.queues.{i}: no link {name!r} (links: {', '.join(sorted(seen))})")
     sample_interval = parse_time(mon.get("sample_interval", 0.01), "monitor.sample_interval")
+    opts = scenario.get("ns2") or {}
+    _check_fields(opts, {"measure"}, "ns2")
+    measure = opts.get("measure", [])
+    if not isinstance(measure, (list, tuple)) or any(m not in NS2_ON_REQUEST for m in measure):
+        raise Ns2ExportError(f"ns2.measure: expected a list among {', '.join(NS2_ON_REQUEST)}, "
+                             f"got {measure!r}")
     name = scenario.get("name", "") or ""
     return Plan(name=str(name), seed=seed, duration=duration, nodes=nodes, links=links, flows=flows,
-                monitored=list(monitored), sample_interval=sample_interval, draws=draws)
+                monitored=list(monitored), sample_interval=sample_interval, draws=draws,
+                measure=tuple(dict.fromkeys(measure)))
 
 
 def pin_draws(scenario: Mapping[str, Any], seed: int) -> Dict[str, Any]:
@@ -782,6 +900,14 @@ def _queue_tcl(lk: LinkPlan) -> List[str]:
         return out
     # RED (red, gentle, ared): state every parameter; "auto" -> ns-2's own sentinel,
     # resolved by ns-2 itself when the link is attached and at $ns run.
+    if q["kind"] == "ecn_threshold":
+        t = q["threshold"]
+        out += [
+            f"# ecn_threshold mark_tail, T = {t}: Queue/RED on the instantaneous queue (q_weight_ 1),",
+            f"# every arrival finding >= {t} waiting marked (p = 1 at maxthresh_; use_mark_p_ skips the",
+            f"# forced drop) or dropped if not ECT; thresh_ {t - 1} arms RED's count/old one arrival",
+            "# before (aqmsim.ns2.export.THRESHOLD_VS_NS2" + ("; T = 2 is inexact" if t == 2 else "") + ")",
+        ]
     out += [
         f"$q set limit_ {q['limit']}",
         f"$q set thresh_ {_num(q['min_th']) if q['min_th'] is not None else 0}"
@@ -856,10 +982,19 @@ def _tcp_tcl(fp: FlowPlan) -> Tuple[List[str], List[str]]:
     t = fp.tcp
     s, d = f"$src({fp.index})", f"$dst({fp.index})"
     sender, sink, delsink = TCP_AGENTS[t["variant"]]
+    # ns-2.35's output() adds the header to every packet but sequence 0 (the SYN, or without
+    # syn_ the first data packet, which so goes out header-less); aqmsim's first data packet
+    # carries it. Without a SYN and with a header, the script gives ns-2 whole wire-size
+    # packets instead (packetSize_ = payload + header, useHeaders_ false): every data packet,
+    # sequence 0 included, is then packet_size + header bytes, as in aqmsim.
+    whole = not t["syn"] and int(t["header"]) > 0
+    size = int(t["packet_size"]) + (int(t["header"]) if whole else 0)
     snd = [
         f"set src({fp.index}) [new {sender}]",
         f"{s} set fid_ {fp.index}",
-        f"{s} set packetSize_ {int(t['packet_size'])}",
+        f"{s} set packetSize_ {size}"
+        + (f"   ;# {int(t['packet_size'])} + header {int(t['header'])}: without syn_, ns-2 sends seq 0 "
+           "header-less; useHeaders_ false below" if whole else ""),
         f"{s} set tcpip_base_hdr_size_ {int(t['header'])}",
         f"{s} set window_ {_num(t['window'])}",
         f"{s} set windowInit_ {_num(t['window_init'])}",
@@ -878,7 +1013,7 @@ def _tcp_tcl(fp: FlowPlan) -> Tuple[List[str], List[str]]:
         f"{s} set singledup_ {1 if t['limited_transmit'] else 0}",
         f"{s} set overhead_ 0",
         f"{s} set timestamps_ false",
-        f"{s} set useHeaders_ true",
+        f"{s} set useHeaders_ {'false' if whole else 'true'}",
     ]
     snk = [
         f"set dst({fp.index}) [new {delsink if t['delayed_ack'] else sink}]",
@@ -890,9 +1025,13 @@ def _tcp_tcl(fp: FlowPlan) -> Tuple[List[str], List[str]]:
 
 
 def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples: bool = True,
-               flow_monitor: bool = False) -> str:
+               flow_monitor: bool = False, max_queue: bool = False) -> str:
     """Write the Tcl script for a resolved :class:`Plan` (see :func:`to_tcl`)."""
     import os
+
+    # the largest queue needs each monitored link's queue trace (trace_<i>.tr)
+    max_queue = max_queue or "max_queue_pkts" in plan.measure
+    traced = full_trace or max_queue
 
     tdir = str(trace_dir)  # kept as given: a relative path is relative to where `ns` runs
     node_id = {n: i for i, n in enumerate(plan.nodes)}
@@ -929,7 +1068,8 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
         # waiting time of every dequeued packet (enqueue to start of transmission)
         add(f"set ds({mi}) [new Samples]")
         add(f"$qm({mi}) set-delay-samples $ds({mi})")
-        if full_trace:
+        if traced:
+            # with max_queue: read by aqmsim.ns2.trace.max_queue for the largest queue
             path = os.path.join(tdir, f"trace_{mi}.tr")
             add(f"set tf({mi}) [open {_brace(path)} w]")
             add(f"$ns trace-queue $n({a}) $n({b}) $tf({mi})")
@@ -1049,7 +1189,7 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
     if samples:
         for mi in range(len(plan.monitored)):
             add(f"    close $sf({mi})")
-    if full_trace:
+    if traced:
         for mi in range(len(plan.monitored)):
             add(f"    close $tf({mi})")
     add("    $ns halt")
@@ -1061,7 +1201,7 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
 
 
 def to_tcl(scenario: Mapping[str, Any], seed: int, trace_dir: str, *, full_trace: bool = False,
-           samples: bool = True, flow_monitor: bool = False) -> str:
+           samples: bool = True, flow_monitor: bool = False, max_queue: bool = False) -> str:
     """The ns-2 Tcl script for ``scenario`` run with ``seed``.
 
     ``trace_dir`` is where the script writes ``summary.txt`` (``key value`` lines: the
@@ -1072,6 +1212,9 @@ def to_tcl(scenario: Mapping[str, Any], seed: int, trace_dir: str, *, full_trace
     With ``flow_monitor``, a flow monitor on the first monitored link adds each flow's
     ``fmon.<fid>.parrivals_`` / ``pdrops_`` / ``pmarks_`` / ``barrivals_`` / ``bdrops_``
     there (``fmon.present 1``; a flow that never reached the link has no lines).
+    With ``max_queue`` (or ``ns2.measure = ["max_queue_pkts"]`` in the scenario) each
+    monitored link's queue is traced to ``trace_<i>.tr`` as with ``full_trace``, for the
+    largest queue (:func:`aqmsim.ns2.trace.max_queue`).
     """
     return render_tcl(build_plan(scenario, seed), trace_dir, full_trace=full_trace, samples=samples,
-                      flow_monitor=flow_monitor)
+                      flow_monitor=flow_monitor, max_queue=max_queue)

@@ -26,7 +26,7 @@ from typing import Any, Dict, Optional, Union
 import numpy as np
 import pandas as pd
 
-__all__ = ["COLUMNS", "read_trace", "queue_series", "queue_stats", "flow_stats", "drops"]
+__all__ = ["COLUMNS", "read_trace", "queue_series", "queue_stats", "flow_stats", "drops", "max_queue"]
 
 COLUMNS = ["event", "t", "from_node", "to_node", "type", "size", "flags", "fid", "src", "dst", "seq", "uid"]
 _DTYPES = {
@@ -146,3 +146,39 @@ def drops(tr: pd.DataFrame, link: Optional[tuple] = None) -> pd.DataFrame:
     d = q[mask].copy()
     d["qlen_pkts"] = before[mask] - 1
     return d[["t", "fid", "seq", "size", "type", "qlen_pkts"]].reset_index(drop=True)
+
+
+def max_queue(path: Union[str, Path]) -> int:
+    """The largest number of packets waiting in the queue of a one-link trace file
+    (``$ns trace-queue``), as aqmsim's ``max_queue_pkts`` counts it: the queue right after
+    each arrival has been dealt with. It is read straight off the file (no DataFrame).
+
+    ns-2 writes, within one arrival, its ``+``, then the ``d`` of any packet the queue drops
+    at once (the arrival itself, or another one), then — when the link was idle — the
+    ``-`` of the packet sent. The queue after the arrival is the running count ``#+ − #- −
+    #d`` after its ``+`` and those ``d`` lines: an arrival dropped at once does not count,
+    and one sent at once from an idle link counts 1 (aqmsim: ``max_queue_pkts`` is at least
+    1 once a packet passed). 0 for a trace without arrivals.
+    """
+    n = 0
+    best = 0
+    pending: Optional[int] = None  # the queue after the current arrival, until it is done
+    with open(path, "rb") as f:
+        for line in f:
+            ev = line[:1]
+            if ev == b"d":
+                n -= 1
+                if pending is not None:
+                    pending = n
+                continue
+            if pending is not None and pending > best:
+                best = pending
+            pending = None
+            if ev == b"+":
+                n += 1
+                pending = n
+            elif ev == b"-":
+                n -= 1
+    if pending is not None and pending > best:
+        best = pending
+    return best

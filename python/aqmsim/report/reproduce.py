@@ -221,7 +221,8 @@ def _ns2_column(paper: Paper, report: Report, experiments: Sequence[Any],
     (those ns-2 can run), then give those cells ns-2's values; ``report.ns2`` says what
     was done. A missing ``ns`` or an error of the ns-2 stage as a whole is recorded
     there, never raised (KeyboardInterrupt still stops everything)."""
-    from ..ns2.column import MISSING_LINE, Ns2Column, exportable, fill, run_column, tables_wanted
+    from ..ns2.column import (MISSING_LINE, Ns2Column, exportable, fill, measures_wanted,
+                              run_column, tables_wanted)
     from ..ns2.crosscheck import ns_available
 
     if not ns_available():
@@ -242,7 +243,8 @@ def _ns2_column(paper: Paper, report: Report, experiments: Sequence[Any],
                     prog.update(task, completed=done, total=total, left=total - done)
 
                 col, runs = run_column(paper, ok, ns2_seeds, where, workers, tick,
-                                       tables=need, **kw)
+                                       tables=need, measure=measures_wanted(report.cells()),
+                                       **kw)
             col.cannot = {**cannot, **col.cannot}
         report.ns2 = col
         fill(report, col, runs)

@@ -24,14 +24,15 @@ the primary reading of each.
 
 from __future__ import annotations
 
+import functools
 import math
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
 
-from ..base import Cell, Claim, Experiment, Figure, Paper, Report, Runs, Table, mean_ci
+from ..base import Cell, Claim, Experiment, Figure, FromRun, Paper, Report, Runs, Table, mean_ci
 from .readings import (LARGE_BUFFER, LIMITED_BUFFER, base_rtt, bottleneck_pps, choices,
                        wire_bytes)
 
@@ -159,10 +160,31 @@ def values(runs: Runs, k: str, fn: Callable[[Dict], float]) -> np.ndarray:
     return np.array([float(fn(runs.get(k, s).summary)) for s in _seeds(runs, k)])
 
 
+def _of_summary(fn: Callable[[Dict], float], record) -> float:
+    """``fn`` of a run's summary (a cell's number computed from one run's record)."""
+    return fn(record.summary)
+
+
+def drops(summary: Dict) -> float:
+    """Packets lost at r1."""
+    return summary["bottleneck_drops"]
+
+
+
+
 def cell(runs: Runs, k: str, fn: Callable[[Dict], float], published: Optional[float] = None,
-         scale: float = 1.0) -> Cell:
+         scale: float = 1.0, name: str = "") -> Cell:
+    """Mean ± 95 % CI over the seeds of ``fn(summary)``; the cell remembers its source
+    (:meth:`Runs.cell`'s summary metric for :func:`maxq` and :func:`drops`, else a
+    :class:`~aqmsim.papers.base.FromRun` of ``fn`` on the run's summary), so the ns-2
+    column computes the same number from ns-2's runs."""
     m, h = mean_ci(values(runs, k, fn) * scale)
-    return Cell(m, h, published)
+    # per-run numbers that are summary metrics as they stand: the source names the metric
+    metric: Any = {maxq: "max_queue_pkts", drops: "bottleneck_drops"}.get(fn)
+    if metric is None:
+        metric = FromRun(functools.partial(_of_summary, fn), (),
+                         name or getattr(fn, "__name__", "") or "the number")
+    return Cell(m, h, published, source=(k, metric, scale))
 
 
 def diff_cell(runs: Runs, k1: str, k2: str, fn: Callable[[Dict], float]) -> Cell:
@@ -344,6 +366,22 @@ class MarkFrontPaper(Paper):
             "Whether ns-2.1b6 already sent the first packet non-ECT, and whether the authors' "
             "queue dropped rather than marked it, is not known; the analysis counts the "
             "affected runs and reports scenario 3's unfairness with and without them.",
+            "ns-2 column: only the mark-tail experiments run in ns-2 (ns-2.35 has no "
+            "mark-front queue). ecn_threshold mark-tail is exported as ns-2's Queue/RED on "
+            "the instantaneous queue (q_weight_ 1, thresh_ T-1, maxthresh_ T, setbit_ true, "
+            "use_mark_p_ true with mark_p_ 2, gentle_ and wait_ false, limit_ = the buffer), "
+            "which marks exactly the arrivals ours marks for T >= 3; at T = 2 RED's "
+            "qlen > 1 rule lets an arrival finding 2 waiting after one finding at most 1 "
+            "pass unmarked (docs/aqm/ecn-threshold.md#ns-2). Without a SYN ns-2.35 sends "
+            "sequence 0 without its header, so the script gives its TCP 1000-byte packets "
+            "whole (packetSize_ 1000, useHeaders_ false). The largest queue is read off "
+            "ns-2's queue trace with our definition. Single-connection runs agree packet for "
+            "packet except where an arrival and a departure fall on the same instant (ACK "
+            "clocking): aqmsim's integer nanoseconds keep the tie and serve the departure "
+            "first, ns-2's doubles may order them the other way, so at some small T "
+            "(4, 5, 6) its largest queue is one packet smaller; with several connections "
+            "such ties change the later dynamics, hence some differing efficiency and "
+            "unfairness cells.",
         ]
         return super().assumptions() + extra
 
@@ -374,12 +412,23 @@ class MarkFrontPaper(Paper):
     def eff(self, summary: Dict) -> float:
         return getattr(self, "_eff", efficiency)(summary)
 
+    def _eff_fn(self) -> Callable[[Dict], float]:
+        """The link-efficiency function of the reading being analysed, as a picklable
+        function of one summary (for the cells' sources)."""
+        eff = getattr(self, "_eff", None)
+        if eff is None:
+            return efficiency
+        payload, wire = eff.__defaults__  # (p, w) of _prepare's lambda
+        f = functools.partial(efficiency, payload=payload, wire=wire)
+        f.__name__ = "link efficiency"  # type: ignore[attr-defined]
+        return f
+
     def analyse(self, runs: Runs, out: Path) -> Report:
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         self._prepare(runs)
         ts = self._thresholds(runs)
-        tables = [self._table_fig3(runs, ts), self._table_metric(runs, ts, FIG4, self.eff,
+        tables = [self._table_fig3(runs, ts), self._table_metric(runs, ts, FIG4, self._eff_fn(),
                                                                  "Fig. 4 — link efficiency"),
                   self._table_metric(runs, ts, FIG5, unfairness,
                                      "Fig. 5 — unfairness (1 − Jain's index)"),
@@ -458,10 +507,8 @@ class MarkFrontPaper(Paper):
         for scn in LIMITED_BUFFER:
             for t in [t for t in T_TABLE if t in ts] or list(ts):
                 rows.append([f"{scn}: {SCENARIOS[scn][1]}", t,
-                             cell(runs, key(scn, "mark_tail", t),
-                                  lambda s: s["bottleneck_drops"]),
-                             cell(runs, key(scn, "mark_front", t),
-                                  lambda s: s["bottleneck_drops"])])
+                             cell(runs, key(scn, "mark_tail", t), drops),
+                             cell(runs, key(scn, "mark_front", t), drops)])
         return Table("Packets lost at r1 with the 25-packet buffer (explains Fig. 4 (c), (f))",
                      ["scenario", "T", "mark-tail drops", "mark-front drops"], rows)
 
