@@ -9,14 +9,10 @@ a tiny markfront reproduction gets an ns-2 value in every mark-tail cell.
 from __future__ import annotations
 
 import copy
-import dataclasses
-import io
 import re
-from pathlib import Path
 from typing import Any, Dict
 
 import pytest
-from rich.console import Console
 
 from aqmsim import Scenario
 from aqmsim.ns2.column import CANNOT, measures_wanted
@@ -25,8 +21,8 @@ from aqmsim.ns2.export import (THRESHOLD_VS_NS2, Ns2ExportError, build_plan, nor
                                to_tcl)
 from aqmsim.ns2.trace import max_queue
 from aqmsim.papers.markfront import PAPER as MARKFRONT
-from aqmsim.papers.markfront import MarkFrontPaper
 from aqmsim.report import reproduce_papers
+from test_reproduce_store import SmallMarkFront as _SmallMarkFront, _console  # noqa: E402
 
 needs_ns = pytest.mark.skipif(not ns_available(), reason="ns-2 (`ns`) is not installed")
 
@@ -182,22 +178,11 @@ def test_deterministic_single_connection_agrees_exactly(tmp_path, t):
 
 
 # ------------------------------------------------------------------ the ns-2 column
-class SmallMarkFront(MarkFrontPaper):
+class SmallMarkFront(_SmallMarkFront):
     """The mark-front paper with two thresholds and 3-second runs."""
 
     t_grid = (5, 10)
 
-    @property
-    def directory(self) -> Path:
-        return MARKFRONT.directory
-
-    def experiments(self):
-        return [dataclasses.replace(e, scenario=e.scenario.with_overrides(duration=3))
-                for e in super().experiments()]
-
-
-def _console() -> Console:
-    return Console(file=io.StringIO(), width=200, soft_wrap=True, highlight=False)
 
 
 @needs_ns

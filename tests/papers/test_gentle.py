@@ -178,13 +178,6 @@ def test_primary_readings_follow_the_rule(paper):
             in seed[0].read_text()
 
 
-def test_scenario_files_hold_the_primary_reading(paper):
-    choices = paper.readings()
-    exps = paper.experiments()
-    prim = apply_variant(exps, choices, variants(choices)[0])
-    for a, b in zip(exps, prim):
-        assert a.scenario.to_dict() == b.scenario.to_dict(), a.key
-
 
 def test_every_variant_validates(paper):
     choices = paper.readings()

@@ -181,13 +181,6 @@ def test_primary_readings_follow_the_rule():
         assert "such as Reno" in text
 
 
-def test_scenario_files_hold_the_primary_reading():
-    choices = PAPER.readings()
-    exps = PAPER.experiments()
-    prim = apply_variant(exps, choices, variants(choices)[0])
-    for a, b in zip(exps, prim):
-        assert a.scenario.to_dict() == b.scenario.to_dict(), a.key
-
 
 def test_every_variant_validates():
     choices = PAPER.readings()

@@ -38,9 +38,10 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 from ..errors import ScenarioError
 from ..scenario import Scenario, _set_path
+from ..store import get_path
 
 __all__ = ["Reading", "Choice", "Variant", "RULE", "SOURCES", "PRIMARY", "variants",
-           "variant_named", "apply_variant", "set_path", "get_path", "queues", "red_queues",
+           "variant_named", "apply_variant", "set_path", "get_path", "delayed_ack_choice", "queues", "red_queues",
            "ReadingError", "check_choices"]
 
 #: Where a reading comes from, in the order the rule prefers them.
@@ -278,16 +279,21 @@ def set_path(data: Dict[str, Any], path: str, value: Any) -> None:
     _set_path(data, path, value)
 
 
-def get_path(data: Mapping[str, Any], path: str, default: Any = None) -> Any:
-    node: Any = data
-    for part in path.split("."):
-        if isinstance(node, list) and part.isdigit() and int(part) < len(node):
-            node = node[int(part)]
-        elif isinstance(node, Mapping) and part in node:
-            node = node[part]
-        else:
-            return default
-    return node
+def delayed_ack_choice(ns2_why: str, name: str = "delayed_ack",
+                       question: str = "Does the receiver delay its ACKs?") -> Choice:
+    """The choice most papers leave open the same way: ns-2's Agent/TCPSink, an ACK for
+    every packet (``off``, ns2: ``ns2_why`` names the release), or delayed ACKs, one for
+    every second full-sized segment and at most 100 ms late (``on``, textbook)."""
+    return Choice(name, question, (
+        Reading("off", "an ACK for every packet", "ns2",
+                f"{ns2_why} Agent/TCPSink acknowledges every packet (the DelAck sink must "
+                "be asked for).",
+                set={"tcp.delayed_ack": False, "tcp.delack_interval": 0.1}),
+        Reading("on", "delayed ACKs, 100 ms", "textbook",
+                "RFC 1122 §4.2.3.2 and RFC 2581/5681 §4.2: an ACK for at least every second "
+                "full-sized segment; 100 ms as ns-2's Agent/TCPSink/DelAck interval_.",
+                set={"tcp.delayed_ack": True, "tcp.delack_interval": 0.1}),
+    ))
 
 
 def queues(data: Dict[str, Any]) -> Iterator[Tuple[str, Dict[str, Any]]]:

@@ -77,7 +77,7 @@ def index_line(sens: Any) -> str:
         k, n = sens.counts.get(v, (0, 0))
         bits.append(f"<code>{e(v)}</code> {k}/{n}")
     lc = label_counts(sens)
-    return (f'<p class="mute" style="font-size:.88rem"><b>Within 10 % under each reading:</b> '
+    return ('<p class="mute" style="font-size:.88rem"><b>Within 10 % under each reading:</b> '
             + " · ".join(bits) + "<br><b>Claims over every reading:</b> "
             + f"{lc['robust']} robust · {lc['fragile']} fragile · {lc['fails']} fail</p>")
 

@@ -65,7 +65,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from ..readings import Choice, Reading, red_queues
+from ..readings import Choice, Reading, delayed_ack_choice, red_queues
 
 __all__ = ["CHOICES", "choices", "PACKET_SIZE_BY_SCENARIO"]
 
@@ -213,15 +213,8 @@ WINDOW = Choice("window", "The agents' advertised window (the paper gives none)"
             set={"tcp.window": 8000}),
 ))
 
-DELAYED_ACK = Choice("delayed_ack", "Do the sinks delay their ACKs?", (
-    Reading("off", "an ACK for every packet", "ns2",
-            f"{NS2} Agent/TCPSink (NSG2's 'TCPSink').",
-            set={"tcp.delayed_ack": False, "tcp.delack_interval": 0.1}),
-    Reading("on", "delayed ACKs, 100 ms", "textbook",
-            "RFC 1122 §4.2.3.2 and RFC 2581 §4.2: an ACK for at least every second "
-            "full-sized segment; 100 ms as ns-2's Agent/TCPSink/DelAck interval_.",
-            set={"tcp.delayed_ack": True, "tcp.delack_interval": 0.1}),
-))
+DELAYED_ACK = delayed_ack_choice(f"{NS2} (NSG2's 'TCPSink'):",
+                                 question="Do the sinks delay their ACKs?")
 
 SINK_LINKS = Choice("sink_links", "Rate, delay and queue of the links n3 -> n4, n3 -> n5 "
                     "(not given)", (

@@ -91,7 +91,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from ..readings import Choice, Reading, red_queues
+from ..readings import Choice, Reading, delayed_ack_choice, red_queues
 
 #: group label -> the paper's MTU (bytes)
 MTU_OF = {"mtu375": 375, "mtu750": 750, "mtu1500": 1500}
@@ -232,16 +232,7 @@ CHOICES: List[Choice] = [
                 "window limited by losses only, never by the receiver.",
                 set={"tcp.window": 10000}),
     )),
-    Choice("delack", "Does the receiver delay its ACKs?", (
-        Reading("off", "an ACK per packet", "ns2",
-                f"{NS2_1999}: Agent/TCPSink/Sack1 ACKs every packet (delayed ACKs need the "
-                "separate TCPSink/Sack1/DelAck class).",
-                set={"tcp.delayed_ack": False, "tcp.delack_interval": 0.1}),
-        Reading("on", "an ACK per two packets, ≤ 100 ms late", "textbook",
-                "RFC 1122 §4.2.3.2 / RFC 2581 §4.2: ACK at least every second full-sized "
-                "segment; ns-2's DelAck interval_ 100 ms.",
-                set={"tcp.delayed_ack": True, "tcp.delack_interval": 0.1}),
-    )),
+    delayed_ack_choice(f"{NS2_1999}: Agent/TCPSink/Sack1 (no DelAck);", name="delack"),
     Choice("tcp_start", "TCP's start-up and RTO bounds (the paper states only the 200 ms "
            "granularity)", (
         Reading("ns2-1999", "IW 1, no SYN, RTO 6 s before a sample, ≥ 2 ticks, no cap", "ns2",

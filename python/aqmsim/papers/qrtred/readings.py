@@ -78,7 +78,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
-from ..readings import Choice, Reading, red_queues
+from ..readings import Choice, Reading, delayed_ack_choice, red_queues
 
 __all__ = ["CHOICES", "choices", "GROUP_LINKS"]
 
@@ -251,15 +251,7 @@ TCP_WINDOW = Choice("tcp_window", "TCP's advertised window (the paper gives none
             "outstanding, 65 segments of 1000 bytes.", set={"tcp.window": 65}),
 ))
 
-DELAYED_ACK = Choice("delayed_ack", "Does the receiver delay its ACKs?", (
-    Reading("off", "an ACK for every packet", "ns2",
-            f"{NS2} Agent/TCPSink (the DelAck sink must be asked for).",
-            set={"tcp.delayed_ack": False, "tcp.delack_interval": 0.1}),
-    Reading("on", "delayed ACKs, 100 ms", "textbook",
-            "RFC 1122 §4.2.3.2, RFC 5681 §4.2: an ACK for at least every second full-sized "
-            "segment; interval 100 ms as ns-2's Agent/TCPSink/DelAck interval_.",
-            set={"tcp.delayed_ack": True, "tcp.delack_interval": 0.1}),
-))
+DELAYED_ACK = delayed_ack_choice(f"{NS2}:")
 
 TOPOLOGY = Choice("topology", "Link rates and delays (Fig. 2 is missing from our copy)", (
     Reading("red-suite", "10 Mb/s 2 ms access, 1.5 Mb/s 20 ms bottleneck", "text",

@@ -83,7 +83,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Tuple
 
-from ..readings import Choice, Reading, red_queues
+from ..readings import Choice, Reading, delayed_ack_choice, red_queues
 
 __all__ = ["CHOICES", "choices", "TABLE2_SENT_LOST", "RATE_BPS", "run_length",
            "RUN_LENGTH_KEY", "DELAY_METRIC_KEY", "MARKER_EXPERIMENT"]
@@ -268,16 +268,8 @@ WINDOW = Choice("window", "The sources' advertised window (the paper gives none)
             set={"tcp.window": 8000}),
 ))
 
-DELAYED_ACK = Choice("delayed_ack", "Does the sink delay its ACKs?", (
-    Reading("off", "an ACK for every packet", "ns2",
-            f"{NS2} Agent/TCPSink (the DelAck sink must be asked for); the tutorial script "
-            "uses Agent/TCPSink too.",
-            set={"tcp.delayed_ack": False, "tcp.delack_interval": 0.1}),
-    Reading("on", "delayed ACKs, 100 ms", "textbook",
-            "RFC 1122 §4.2.3.2 and RFC 2581 §4.2: an ACK for at least every second "
-            "full-sized segment; 100 ms as ns-2's Agent/TCPSink/DelAck interval_.",
-            set={"tcp.delayed_ack": True, "tcp.delack_interval": 0.1}),
-))
+DELAYED_ACK = delayed_ack_choice(f"{NS2}: as in the tutorial script,",
+                                 question="Does the sink delay its ACKs?")
 
 BETWEEN = Choice("between", "RTRED's max_p where the paper gives no rule (actual queue in the "
                  "safe area, or in [min_th, max_th] with the average outside)", (
