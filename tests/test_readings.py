@@ -275,3 +275,32 @@ def test_scenario_files_hold_the_primary_reading(name: str) -> None:
     for a, b in zip(exps, prim):
         assert a.scenario.to_dict() == b.scenario.to_dict(), (
             f"{name}/{a.key}: the scenario file is not the primary reading")
+
+
+class OptionPaper(ReadingPaper):
+    """The reading paper with a choice of how a number is computed (an analysis option):
+    it records the options each analysis saw."""
+
+    def __init__(self) -> None:
+        metric = Choice("metric", "Which definition of the number?", (
+            Reading("a", "definition a", "ns2", "x", analysis={"metric": "a"}),
+            Reading("b", "definition b", "text", "y", analysis={"metric": "b"}),
+        ))
+        super().__init__(choices=[GENTLE, metric])
+        self.seen: List[Any] = []
+
+    def analyse(self, runs: Runs, out: Path) -> Report:
+        self.seen.append(dict(runs.options))
+        return super().analyse(runs, out)
+
+
+def test_an_analysis_only_reading_runs_nothing_new(tmp_path: Path) -> None:
+    p = OptionPaper()
+    done = reproduce_papers([p], tmp_path, seeds=1, console=_console(),
+                            progress_console=_console(), ns2=False)
+    (o,) = done.outcomes
+    assert not done.failures, getattr(o, "error", "")
+    # primary, gentle=off, metric=b, textbook (= gentle=off): metric=b adds no run
+    assert o.runs["total"] == 2 * 2
+    assert {"metric": "a"} in p.seen and {"metric": "b"} in p.seen
+    assert o.readings.variant_names == [PRIMARY, "gentle=off", "metric=b"]

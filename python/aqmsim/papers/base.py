@@ -121,6 +121,10 @@ class Runs:
         self.failures: List[Any] = []
         self.counts: Any = None
         self.store: Optional[Path] = None
+        #: Options of the analysis set by the readings the runs were made under
+        #: (:attr:`aqmsim.papers.readings.Reading.analysis`); empty: the paper's defaults,
+        #: which are its primary readings'.
+        self.options: Dict[str, Any] = {}
 
     def seeds(self, key: str) -> List[int]:
         return sorted(s for (k, s) in self.records if k == key)

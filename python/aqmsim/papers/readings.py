@@ -41,7 +41,7 @@ from ..scenario import Scenario, _set_path
 from ..store import get_path
 
 __all__ = ["Reading", "Choice", "Variant", "RULE", "SOURCES", "PRIMARY", "variants",
-           "variant_named", "apply_variant", "set_path", "get_path", "delayed_ack_choice", "queues", "red_queues",
+           "variant_named", "apply_variant", "analysis_options", "set_path", "get_path", "delayed_ack_choice", "queues", "red_queues",
            "ReadingError", "check_choices"]
 
 #: Where a reading comes from, in the order the rule prefers them.
@@ -86,7 +86,8 @@ class Reading:
     experiment's scenario (``None`` removes a field). ``excluded``, when not empty, quotes
     the paper's text that rules this reading out as the primary one (it is still run as an
     alternative). ``arithmetic`` shows how a ``derived`` value follows from the published
-    numbers; ``uses`` names those numbers."""
+    numbers; ``uses`` names those numbers; ``analysis`` sets options of the paper's
+    analysis instead of the scenario (:func:`analysis_options`)."""
 
     name: str
     label: str
@@ -97,6 +98,10 @@ class Reading:
     excluded: str = ""
     arithmetic: str = ""
     uses: Tuple[str, ...] = ()
+    #: Options of the paper's analysis (how a number is computed from the runs, e.g.
+    #: which definition of a metric): they reach ``analyse`` as ``runs.options`` and
+    #: change no scenario, so a reading made of them alone runs nothing new.
+    analysis: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.source not in SOURCES:
@@ -254,6 +259,15 @@ def apply_variant(experiments: Sequence[Any], choices: Sequence[Choice],
                                    f"{exc}") from None
         sc = Scenario(data, path=e.scenario.path)
         out.append(replace(e, scenario=sc))
+    return out
+
+
+def analysis_options(choices: Sequence[Choice], variant: Variant) -> Dict[str, Any]:
+    """The analysis options of a variant: every picked reading's ``analysis``, merged in
+    the order of the choices."""
+    out: Dict[str, Any] = {}
+    for c in choices:
+        out.update(c.reading(variant.picks[c.name]).analysis)
     return out
 
 

@@ -130,7 +130,8 @@ def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
     ``paper.ns2_seeds``), kept in ``<store>/ns2``), and those cells get ns-2's value
     beside ours (``Cell.ns2``; ``report.ns2`` says what ran). The ns-2 column never
     fails the paper."""
-    from ..papers.readings import PRIMARY, RULE, apply_variant, check_variant
+    from ..papers.readings import (PRIMARY, RULE, analysis_options, apply_variant,
+                                   check_variant)
     from ..papers.runner import run_groups
     from ..papers.sensitivity import analyse_readings, tornado_figure
 
@@ -166,6 +167,8 @@ def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
     except Exception as exc:  # noqa: BLE001 - reported, the other papers go on
         return Failure.from_exception(name, "running", exc, paper, seed_list,
                                       time.perf_counter() - t0)
+    for v in chosen:
+        by_variant[v.name].options = analysis_options(choices, v)
     runs = by_variant[PRIMARY]
     paper_out = out / page_dir(name)
     reports: Dict[str, Report] = {}

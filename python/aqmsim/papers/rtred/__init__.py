@@ -35,7 +35,7 @@ import pandas as pd
 
 from ..base import Cell, Claim, Experiment, Figure, Paper, Report, Runs, Table, mean_ci
 from . import readings as _readings
-from .readings import DELAY_METRIC_KEY, MARKER_EXPERIMENT, RATE_BPS, RUN_LENGTH_KEY
+from .readings import DELAY_METRIC_KEY, RATE_BPS, RUN_LENGTH_KEY
 
 __all__ = ["RtredPaper", "PAPER", "SCENARIOS", "STRATEGIES", "AREAS", "area_shares",
            "QueueUnit", "queue_unit"]
@@ -334,10 +334,11 @@ class RtredPaper(Paper):
         e = runs.experiments.get(k)
         return dict((e.scenario.to_dict().get("notes") or {})) if e is not None else {}
 
-    def delay_metric(self, runs: Runs) -> str:
-        """The delay_metric reading the runs were made under (its marker sits in one
-        experiment's notes): "tx-time" or "e2e"."""
-        return str(self._notes(runs, MARKER_EXPERIMENT).get(DELAY_METRIC_KEY, "e2e"))
+    @staticmethod
+    def delay_metric(runs: Runs) -> str:
+        """The delay_metric reading the runs are analysed under (an analysis option of the
+        reading: no run changes): "tx-time" (the primary) or "e2e"."""
+        return str(getattr(runs, "options", {}).get(DELAY_METRIC_KEY, "tx-time"))
 
     def run_length_mode(self, runs: Runs) -> str:
         """The run_length reading: "delivered" (sent and lost are inputs), "sent" (sent

@@ -70,9 +70,8 @@ size the ``packet_size`` reading left):
     what "Average Delay Time" is: packets sent x transmission time (derived) or the mean
     end-to-end delay of the packets received (text: "The average delay time is calculated
     for the actual amount of packets queued at the gateway rather than the average queue
-    size value"). It changes no simulation: its marker sits in one scenario's notes
-    (scenario 1's RED), so the alternative re-runs that experiment only; the analysis
-    reads it there.
+    size value"). It changes no simulation: it is an analysis option of the readings
+    (``Reading.analysis``), so the alternative re-runs nothing.
 ``run_length``
     the time the bottleneck needs to carry the packets that crossed it, mean over the nine
     rows of (sent - lost) at the wire size (derived), or the packets sent read as the
@@ -86,7 +85,7 @@ from typing import Any, Dict, List, Tuple
 from ..readings import Choice, Reading, delayed_ack_choice, red_queues
 
 __all__ = ["CHOICES", "choices", "TABLE2_SENT_LOST", "RATE_BPS", "run_length",
-           "RUN_LENGTH_KEY", "DELAY_METRIC_KEY", "MARKER_EXPERIMENT"]
+           "RUN_LENGTH_KEY", "DELAY_METRIC_KEY"]
 
 #: Table II's (packets sent, packets lost) per (scenario, strategy), the inputs of the run
 #: length (kept here so that the arithmetic shown on the page is the one applied).
@@ -100,8 +99,6 @@ RATE_BPS = 700_000.0
 #: Notes keys the analysis reads to know which reading a run was made under.
 RUN_LENGTH_KEY = "run_length"
 DELAY_METRIC_KEY = "delay_metric"
-#: The one experiment whose notes carry the delay-metric marker.
-MARKER_EXPERIMENT = "s1-red"
 
 NS2 = "ns-2.34/2.35 (the paper's 2011 tool; the same defaults)"
 FJ93 = "Floyd & Jacobson 1993 (the paper's [7])"
@@ -146,14 +143,6 @@ def _between(rule: str):
         for _, q in red_queues(data):
             if str(q.get("kind")) == "rtred":
                 q["between"] = rule
-
-    return edit
-
-
-def _delay_metric(name: str):
-    def edit(data: Dict[str, Any], experiment: Any) -> None:
-        if experiment.key == MARKER_EXPERIMENT:
-            data.setdefault("notes", {})[DELAY_METRIC_KEY] = name
 
     return edit
 
@@ -293,7 +282,7 @@ DELAY_METRIC = Choice("delay_metric", "What is Table II's 'Average Delay Time (m
             "transmission time of a 592-byte packet at 0.7 Mb/s, in seconds though labelled "
             "ms: it carries no information beyond 'No. of Propagated Packets' (the cells "
             "are shown, but not counted when the packets sent are an input).",
-            apply=_delay_metric("tx-time"),
+            analysis={DELAY_METRIC_KEY: "tx-time"},
             arithmetic=("18158 × 592 × 8 / 700 000 = 122.85184 (published 122.85184); "
                         "17627 × 592 × 8 / 700 000 = 119.259246 (published 119.259245); "
                         "18005 × 592 × 8 / 700 000 = 121.816686 (published 121.816685)."),
@@ -304,7 +293,7 @@ DELAY_METRIC = Choice("delay_metric", "What is Table II's 'Average Delay Time (m
             "delay, here source to sink. It cannot give the published values: a 55-62 "
             "packet queue alone (scenario 2) waits 370-420 ms at 6.77 ms a packet, yet the "
             "published delays are 119-124 ms in every scenario.",
-            apply=_delay_metric("e2e")),
+            analysis={DELAY_METRIC_KEY: "e2e"}),
 ))
 
 RUN_LENGTH = Choice("run_length", "How long is a run (the paper does not say)?", (
