@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import re
 from pathlib import Path
 from typing import Any, List
 
@@ -21,7 +20,7 @@ from typer.testing import CliRunner
 
 import aqmsim.papers as papers_mod
 from aqmsim.cli import app
-from aqmsim.papers.base import Claim, Report, Runs
+from aqmsim.papers.base import Report, Runs
 from aqmsim.papers.readings import (PRIMARY, Choice, Reading, ReadingError, apply_variant,
                                     check_variant, red_queues, variant_named, variants)
 from aqmsim.papers.runner import run_one, tasks_of

@@ -85,6 +85,8 @@ def diff(c: Cell) -> str:
     """``+4.2 %``, or a dash when there is nothing to compare."""
     d = c.diff
     if d is None:
+        if getattr(c, "input", False) and c.published is not None:
+            return "input"  # a published number the reproduction used, not a check
         if c.published is not None and c.published == 0 and _finite(c.mean):
             return "n/a (published 0)"
         return DASH

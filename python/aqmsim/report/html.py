@@ -261,6 +261,9 @@ def _td(x: Any, ns2: bool = False) -> str:
         tip = {"ok": "within 10 % of the published value",
                "off": "more than 10 % away from the published value",
                "none": "no published value"}[st]
+        if getattr(x, "input", False):
+            tip = ("a published number the reproduction used as an input (to derive a "
+                   "quantity of the scenario): shown, not counted as a check")
         if ns2:
             n2 = F.ns2_status(x)
             n2tip = _NS2_TIP.get(n2) or (getattr(x, "ns2_note", "") or
@@ -308,6 +311,10 @@ def table_html(t: Table, number: int, ns2: bool = False) -> str:
                   '<span class="sw" style="background:#fff"></span>within 10 % or no '
                   "published value (—)</div>")
     note = f'<p class="tablenote">{e(t.note)}</p>' if t.note else ""
+    if any(isinstance(x, Cell) and x.input for r in t.rows for x in r):
+        note += ('<p class="tablenote">“input”: a published number this reproduction used to '
+                 "derive a quantity of its scenarios (see Readings: the derived readings and "
+                 "their arithmetic), so it is shown but not counted as a check.</p>")
     if has_cells and ns2:
         note += _ns2_table_note(t)
     return (f'<section id="table-{number}"><h3>{e(t.title)}</h3>'
