@@ -113,9 +113,11 @@ HOW_TO_READ = [
     "<span style=\"background:#fff1c2;color:#7a4d00;padding:0 .2rem\">marked ≠</span>; "
     "“—” in the ns-2 place: ns-2 cannot run that experiment (RTRED, QRTRED, …), ns-2's "
     "runs do not measure the number, or the number is not computed from each run.",
-    "Where a paper leaves a parameter open, the choice we made is listed under "
-    "<i>Assumptions</i> on its page. Figures are redrawn from our runs (the first seed "
-    "for time series).",
+    "Where a paper leaves a parameter open, every candidate reading is run: the tables show "
+    "the primary one, picked by a rule written on each page (never by how well it matches); "
+    "the page's <i>Readings</i> shows the others, how far each choice moves each number, "
+    "and labels each claim <b>robust</b> (holds under every reading), <b>fragile</b> or "
+    "<b>fails</b>. Figures are redrawn from our runs (the first seed for time series).",
 ]
 
 
