@@ -65,6 +65,8 @@ def _load(file: Path, overrides: Optional[List[str]] = None) -> Any:
         _fail(str(exc))
     except OSError as exc:
         _fail(f"{file}: {exc.strerror or exc}")
+    except RecursionError:  # the scenario bounds nesting; this is only a last resort
+        _fail(f"{file}: nested too deep to read (a scenario nests at most 64 levels)")
     return sc
 
 
@@ -88,6 +90,13 @@ def _parse_overrides(items: List[str]) -> Dict[str, Any]:
             parsed[key] = tomllib.loads(f"v = {value.strip()}")["v"]
         except tomllib.TOMLDecodeError:
             parsed[key] = value.strip()
+        except RecursionError:
+            from .scenario import MAX_DEPTH
+
+            raise ScenarioError(
+                f"--set {key}: the value nests arrays or inline tables too deep "
+                f"(a scenario nests at most {MAX_DEPTH} levels)"
+            ) from None
     return parsed
 
 
@@ -422,6 +431,10 @@ def sweep_cmd(
     retry_failed: bool = typer.Option(
         False, "--retry-failed", help="also rerun runs that failed with invalid parameters"
     ),
+    timeout: Optional[float] = typer.Option(
+        None, "--timeout", metavar="S",
+        help="stop a run after S seconds, recorded as failed (default: the file's `timeout`, else 600)",
+    ),
 ) -> None:
     """Run a parameter sweep (grid x seeds) into a store; a rerun does only what is missing."""
     from .store import StoreError
@@ -430,7 +443,8 @@ def sweep_cmd(
     if not file.is_file():
         _fail(f"{file}: no such file")
     try:
-        code = cli_sweep(file, workers, scheduler, store, retry_failed, out=out, err=err)
+        code = cli_sweep(file, workers, scheduler, store, retry_failed, out=out, err=err,
+                         timeout=timeout)
     except ScenarioError as exc:
         _fail(str(exc))
     except (StoreError, ConnectionError, ImportError, OSError, RuntimeError) as exc:

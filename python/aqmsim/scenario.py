@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import datetime as _dt
+import difflib
 import json
 import math
 import re
@@ -30,7 +31,19 @@ from .errors import CORE_IMPORT_ERROR, ScenarioError, SimulationError
 if TYPE_CHECKING:
     from .results import Results
 
-__all__ = ["Scenario", "dumps_toml"]
+__all__ = ["Scenario", "dumps_toml", "MAX_DEPTH", "MAX_FLOWS"]
+
+#: Tables and lists in a scenario nest at most this many levels deep (the deepest real
+#: field, ``dumbbell.groups.0.access.delay.uniform.0``, is 7 levels down), and a dotted
+#: field path has at most this many parts. Deeper data is refused with a ScenarioError
+#: naming where, instead of exhausting Python's (or the engine's) recursion.
+MAX_DEPTH = 64
+
+#: At most this many flows in one scenario (the sum of the dumbbell groups' ``count``,
+#: or of the explicit ``flows``' ``count``). The engine builds its routes in time and
+#: memory that grow faster than linearly with the hosts: 100 000 flows already take
+#: over a minute to validate, and 500 000 abort the process.
+MAX_FLOWS = 100_000
 
 PathLike = Union[str, "Path"]
 
@@ -61,7 +74,9 @@ class Scenario:
     def __init__(self, data: Mapping[str, Any], path: Optional[PathLike] = None) -> None:
         if not isinstance(data, Mapping):
             raise ScenarioError(f"scenario: expected a table (dict), got {type(data).__name__}")
-        self._data: Dict[str, Any] = _plain(copy.deepcopy(dict(data)), "")
+        # _plain copies every table and list (so no deepcopy, whose recursion has no
+        # bound) and refuses cycles and nesting deeper than MAX_DEPTH
+        self._data: Dict[str, Any] = _plain(dict(data), "", 0, {id(data): ""})
         self._path: Optional[Path] = Path(path) if path is not None else None
 
     # ------------------------------------------------------------------ construction
@@ -85,7 +100,13 @@ class Scenario:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ScenarioError(f"{where}: TOML syntax error: {exc}") from None
-        return cls(data, path=path)
+        except RecursionError:  # tomllib recurses once per nested array / inline table
+            raise ScenarioError(f"{where}: {_too_deep_in_toml(text)}") from None
+        try:
+            return cls(data, path=path)
+        except ScenarioError as exc:
+            msg = str(exc)
+            raise ScenarioError(msg if path is None else f"{where}: {msg}") from None
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> "Scenario":
@@ -127,8 +148,10 @@ class Scenario:
     def __getitem__(self, key: str) -> Any:
         """``sc["dumbbell.bottleneck.rate"]``: read a field by dotted path (a copy)."""
         node: Any = self._data
+        done: List[str] = []
         for part, _ in _walk(key):
-            node = _child(node, part, key)
+            node = _child(node, part, key, ".".join(done))
+            done.append(str(part))
         return copy.deepcopy(node)
 
     def __eq__(self, other: object) -> bool:
@@ -150,7 +173,7 @@ class Scenario:
         """
         data = copy.deepcopy(self._data)
         for key, value in dotted.items():
-            _set_path(data, key, _plain(copy.deepcopy(value), key))
+            _set_path(data, key, _plain(value, key, len(key.split(".")) if isinstance(key, str) else 0, {}))
         return Scenario(data, path=self._path)
 
     # ------------------------------------------------------------------ engine calls
@@ -159,6 +182,7 @@ class Scenario:
         default filled in, every "auto" replaced by its value) as a dict."""
         core = _core()
         payload = self._payload()
+        self._precheck()
         try:
             resolved = core.validate(payload)
         except ScenarioError as exc:
@@ -175,6 +199,7 @@ class Scenario:
             raise ScenarioError(f"seed: must be an integer in [0, 2^64), got {seed!r}")
         core = _core()
         payload = self._payload()
+        self._precheck()
         try:
             raw = core.run(payload, seed)
         except ScenarioError as exc:
@@ -195,12 +220,26 @@ class Scenario:
         try:
             return json.dumps(self._data, allow_nan=False)
         except ValueError as exc:  # NaN / inf have no JSON form
-            raise ScenarioError(f"{self.label}: {exc}") from None
+            where = _nonfinite(self._data, "")
+            if where is None:
+                raise ScenarioError(f"{self.label}: {exc}") from None
+            raise self._relabel(ScenarioError(
+                f"{_short(where)}: expected a finite number, got {_value_at(self._data, where)}"
+            )) from None
+
+    def _precheck(self) -> None:
+        """Refuse, before the engine sees them, the inputs it accepts but cannot run."""
+        try:
+            _check_links(self._data)
+            _check_flow_count(self._data)
+        except ScenarioError as exc:
+            raise self._relabel(exc) from None
 
     def _relabel(self, exc: BaseException) -> ScenarioError:
-        """The engine's message, prefixed by the file when there is one."""
+        """The engine's message in plain words, prefixed by the file when there is one."""
         # positions in the JSON text we sent mean nothing to someone who wrote TOML
         msg = _JSON_POSITION.sub("", str(exc))
+        msg = _plain_words(msg, self._data)
         if self._path is not None and not msg.startswith(str(self._path)):
             msg = f"{self._path}: {msg}"
         return ScenarioError(msg)
@@ -214,36 +253,261 @@ class Scenario:
 _JSON_POSITION = re.compile(r" at line \d+ column \d+$")
 
 
+# ---------------------------------------------------------------------- checks the engine lacks
+def _check_links(data: Mapping[str, Any]) -> None:
+    """An explicit topology must list each (duplex) link once: the engine would build
+    both and then name two queues alike (issue 12)."""
+    links = data.get("links")
+    if not isinstance(links, list):
+        return
+    seen: Dict[Tuple[str, str], Tuple[int, str, str]] = {}
+    for i, link in enumerate(links):
+        if not isinstance(link, dict):
+            continue
+        a, b = link.get("from"), link.get("to")
+        if not isinstance(a, str) or not isinstance(b, str) or a == b:
+            continue  # the engine names what is wrong with these
+        pair = (min(a, b), max(a, b))
+        if pair in seen:
+            j, a0, b0 = seen[pair]
+            same = "" if (a0, b0) == (a, b) else (
+                f" (as {a0} -> {b0}: a link is duplex and carries both directions)")
+            raise ScenarioError(
+                f"links[{i}]: the link {a} -> {b} is already listed as links[{j}]{same}; "
+                "list each pair of nodes once"
+            )
+        seen[pair] = (i, a, b)
+
+
+def _check_flow_count(data: Mapping[str, Any]) -> None:
+    """At most MAX_FLOWS flows: the engine's route building grows faster than linearly
+    with the hosts and aborts the process somewhere past 300 000 (issue 12)."""
+    groups = data.get("dumbbell", {}).get("groups") if isinstance(data.get("dumbbell"), dict) \
+        else None
+    for field, items in (("dumbbell.groups", groups), ("flows", data.get("flows"))):
+        if not isinstance(items, list):
+            continue
+        total = 0
+        for i, item in enumerate(items):
+            count = item.get("count", 1) if isinstance(item, dict) else 1
+            if isinstance(count, bool) or not isinstance(count, int):
+                continue  # the engine names the type error
+            total += count
+            if total > MAX_FLOWS:
+                raise ScenarioError(
+                    f"{field}[{i}].count: makes {total} flows in the scenario; at most "
+                    f"{MAX_FLOWS} are allowed"
+                )
+
+
+# ---------------------------------------------------------------------- the engine's words
+_UNTAGGED = re.compile(r"data did not match any variant of untagged enum (\w+)")
+_SERDE_TYPE = re.compile(r"invalid (?:type|value): (.+?), expected (.+)$")
+_UNKNOWN = re.compile(r"unknown (field|variant) `([^`]*)`, expected (.+)$")
+_NOT_A_PARAM = re.compile(r"(?:^|\.)([^.]+): not a parameter of (\w+)")
+_TIME_FIELDS = ("delay", "duration", "start", "stop", "tick", "rto", "interval", "target",
+                "unit")
+
+
+def _example_for(path: str) -> str:
+    last = re.split(r"[.\[\]]+", path.strip("]"))[-1] if path else ""
+    if "rate" in last:
+        return '"10Mb"'
+    if any(w in last for w in _TIME_FIELDS):
+        return '"20ms"'
+    return '"10Mb" or "20ms"'
+
+
+def _serde_expected(what: str) -> str:
+    what = what.strip()
+    if re.fullmatch(r"u(8|16|32|64|size)", what):
+        return "a whole number ≥ 0"
+    if re.fullmatch(r"i(8|16|32|64|size)", what):
+        return "a whole number"
+    if re.fullmatch(r"f(32|64)", what):
+        return "a number"
+    if what in ("a sequence", "a tuple") or what.startswith("an array"):
+        return "a list"
+    if what == "a map" or what.startswith("struct ") or what.startswith("a table"):
+        return "a table"
+    return what
+
+
+def _serde_got(what: str) -> str:
+    m = re.fullmatch(r"(?:integer|floating point|boolean) `(.*)`", what)
+    if m:
+        return m.group(1)
+    m = re.fullmatch(r"string (.*)", what)
+    if m:
+        return m.group(1)
+    return {"sequence": "a list", "map": "a table", "unit value": "nothing"}.get(what, what)
+
+
+def _nonfinite(node: Any, where: str) -> Optional[str]:
+    """The path of the first NaN or infinity in ``node``, or None."""
+    if isinstance(node, float) and not math.isfinite(node):
+        return where or "scenario"
+    items = node.items() if isinstance(node, dict) else (
+        enumerate(node) if isinstance(node, list) else ())
+    for k, v in items:
+        found = _nonfinite(v, f"{where}.{k}" if where else str(k))
+        if found is not None:
+            return found
+    return None
+
+
+def _value_at(data: Any, path: str) -> Any:
+    """The value at an engine path like ``dumbbell.groups[0].access.delay`` (KeyError if none)."""
+    node = data
+    for part in re.findall(r"[^.\[\]]+", path):
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    return node
+
+
+def _shown(data: Any, path: str) -> str:
+    try:
+        v = _value_at(data, path)
+    except (KeyError, IndexError, ValueError, TypeError):
+        return ""
+    text = json.dumps(v) if not isinstance(v, str) else repr(v).replace("'", '"')
+    return f", got {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+def _plain_words(msg: str, data: Any) -> str:
+    """Translate the engine's serde messages (type names, "untagged enum") into what the
+    field allows, and suggest the closest name for an unknown one."""
+    path, sep, rest = msg.partition(": ")
+    if not sep:
+        path, rest = "", msg
+    m = _UNTAGGED.search(rest)
+    if m:
+        enum = m.group(1)
+        if enum == "Quantity":
+            allowed = f"expected a number or a string with a unit, e.g. {_example_for(path)}"
+        elif enum == "Dist":
+            allowed = ('expected a time (a number of seconds or a string with a unit, e.g. '
+                       '"2ms") or a range { uniform = ["1ms", "5ms"] }')
+        elif enum == "AutoNum":
+            allowed = 'expected a number or "auto"'
+        else:
+            allowed = "expected a value of another form (see docs/scenario-reference.md)"
+        rest = rest[:m.start()] + allowed + _shown(data, path) + rest[m.end():]
+    m = _SERDE_TYPE.search(rest)
+    if m:
+        rest = (rest[:m.start()] + f"expected {_serde_expected(m.group(2))}, "
+                f"got {_serde_got(m.group(1))}")
+    m = _UNKNOWN.search(rest)
+    if m:
+        names = re.findall(r"`([^`]*)`", m.group(3))
+        rest = (rest[:m.start()] + f"unknown {m.group(1)} {m.group(2)!r} (expected one of: "
+                f"{', '.join(names)})" + _did_you_mean(m.group(2), names))
+    m = _NOT_A_PARAM.search(msg)
+    if m and "did you mean" not in rest:
+        params = _discipline_params(m.group(2))
+        if params:
+            rest += f"; {m.group(2)} takes: {', '.join(params)}" + _did_you_mean(m.group(1), params)
+    return f"{path}: {rest}" if path else rest
+
+
+def _discipline_params(kind: str) -> List[str]:
+    try:
+        table = _core().disciplines()
+        return ["kind"] + [p[0] for p in table[kind]["params"]]
+    except Exception:  # noqa: BLE001 - only an extra hint
+        return []
+
+
 # ---------------------------------------------------------------------- dotted paths
+def _short(path: str, limit: int = 80) -> str:
+    """A path as messages show it: a very long one (thousands of parts) cut in the middle."""
+    if len(path) <= limit:
+        return path
+    return f"{path[:limit - 25]}…{path[-20:]}"
+
+
 def _walk(key: str) -> Iterator[Tuple[Union[str, int], bool]]:
     """Split ``"a.b.0.c"`` into parts (ints for list indexes), flagging the last."""
     if not isinstance(key, str) or not key or any(p == "" for p in key.split(".")):
-        raise ScenarioError(f"{key!r}: not a dotted field path like 'dumbbell.bottleneck.rate'")
+        raise ScenarioError(
+            f"{_short(repr(key))}: not a dotted field path like 'dumbbell.bottleneck.rate' "
+            "(names joined by single dots, list items by their index)"
+        )
     parts = key.split(".")
+    if len(parts) > MAX_DEPTH:
+        raise ScenarioError(
+            f"{_short(key)}: a field path has at most {MAX_DEPTH} parts, this one has {len(parts)}"
+        )
     for i, p in enumerate(parts):
         yield (int(p) if p.isdigit() else p), i == len(parts) - 1
 
 
-def _child(node: Any, part: Union[str, int], key: str) -> Any:
-    if isinstance(part, int) and isinstance(node, list):
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _indexes(where: str, items: List[Any]) -> str:
+    """``"dumbbell.groups has 1 item: index 0"`` — which indexes a list allows."""
+    n = len(items)
+    if n == 0:
+        return f"{where} is an empty list: it has no index to address (set the whole list instead)"
+    allowed = "index 0" if n == 1 else f"indexes 0 to {n - 1}"
+    return f"{where} has {_plural(n, 'item')}: {allowed}"
+
+
+_KINDS = {str: "a string", bool: "a boolean", int: "a number", float: "a number"}
+
+
+def _not_a_table(key: str, where: str, node: Any) -> ScenarioError:
+    kind = _KINDS.get(type(node), f"a {type(node).__name__}")
+    shown = json.dumps(node)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    return ScenarioError(
+        f"{_short(key)}: {where} is {kind} ({shown}), a single value that takes no sub-keys; "
+        f"set {where} itself instead"
+    )
+
+
+def _did_you_mean(name: str, choices: Any) -> str:
+    """``"; did you mean 'rate'?"`` when ``name`` is close to one of ``choices``, else ""."""
+    close = difflib.get_close_matches(name, [str(c) for c in choices], n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _child(node: Any, part: Union[str, int], key: str, done: str = "") -> Any:
+    where = done or "the scenario"
+    if isinstance(node, list):
+        if not isinstance(part, int):
+            raise ScenarioError(f"{_short(key)}: {where} is a list; {_indexes(where, node)}")
         if part >= len(node):
-            raise ScenarioError(f"{key}: index {part} out of range (list has {len(node)} items)")
+            raise ScenarioError(
+                f"{_short(key)}: index {part} is out of range; {_indexes(where, node)}"
+            )
         return node[part]
-    if isinstance(node, dict) and str(part) in node:
-        return node[str(part)]
-    raise ScenarioError(f"{key}: no such field in this scenario")
+    if isinstance(node, dict):
+        if str(part) in node:
+            return node[str(part)]
+        keys = ", ".join(node) if node else "none"
+        raise ScenarioError(
+            f"{_short(key)}: {where} has no field {str(part)!r} (its fields: {keys})"
+            + _did_you_mean(str(part), node)
+        )
+    raise _not_a_table(key, where, node)
 
 
 def _set_path(data: Dict[str, Any], key: str, value: Any) -> None:
     node: Any = data
     parts = list(_walk(key))
     for i, (part, last) in enumerate(parts):
+        done = ".".join(str(p) for p, _ in parts[:i])
         if isinstance(node, list):
             if not isinstance(part, int):
-                raise ScenarioError(f"{key}: '{part}' indexes a list; use a number")
+                raise ScenarioError(
+                    f"{_short(key)}: {done} is a list, so '{part}' must be an index; "
+                    f"{_indexes(done, node)}"
+                )
             if part >= len(node):
                 raise ScenarioError(
-                    f"{key}: index {part} out of range (list has {len(node)} items)"
+                    f"{_short(key)}: index {part} is out of range; {_indexes(done, node)}"
                 )
             if last:
                 node[part] = value
@@ -251,8 +515,7 @@ def _set_path(data: Dict[str, Any], key: str, value: Any) -> None:
             node = node[part]
             continue
         if not isinstance(node, dict):
-            done = ".".join(str(p) for p, _ in parts[:i])
-            raise ScenarioError(f"{key}: {done} is a {type(node).__name__}, not a table")
+            raise _not_a_table(key, done, node)
         k = str(part)
         if last:
             if value is None:
@@ -265,28 +528,101 @@ def _set_path(data: Dict[str, Any], key: str, value: Any) -> None:
         node = node[k]
 
 
-def _plain(value: Any, where: str) -> Any:
-    """Check that a value is plain TOML/JSON data; turn tuples into lists, Paths into str.
+def _too_deep(where: str) -> ScenarioError:
+    return ScenarioError(
+        f"{_short(where) or 'scenario'}: nested more than {MAX_DEPTH} levels deep; tables and "
+        f"lists in a scenario nest at most {MAX_DEPTH} levels"
+    )
 
-    TOML dates and times have no meaning in a scenario and no JSON form: refused."""
-    if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            if not isinstance(k, str):
-                raise ScenarioError(f"{where or 'scenario'}: keys must be strings, got {k!r}")
-            out[k] = _plain(v, f"{where}.{k}" if where else k)
-        return out
-    if isinstance(value, (list, tuple)):
-        return [_plain(v, f"{where}.{i}") for i, v in enumerate(value)]
+
+def _plain(value: Any, where: str, depth: int = 0, parents: Optional[Dict[int, str]] = None) -> Any:
+    """A copy of ``value`` as plain TOML/JSON data: tuples become lists, Paths str.
+
+    Refused, with a ScenarioError naming where: tables and lists nested more than
+    MAX_DEPTH levels, a table or list that contains itself (a cycle), keys that are not
+    strings, values of other types, and TOML dates and times (they have no meaning in a
+    scenario and no JSON form). ``parents`` maps the id of each table and list on the way
+    down to its path."""
+    if parents is None:
+        parents = {}
+    if isinstance(value, (dict, list, tuple)):
+        if depth > MAX_DEPTH:
+            raise _too_deep(where)
+        if id(value) in parents:
+            raise ScenarioError(
+                f"{_short(where)}: contains itself (it is the same object as "
+                f"{_short(parents[id(value)] or 'the scenario')}); scenario data must be "
+                "tables and lists without cycles"
+            )
+        parents[id(value)] = where
+        try:
+            if isinstance(value, dict):
+                out = {}
+                for k, v in value.items():
+                    if not isinstance(k, str):
+                        raise ScenarioError(
+                            f"{_short(where) or 'scenario'}: keys must be strings, got {k!r}"
+                        )
+                    out[k] = _plain(v, f"{where}.{k}" if where else k, depth + 1, parents)
+                return out
+            return [_plain(v, f"{where}.{i}", depth + 1, parents) for i, v in enumerate(value)]
+        finally:
+            del parents[id(value)]
     if isinstance(value, Path):
         return str(value)
     if isinstance(value, (_dt.date, _dt.time, _dt.datetime)):
-        raise ScenarioError(f"{where}: dates and times of day are not scenario values, got {value}")
+        raise ScenarioError(f"{_short(where)}: dates and times of day are not scenario values, "
+                            f"got {value}")
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     if hasattr(value, "item") and getattr(value, "shape", None) == ():  # numpy scalars
-        return _plain(value.item(), where)
-    raise ScenarioError(f"{where}: unsupported value of type {type(value).__name__}: {value!r}")
+        return _plain(value.item(), where, depth, parents)
+    raise ScenarioError(
+        f"{_short(where)}: unsupported value of type {type(value).__name__}: {value!r} "
+        "(a scenario holds strings, numbers, booleans, lists and tables)"
+    )
+
+
+def _too_deep_in_toml(text: str) -> str:
+    """Where TOML text first nests arrays / inline tables more than MAX_DEPTH deep.
+
+    Only called once tomllib has given up (RecursionError), so a rough scan is enough:
+    brackets and braces count outside strings and comments."""
+    depth, line, col, i, n = 0, 1, 0, 0, len(text)
+    while i < n:
+        ch = text[i]
+        col += 1
+        if ch == "\n":
+            line, col = line + 1, 0
+        elif ch == "#":
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        elif ch in "\"'":
+            triple = text.startswith(ch * 3, i)
+            end = ch * 3 if triple else ch
+            j = i + len(end)
+            while j < n and not text.startswith(end, j):
+                if text[j] == "\\" and ch == '"':
+                    j += 1
+                elif text[j] == "\n" and not triple:
+                    break
+                j += 1
+            skipped = text[i:j + len(end)]
+            line += skipped.count("\n")
+            col = len(skipped) - skipped.rfind("\n") - 1 if "\n" in skipped else col + len(skipped) - 1
+            i = j + len(end)
+            continue
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_DEPTH:
+                return (f"line {line}, column {col}: arrays and inline tables nested more than "
+                        f"{MAX_DEPTH} levels deep; a scenario nests at most {MAX_DEPTH} levels")
+        elif ch in "]}":
+            depth -= 1
+        i += 1
+    return (f"arrays and inline tables nested too deep to read; a scenario nests at most "
+            f"{MAX_DEPTH} levels")
 
 
 # ---------------------------------------------------------------------- TOML writer

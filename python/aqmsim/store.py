@@ -81,7 +81,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 __all__ = [
     "open", "Store", "StoreError", "scenario_hash", "canonical_scenario", "canonical_json",
-    "get_path", "FIXED_COLUMNS", "DB_NAME", "Entry",
+    "get_path", "FIXED_COLUMNS", "DB_NAME", "Entry", "check_writable",
 ]
 
 PathLike = Union[str, Path]
@@ -336,7 +336,11 @@ class Store:
                 raise StoreError(f"{self.root}: no sweep store here (no {DB_NAME})")
             self.con, self._snapshot = _connect_read(db)
         else:
-            self.root.mkdir(parents=True, exist_ok=True)
+            check_writable(self.root)
+            try:
+                self.root.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise _not_writable(self.root, exc) from None
             try:
                 self.con = duckdb.connect(str(db))
             except duckdb.IOException as exc:
@@ -345,6 +349,9 @@ class Store:
                         f"{db}: in use by another process (another sweep writing to the same "
                         f"store, or an open connection to it): {exc}"
                     ) from None
+                if any(w in str(exc).lower() for w in ("permission denied", "read-only",
+                                                        "read only")):
+                    raise _not_writable(self.root, exc) from None
                 raise StoreError(f"{db}: {exc}") from None
             except duckdb.Error as exc:
                 raise StoreError(f"{db}: not a usable DuckDB database: {exc}") from None
@@ -706,6 +713,35 @@ class Store:
         if name in SCHEMAS:  # columns and dtypes as Results has them
             return read_parquet(name, self.root / files[name])
         return pd.read_parquet(self.root / files[name])
+
+
+def _writable(path: Path) -> bool:
+    """Whether this process may write in the existing directory or file ``path`` (always
+    true for root, whatever the mode bits: a read-only file system still fails later)."""
+    return os.access(path, os.W_OK | (os.X_OK if path.is_dir() else 0))
+
+
+def _not_writable(root: Path, why: Any = None) -> StoreError:
+    return StoreError(f"{root}: cannot write to this store directory (read-only, or no "
+                      "permission): a sweep with runs to do needs to write its results there; "
+                      "give another with --store" + (f" ({why})" if why else ""))
+
+
+def check_writable(path: PathLike) -> None:
+    """A :class:`StoreError` naming the store directory ``path`` (or its ``runs.duckdb``)
+    when this process may not write the store there: the directory (or, when it does not
+    exist yet, its nearest existing parent), the database and its write-ahead log."""
+    db = _db_path(path)
+    root = db.parent
+    probe = root
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        raise StoreError(f"{probe}: not a directory, so no store can be made at {root}")
+    targets = [probe] + [f for f in (db, db.with_name(db.name + ".wal")) if f.exists()]
+    for t in targets:
+        if not _writable(t):
+            raise _not_writable(root, f"{t} is not writable")
 
 
 def _connect_read(db: Path):

@@ -9,6 +9,8 @@ A sweep file (TOML)::
     metrics = ["utilisation", "time_avg_queue_pkts"]   # summary keys kept (default: all)
     series = ["queue"]                  # Results tables kept per run, as Parquet (default: none)
     # store = "out/sweeps/red"          # store directory, relative to this file
+    # timeout = 600                     # a run's wall-clock limit, s (default 600): past
+    #                                   # it the run is stopped and recorded failed
 
     [set]                               # fixed overrides for every run (dotted keys)
     duration = 10
@@ -75,7 +77,8 @@ from .errors import ScenarioError
 
 __all__ = [
     "Sweep", "Group", "Task", "RunOutcome", "SweepResult", "Counts", "LocalPool", "DaskPool",
-    "SharedPool",
+    "SharedPool", "SchedulerAddressError", "check_scheduler_address", "DEFAULT_TIMEOUT",
+    "CONNECT_TIMEOUT",
     "run_sweep", "run_tasks", "execute", "expand_values", "bench_throughput", "SERIES",
 ]
 
@@ -88,7 +91,15 @@ SERIES = ("queue", "drops", "flows", "links")
 Task = Tuple[Any, ...]
 
 _SWEEP_KEYS = ("name", "description", "notes", "base", "set", "vary", "seeds", "metrics",
-               "series", "store")
+               "series", "store", "timeout")
+
+#: Wall-clock seconds one run may take before its worker is stopped and the run recorded
+#: as failed (``error_kind = "timeout"``): a sweep file's ``timeout``, ``run_tasks(...,
+#: timeout=)``, ``aqmsim sweep --timeout``. Generous: a run of a real sweep takes seconds.
+DEFAULT_TIMEOUT = 600.0
+
+#: Seconds to wait for a Dask scheduler to answer (``aqmsim sweep --scheduler``).
+CONNECT_TIMEOUT = 10.0
 _RANGE_KEYS = frozenset({"start", "stop", "step", "num", "log"})
 _MAX_VALUES = 1_000_000
 
@@ -123,6 +134,7 @@ class Sweep:
     store: Optional[Path] = None
     path: Optional[Path] = None
     description: str = ""
+    timeout: Optional[float] = DEFAULT_TIMEOUT
     spec: Dict[str, Any] = field(default_factory=dict)
 
     # ---------------------------------------------------------------- loading
@@ -206,11 +218,16 @@ class Sweep:
         if store is not None and not isinstance(store, str):
             raise err("store", f"expected a directory name, got {store!r}")
         desc = data.get("description", "")
+        timeout = data.get("timeout", DEFAULT_TIMEOUT)
+        if not _number(timeout) or timeout <= 0:
+            raise err("timeout", f"expected seconds > 0 (a run's wall-clock limit), got "
+                      f"{timeout!r}")
 
         sweep = cls(name=name.strip(), base=base, groups=groups, seeds=seeds,
                     metrics=metrics, series=tuple(dict.fromkeys(series)),
                     store=(folder / store) if store else None, path=p,
                     description=desc if isinstance(desc, str) else "",
+                    timeout=float(timeout),
                     spec=copy.deepcopy(dict(data)))
         sweep._check_keys(sc, err)
         return sweep
@@ -567,12 +584,27 @@ def _worker_main(conn: Any, run_fn: Callable[[Any], Dict[str, Any]]) -> None:
 _REQUEUE = "requeue"
 
 
+def _timeout_failure(limit: float) -> Dict[str, Any]:
+    return _failure("timeout", f"no result within the time limit of {limit:g} s per run "
+                    "(stopped; raise it with timeout = S in the sweep file or --timeout S)")
+
+
 class _Slot:
-    __slots__ = ("proc", "conn", "tids")
+    __slots__ = ("proc", "conn", "tids", "limits", "started")
 
     def __init__(self, proc: Any, conn: Any) -> None:
         self.proc, self.conn = proc, conn
         self.tids: Deque[int] = deque()   # handed over, in order; the first one is running
+        self.limits: Deque[Optional[float]] = deque()  # each task's time limit, s
+        self.started = 0.0                # when the first of tids started (about)
+
+    def overdue(self, now: float) -> bool:
+        limit = self.limits[0] if self.limits else None
+        return bool(self.tids) and limit is not None and now - self.started > limit
+
+    def deadline(self) -> Optional[float]:
+        limit = self.limits[0] if self.limits else None
+        return None if not self.tids or limit is None else self.started + limit
 
 
 class LocalPool:
@@ -581,7 +613,9 @@ class LocalPool:
     waits for the driver between two short runs. Tasks run in the order handed over: when
     a process dies, the first task it had not answered is the one it was running (reported
     failed), the others never started (handed back, see ``_REQUEUE``), and a new process
-    takes its place."""
+    takes its place. A task still running past its time limit (``submit(..., timeout=)``)
+    has its process killed: it is reported failed (``error_kind = "timeout"``), and the
+    process replaced like a dead one."""
 
     kind = "local"
 
@@ -650,7 +684,9 @@ class LocalPool:
     def free(self) -> int:
         return sum(max(0, self.depth - len(s.tids)) for s in self._slots)
 
-    def submit(self, tid: int, payload: Any) -> None:
+    def submit(self, tid: int, payload: Any, timeout: Optional[float] = None) -> None:
+        """Hand a task to the least loaded process; ``timeout``: its wall-clock limit in
+        seconds from when it starts (None: none)."""
         # the least loaded worker (an idle one first)
         s = min((s for s in self._slots if len(s.tids) < self.depth), key=lambda s: len(s.tids))
         if not s.tids and not s.proc.is_alive():
@@ -663,35 +699,60 @@ class LocalPool:
                 s.conn.send((tid, payload))
             # else it died with tasks in hand: wait() reports them, this one with them
             # (handed back: it never started)
+        if not s.tids:
+            s.started = time.monotonic()
         s.tids.append(tid)
+        s.limits.append(timeout if timeout is not None and timeout > 0 else None)
+
+    def _pop(self, s: _Slot) -> int:
+        s.limits.popleft()
+        # the next task starts as this one ends (as the driver sees it: a limit counted
+        # from here is, if anything, longer than the run had)
+        s.started = time.monotonic()
+        return s.tids.popleft()
 
     def wait(self, timeout: Optional[float]) -> List[Tuple[int, Dict[str, Any]]]:
         """Every result ready now (after waiting up to ``timeout`` for the first)."""
         busy = [s for s in self._slots if s.tids]
         if not busy:
             return []
+        deadlines = [d for d in (s.deadline() for s in busy) if d is not None]
+        if deadlines:
+            until = max(0.0, min(deadlines) - time.monotonic())
+            timeout = until if timeout is None else min(timeout, until)
         objs: List[Any] = [s.conn for s in busy] + [s.proc.sentinel for s in busy]
         ready = mpc.wait(objs, timeout)
         out: List[Tuple[int, Dict[str, Any]]] = []
+        now = time.monotonic()
         for s in busy:
-            if s.conn not in ready and s.proc.sentinel not in ready:
+            late = s.overdue(now)
+            if s.conn not in ready and s.proc.sentinel not in ready and not late:
                 continue
             dead = False
             try:
                 while s.tids and s.conn.poll():
                     got_tid, res = s.conn.recv()
-                    tid = s.tids.popleft()
+                    tid = self._pop(s)
                     if got_tid != tid:  # pragma: no cover - protocol guard
                         res = _failure("error", "worker answered for another task")
                     out.append((tid, res))
             except (EOFError, OSError):
                 dead = True
-            if s.tids and (dead or not s.proc.is_alive()):
+            if late and s.overdue(now) and not dead and s.proc.is_alive():
+                # still running past its limit (its answer, had it come, was read above)
+                limit = s.limits[0]
+                s.proc.kill()
                 s.proc.join(5)
-                out.append((s.tids.popleft(), _failure(
+                out.append((self._pop(s), _timeout_failure(limit)))
+                while s.tids:
+                    out.append((self._pop(s), {"status": _REQUEUE}))
+                self._replace(s)
+            elif s.tids and (dead or not s.proc.is_alive()):
+                s.proc.join(5)
+                out.append((self._pop(s), _failure(
                     "worker", f"the worker process running it died ({_exit_text(s.proc.exitcode)})")))
                 while s.tids:
-                    out.append((s.tids.popleft(), {"status": _REQUEUE}))
+                    out.append((self._pop(s), {"status": _REQUEUE}))
                 self._replace(s)
         return out
 
@@ -719,13 +780,22 @@ class LocalPool:
 class DaskPool:
     """Tasks on a Dask ``distributed`` cluster. A worker that dies is the scheduler's to
     handle first (it reruns the task elsewhere, up to ``distributed.scheduler.allowed-
-    failures`` times); a task that still fails comes back as a failure like any other."""
+    failures`` times); a task that still fails comes back as a failure like any other.
+
+    A task past its time limit (``submit(..., timeout=)``, counted from when a worker
+    first shows it executing; one never seen executing gets twice that from its
+    submission) is cancelled and
+    reported failed (``error_kind = "timeout"``). Dask cannot stop the Python thread
+    running it: a worker keeps that thread busy until the run ends (or the worker is
+    restarted)."""
 
     kind = "dask"
 
     def __init__(self, scheduler: Optional[str] = None, client: Any = None,
                  run_fn: Callable[[Any], Dict[str, Any]] = execute,
-                 connect_timeout: float = 30.0) -> None:
+                 connect_timeout: float = CONNECT_TIMEOUT) -> None:
+        if client is None:
+            scheduler = check_scheduler_address(scheduler)
         try:
             import distributed
         except ImportError as exc:
@@ -734,15 +804,13 @@ class DaskPool:
         self._dd = distributed
         self._own = client is None
         if client is None:
-            try:
-                client = distributed.Client(scheduler, timeout=connect_timeout,
-                                            set_as_default=False)
-            except (OSError, TimeoutError) as exc:
-                raise ConnectionError(f"could not reach the Dask scheduler at {scheduler}: "
-                                      f"{exc}") from None
+            client = _connect(distributed, scheduler, connect_timeout)
         self.client = client
         self._run_fn = run_fn
         self._futures: Dict[str, Tuple[int, Any]] = {}
+        self._limits: Dict[str, Tuple[float, float]] = {}  # key -> (limit, start)
+        self._seen_running: set = set()
+        self._checked_at = 0.0
         self._threads = 0
         self._threads_at = 0.0
         self._done = distributed.as_completed(loop=client.loop)
@@ -769,11 +837,54 @@ class DaskPool:
         window = max(2 * self._total_threads(), 4)
         return max(0, window - len(self._futures))
 
-    def submit(self, tid: int, payload: Any) -> None:
+    def submit(self, tid: int, payload: Any, timeout: Optional[float] = None) -> None:
         fut = self.client.submit(self._run_fn, payload, pure=False,
                                  key=f"aqmsim-run-{tid}-{uuid.uuid4().hex[:12]}")
         self._futures[fut.key] = (tid, fut)
+        if timeout is not None and timeout > 0:
+            self._limits[fut.key] = (float(timeout), time.monotonic())
         self._done.add(fut)
+
+    #: Seconds between two looks at what the workers are running (for time limits).
+    CHECK_EVERY = 1.0
+
+    def _overdue(self) -> List[Tuple[int, Dict[str, Any]]]:
+        """Cancel the tasks past their time limit; their failures."""
+        now = time.monotonic()
+        if not self._limits or now - self._checked_at < self.CHECK_EVERY:
+            return []
+        self._checked_at = now
+        try:  # a task's limit runs from when a worker shows it executing
+            # (bounded: a worker slow to answer must not stall the driver)
+            got = self.client.sync(self.client._run, _executing, on_error="ignore",
+                                   callback_timeout=5.0)
+            running = {k for keys in got.values() for k in keys}
+        except Exception:  # noqa: BLE001 - else from when the scheduler assigns it
+            try:
+                running = {k for keys in self.client.processing().values() for k in keys}
+            except Exception:  # noqa: BLE001 - else from its submission
+                running = set(self._limits)
+        for key in running:
+            if key in self._limits and key not in self._seen_running:
+                self._seen_running.add(key)
+                limit, _ = self._limits[key]
+                self._limits[key] = (limit, now)
+        late = [k for k, (limit, t0) in self._limits.items()
+                if k in self._seen_running and now - t0 > limit
+                or k not in self._seen_running and now - t0 > 2 * limit]
+        out: List[Tuple[int, Dict[str, Any]]] = []
+        for key in late:
+            if self._futures[key][1].status != "pending":
+                continue  # it ended meanwhile: wait() reports it
+            tid, fut = self._futures.pop(key)
+            limit, _ = self._limits.pop(key)
+            self._seen_running.discard(key)
+            try:
+                self.client.cancel([fut])
+            except Exception:  # noqa: BLE001
+                pass
+            out.append((tid, _timeout_failure(limit)))
+        return out
 
     def wait(self, timeout: Optional[float]) -> List[Tuple[int, Dict[str, Any]]]:
         if not self._futures:
@@ -781,12 +892,19 @@ class DaskPool:
         # (distributed.wait needs a default client; as_completed follows our own)
         deadline = None if timeout is None else time.monotonic() + timeout
         while not self._done.has_ready():
+            late = self._overdue()
+            if late:
+                return late
             if deadline is not None and time.monotonic() >= deadline:
                 return []
             time.sleep(0.005)
         done = self._done.next_batch(block=False)
-        out: List[Tuple[int, Dict[str, Any]]] = []
+        out: List[Tuple[int, Dict[str, Any]]] = self._overdue()
         for fut in done:
+            if fut.key not in self._futures:
+                continue  # cancelled past its time limit, reported then
+            self._limits.pop(fut.key, None)
+            self._seen_running.discard(fut.key)
             tid, _ = self._futures.pop(fut.key)
             if fut.status == "finished":
                 try:
@@ -811,9 +929,99 @@ class DaskPool:
             except Exception:  # noqa: BLE001
                 pass
         self._futures.clear()
+        self._limits.clear()
+        self._seen_running.clear()
         self._done.clear()
         if self._own:
             self.client.close()
+
+
+def _executing(dask_worker: Any) -> List[str]:
+    """(Run on each Dask worker.) The keys of the tasks it is executing now."""
+    return [str(ts.key) for ts in getattr(dask_worker.state, "executing", ())]
+
+
+_SCHEMES = ("tcp", "tls", "inproc", "ucx", "ws", "wss")
+
+
+class SchedulerAddressError(ConnectionError, ValueError):
+    """A ``--scheduler`` address that cannot be one, or a scheduler that does not answer."""
+
+
+def check_scheduler_address(address: Any) -> str:
+    """``address`` if it can be a Dask scheduler's (``tcp://HOST:PORT``; also ``tls://``,
+    ``ws://``, ``wss://``, ``ucx://``, ``inproc://…``, or ``HOST:PORT`` for tcp), else a
+    :class:`SchedulerAddressError` saying what is wrong — before any connection is tried
+    (a malformed one otherwise fails only after a minute, with a traceback)."""
+    if not isinstance(address, str) or not address.strip():
+        raise SchedulerAddressError(f"--scheduler: expected an address such as "
+                                    f"tcp://HOST:8786, got {address!r}")
+    addr = address.strip()
+    scheme, sep, rest = addr.partition("://")
+    if not sep:
+        scheme, rest = "tcp", addr
+    scheme = scheme.lower()
+    bad = f"--scheduler {addr!r}: "
+    if scheme not in _SCHEMES:
+        raise SchedulerAddressError(bad + f"unknown scheme {scheme!r}, expected one of "
+                                    + ", ".join(s + "://" for s in _SCHEMES))
+    if scheme == "inproc":
+        if not rest:
+            raise SchedulerAddressError(bad + "inproc:// needs an address")
+        return addr
+    rest = rest.rstrip("/")
+    if rest.startswith("["):  # [IPv6]:PORT
+        host, close, tail = rest[1:].partition("]")
+        if not close or not tail.startswith(":"):
+            raise SchedulerAddressError(bad + "expected [IPV6]:PORT after the scheme")
+        port = tail[1:]
+    else:
+        host, colon, port = rest.rpartition(":")
+        if not colon:
+            raise SchedulerAddressError(bad + "no port: expected " + scheme
+                                        + "://HOST:PORT (the scheduler's default is 8786)")
+    if not host or any(c in host for c in "/ ?#@"):
+        raise SchedulerAddressError(bad + f"not a host name: {host!r}")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise SchedulerAddressError(bad + f"the port must be a number in 1-65535, got {port!r}")
+    return addr if sep else f"tcp://{addr}"
+
+
+def _connect(distributed: Any, address: str, timeout: float) -> Any:
+    """A client of the scheduler at ``address``, or a :class:`ConnectionError` within about
+    ``timeout`` seconds (also when something accepts the connection but never answers)."""
+    import threading
+
+    box: Dict[str, Any] = {}
+
+    def connect() -> None:
+        try:
+            box["client"] = distributed.Client(address, timeout=timeout,
+                                               set_as_default=False)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            box["error"] = exc
+
+    th = threading.Thread(target=connect, name="aqmsim-dask-connect", daemon=True)
+    th.start()
+    th.join(timeout + min(5.0, timeout))
+    if th.is_alive():  # left behind: a daemon thread, closed with the process
+        raise SchedulerAddressError(f"no answer from a Dask scheduler at {address} within "
+                                    f"{timeout:g} s (is it a Dask scheduler?)")
+    exc = box.get("error")
+    if exc is not None:
+        if isinstance(exc, (OSError, TimeoutError, asyncio_timeout_error())):
+            raise SchedulerAddressError(f"could not reach the Dask scheduler at {address} "
+                                        f"within {timeout:g} s: {exc or type(exc).__name__}") from None
+        if isinstance(exc, (ValueError, TypeError)):
+            raise SchedulerAddressError(f"--scheduler {address!r}: {exc}") from None
+        raise exc
+    return box["client"]
+
+
+def asyncio_timeout_error() -> type:
+    import asyncio
+
+    return asyncio.TimeoutError
 
 
 class SharedPool:
@@ -849,8 +1057,8 @@ class SharedPool:
     def free(self) -> int:
         return self._get().free()
 
-    def submit(self, tid: int, payload: Any) -> None:
-        self._get().submit(tid, payload)
+    def submit(self, tid: int, payload: Any, timeout: Optional[float] = None) -> None:
+        self._get().submit(tid, payload, timeout=timeout)
 
     def wait(self, timeout: Optional[float]) -> List[Tuple[int, Dict[str, Any]]]:
         return self._get().wait(timeout)
@@ -996,7 +1204,8 @@ def run_tasks(tasks: Iterable[Task], store: Any, *, workers: Optional[int] = Non
               sweep_name: Optional[str] = None,
               on_pool: Optional[Callable[[str], None]] = None,
               register: Optional[Mapping[str, Any]] = None,
-              engine: Optional[str] = None) -> SweepResult:
+              engine: Optional[str] = None,
+              timeout: Optional[float] = DEFAULT_TIMEOUT) -> SweepResult:
     """Run every task the store lacks; write each finished run at once.
 
     ``tasks``: ``(key, scenario dict, seed[, series names])``; tasks with the same
@@ -1014,13 +1223,17 @@ def run_tasks(tasks: Iterable[Task], store: Any, *, workers: Optional[int] = Non
     ``sweep_runs`` rows), so ``aqmsim.store.open(store, sweep=sweep_name)`` lists them.
     ``engine`` is set as ``"engine"`` in every task handed to the workers: ``"ns2"`` has
     :func:`execute` run them in ns-2 (keep those runs in a store of their own: a run is
-    keyed by scenario and seed, not by engine)."""
+    keyed by scenario and seed, not by engine). ``timeout``: the wall-clock seconds a run
+    may take (default :data:`DEFAULT_TIMEOUT`, None: no limit); a run past it is stopped
+    (its local worker process killed and replaced; on Dask its task cancelled) and
+    recorded failed with ``error_kind = "timeout"`` — not retried in this call (a run is
+    deterministic), but run again by the next call, as other failures are."""
     units, order = _prepare(tasks)
     return _run_units(units, order, store, workers=workers, scheduler=scheduler,
                       client=client, pool=pool, retries=retries, retry_failed=retry_failed,
                       metrics=metrics, progress=progress, run_fn=run_fn,
                       sweep_name=sweep_name, on_pool=on_pool, register=register,
-                      engine=engine)
+                      engine=engine, timeout=timeout)
 
 
 def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
@@ -1031,7 +1244,8 @@ def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
                sweep_name: Optional[str],
                on_pool: Optional[Callable[[str], None]], pool: Any = None,
                register: Optional[Mapping[str, Any]] = None,
-               engine: Optional[str] = None) -> SweepResult:
+               engine: Optional[str] = None,
+               timeout: Optional[float] = DEFAULT_TIMEOUT) -> SweepResult:
     from .store import Store
 
     t_start = time.perf_counter()
@@ -1087,7 +1301,7 @@ def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
             t_ready = time.perf_counter()
             try:
                 _drive(pool, todo, st, counts, retries, metrics, progress, sweep_name,
-                       engine)
+                       engine, timeout)
             except BaseException:
                 # (a pool of the caller too: tasks of this call are still in its hands)
                 pool.close(kill=True)
@@ -1127,7 +1341,8 @@ def _attach_errors(st: Any, units: List[_Unit]) -> None:
 
 def _drive(pool: Any, todo: Deque[_Unit], st: Any, counts: Counts, retries: int,
            metrics: Optional[Sequence[str]], progress: Optional[Callable[[Counts], None]],
-           sweep_name: Optional[str], engine: Optional[str] = None) -> None:
+           sweep_name: Optional[str], engine: Optional[str] = None,
+           timeout: Optional[float] = None) -> None:
     """Keep the pool busy and write every result the pool hands back before asking for
     more: the results of one ``wait`` — everything that finished since the last one — go
     to the store together (:meth:`aqmsim.store.Store.record_many`: their files, then their
@@ -1147,7 +1362,10 @@ def _drive(pool: Any, todo: Deque[_Unit], st: Any, counts: Counts, retries: int,
             payload = {"scenario": u.scenario, "seed": u.seed, "series": want, "hash": u.hash}
             if engine is not None:
                 payload["engine"] = engine
-            pool.submit(next_tid, payload)
+            if timeout is not None:
+                pool.submit(next_tid, payload, timeout=timeout)
+            else:  # (a caller's pool may not know time limits)
+                pool.submit(next_tid, payload)
             inflight[next_tid] = u
             next_tid += 1
 
@@ -1184,7 +1402,7 @@ def _drive(pool: Any, todo: Deque[_Unit], st: Any, counts: Counts, retries: int,
                     counts.retrying -= 1
             else:
                 u.error, u.error_kind = res.get("error"), res.get("error_kind")
-                if u.tries <= retries:
+                if u.tries <= retries and u.error_kind != "timeout":
                     if u.tries == 1:
                         counts.retrying += 1
                     todo.append(u)       # at the back: likely on another worker
@@ -1202,13 +1420,25 @@ def run_sweep(sweep: Sweep, store: Optional[PathLike] = None, *,
               client: Any = None, retries: int = 1, retry_failed: bool = False,
               progress: Optional[Callable[[Counts], None]] = None,
               run_fn: Optional[Callable[[Any], Dict[str, Any]]] = None,
-              on_pool: Optional[Callable[[str], None]] = None) -> SweepResult:
+              on_pool: Optional[Callable[[str], None]] = None,
+              timeout: Optional[float] = None) -> SweepResult:
     """Run a sweep into its store (``store``, else :meth:`Sweep.default_store`): record the
-    sweep and its runs, add its parameter columns, run what is missing."""
+    sweep and its runs, add its parameter columns, run what is missing. ``timeout``: a
+    run's wall-clock limit in seconds (default: the sweep's, :data:`DEFAULT_TIMEOUT`
+    unless its file says; ``math.inf``: none). When the store already holds the whole
+    sweep, it is only read (a read-only store, or one another process is writing, is
+    fine); when there is something to write and the store cannot be written, a
+    :class:`aqmsim.store.StoreError` names its directory."""
     from .store import Store
 
     units, order = _prepare(sweep.tasks())
     path = Path(store) if store is not None else sweep.default_store()
+    limit = sweep.timeout if timeout is None else timeout
+    if limit is not None and math.isinf(limit):
+        limit = None
+    done = _already_complete(sweep, units, order, path, retry_failed, progress)
+    if done is not None:
+        return done
     with Store(path) as st:
         st.clean_temporary()
         st.register_sweep(sweep.name, sweep.spec, sweep.params, sweep.metrics, sweep.series,
@@ -1224,7 +1454,7 @@ def run_sweep(sweep: Sweep, store: Optional[PathLike] = None, *,
         result = _run_units(units, order, st, workers=workers, scheduler=scheduler,
                             client=client, retries=retries, retry_failed=retry_failed,
                             metrics=sweep.metrics, progress=progress, run_fn=run_fn,
-                            sweep_name=sweep.name, on_pool=on_pool)
+                            sweep_name=sweep.name, on_pool=on_pool, timeout=limit)
         result.name = sweep.name
         known = st.summary_keys()
         if sweep.metrics is not None and known is not None:
@@ -1232,17 +1462,90 @@ def run_sweep(sweep: Sweep, store: Optional[PathLike] = None, *,
     return result
 
 
+def _needs_run(u: _Unit, row: Optional[Mapping[str, Any]], retry_failed: bool) -> bool:
+    """Whether :func:`_run_units` would run ``u`` given its stored ``row`` (kept in step
+    with the choice made there)."""
+    if row is None:
+        return True
+    if row["status"] == "ok":
+        return not all(s in dict(row["series"]) for s in u.series)
+    return not (row["error_kind"] == "scenario" and not retry_failed)
+
+
+def _already_complete(sweep: Sweep, units: List[_Unit], order: List[Tuple[str, int]],
+                      path: Path, retry_failed: bool,
+                      progress: Optional[Callable[[Counts], None]] = None
+                      ) -> Optional[SweepResult]:
+    """The result of a sweep the store at ``path`` already holds entirely — registered as
+    it is now, its columns there, no run to do — read without opening the store for
+    writing; else None (the store is then opened for writing)."""
+    import json
+
+    from .store import DB_NAME, Store, StoreError, _sql_type, _widen
+
+    if not (path / DB_NAME).is_file():
+        return None
+    try:
+        st = Store(path, read_only=True)
+    except StoreError:
+        return None
+    try:
+        row = st.con.execute("SELECT spec, params, metrics, series FROM sweeps "
+                             "WHERE name = ?", [sweep.name]).fetchone()
+        if row is None:
+            return None
+        want = (json.loads(json.dumps(sweep.spec, default=str)), list(sweep.params),
+                list(sweep.metrics) if sweep.metrics is not None else None,
+                list(sweep.series))
+        if tuple(json.loads(x) if x is not None else None for x in row) != want:
+            return None
+        members = [(h, int(s)) for h, s in st.con.execute(
+            "SELECT hash, seed FROM sweep_runs WHERE sweep = ? ORDER BY position",
+            [sweep.name]).fetchall()]
+        if members != [(u.hash, u.seed) for u in units]:
+            return None
+        for g in sweep.groups:
+            for k, v in g.params.items():
+                have = st._columns.get(k)
+                if have is None or _widen(have, _sql_type(v)) != have:
+                    return None
+        known = st.summary_keys()
+        if sweep.metrics is not None and known is not None and any(
+                m in known and m not in st._columns for m in sweep.metrics):
+            return None
+        states = st.states()
+        if any(_needs_run(u, states.get((u.hash, u.seed)), retry_failed) for u in units):
+            return None
+        result = _run_units(units, order, st, workers=None, scheduler=None, client=None,
+                            retries=0, retry_failed=retry_failed, metrics=sweep.metrics,
+                            progress=progress, run_fn=None, sweep_name=sweep.name,
+                            on_pool=None)
+        result.name = sweep.name
+        if sweep.metrics is not None and known is not None:
+            result.unknown_metrics = [m for m in sweep.metrics if m not in known]
+        return result
+    finally:
+        st.close()
+
+
 # =========================================================================== CLI
 def cli_sweep(file: Path, workers: Optional[int], scheduler: Optional[str],
-              store: Optional[Path], retry_failed: bool, out: Any, err: Any) -> int:
+              store: Optional[Path], retry_failed: bool, out: Any, err: Any,
+              timeout: Optional[float] = None) -> int:
     """``aqmsim sweep``: the sweep with a rich progress bar; returns the exit status
-    (0 every run ok, 1 some failed). Errors in the sweep file raise ScenarioError."""
+    (0 every run ok, 1 some failed). Errors in the sweep file raise ScenarioError; a
+    malformed ``scheduler`` address a :class:`SchedulerAddressError` (a ConnectionError).
+    ``timeout``: a run's limit in seconds (default: the sweep file's ``timeout``)."""
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
                                TextColumn, TimeElapsedColumn, TimeRemainingColumn)
     from rich.markup import escape as _escape
 
     if workers is not None and scheduler is not None:
         raise ScenarioError("--workers and --scheduler: give one or the other")
+    if scheduler is not None:
+        scheduler = check_scheduler_address(scheduler)
+    if timeout is not None and not (timeout > 0):
+        raise ScenarioError(f"--timeout: expected seconds > 0, got {timeout:g}")
     sweep = Sweep.from_toml(file)
     path = Path(store) if store is not None else sweep.default_store()
     n_points = len(sweep.points())
@@ -1274,7 +1577,8 @@ def cli_sweep(file: Path, workers: Optional[int], scheduler: Optional[str],
 
     with bar:
         result = run_sweep(sweep, path, workers=workers, scheduler=scheduler,
-                           retry_failed=retry_failed, progress=progress, on_pool=on_pool)
+                           retry_failed=retry_failed, progress=progress, on_pool=on_pool,
+                           timeout=timeout)
     c = result.counts
     ran = c.total - c.skipped
     line = (f"{c.total} runs: [green]{c.ok} ok[/], "

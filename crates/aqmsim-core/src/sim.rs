@@ -76,6 +76,9 @@ pub struct Simulation {
     seed: u64,
     started: bool,
     ended: bool,
+    /// Events allowed (`max_events`); reaching it ends the run early and sets `truncated`.
+    max_events: u64,
+    truncated: bool,
     /// The first monitored link (the "bottleneck" of the summary), or u32::MAX.
     primary: u32,
     /// Per-flow arrivals, drops and marks at the primary link.
@@ -206,6 +209,8 @@ impl Simulation {
             seed,
             started: false,
             ended: false,
+            max_events: model.max_events,
+            truncated: false,
             primary: u32::MAX,
             per_flow: Vec::new(),
             cut_from_all: cut_from,
@@ -249,9 +254,27 @@ impl Simulation {
     }
 
     /// Run to the end and collect the results.
-    pub fn run(mut self) -> RunResults {
+    ///
+    /// Panics if the run reached `max_events` (use [`Simulation::try_run`] for an error).
+    pub fn run(self) -> RunResults {
+        self.try_run().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Run to the end and collect the results, or fail if the run reached `max_events`.
+    pub fn try_run(mut self) -> crate::error::Result<RunResults> {
         self.run_until(self.end);
-        self.finish()
+        if self.truncated {
+            return Err(crate::error::ScenarioError::new(
+                "max_events",
+                format!(
+                    "the run reached max_events = {} at t = {} s of duration {} s; raise max_events (an integer in [1, 2^64)) or shorten the run",
+                    self.max_events,
+                    self.now.secs(),
+                    self.duration
+                ),
+            ));
+        }
+        Ok(self.finish())
     }
 
     /// Process every event up to and including `t` (or the end of the run).
@@ -262,6 +285,11 @@ impl Simulation {
         }
         let limit = t.min(self.end);
         while !self.ended {
+            if self.sched.events_processed() >= self.max_events {
+                self.truncated = true;
+                self.ended = true;
+                break;
+            }
             let Some((t, ev)) = self.sched.pop_until(limit) else { break };
             self.now = t;
             if !self.dispatch(ev) {
@@ -858,7 +886,7 @@ pub fn run_json(json: &str, seed: Option<u64>, spill_dir: Option<std::path::Path
     if let Some(dir) = spill_dir {
         sim.drops.spill_to(dir);
     }
-    Ok(sim.run())
+    sim.try_run()
 }
 
 /// Check and build a scenario given as TOML.
@@ -866,5 +894,5 @@ pub fn run_toml(toml: &str, seed: Option<u64>) -> crate::error::Result<RunResult
     let spec = crate::scenario::from_toml(toml)?;
     let seed = seed.unwrap_or(spec.seed);
     let model = crate::scenario::build::build(&spec, seed)?;
-    Ok(Simulation::new(model).run())
+    Simulation::new(model).try_run()
 }

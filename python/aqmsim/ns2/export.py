@@ -246,8 +246,10 @@ class Plan:
         raise KeyError(name)
 
 
-_TOP_FIELDS = {"name", "description", "notes", "duration", "seed", "tcp", "dumbbell", "nodes", "links", "flows", "monitor",
-               "ns2"}
+#: (``max_events``, aqmsim's guard against a run that never ends, has no ns-2 counterpart:
+#: accepted and not written.)
+_TOP_FIELDS = {"name", "description", "notes", "duration", "seed", "tcp", "dumbbell", "nodes",
+               "links", "flows", "monitor", "ns2", "max_events"}
 #: What the ``ns2`` table of a scenario may ask of the ns-2 run (not a field of aqmsim's
 #: scenarios: ``aqmsim reproduce`` adds it to the scenarios it hands to ns-2 only):
 #: ``measure`` lists metrics ns-2 gives only on request, :data:`NS2_ON_REQUEST`.

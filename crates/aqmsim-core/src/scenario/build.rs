@@ -3,7 +3,7 @@
 
 use super::queue_spec::{build_queue, LinkInfo};
 use super::schema::*;
-use super::units::{parse_dist, parse_rate, parse_time, Dist, Quantity, TimeDist};
+use super::units::{parse_dist, parse_rate, parse_time, Dist, Quantity, TimeDist, MAX_PACKET_BYTES};
 use crate::aqm::AnyAqm;
 use crate::error::{Result, ScenarioError};
 use crate::rng::{stream, Rng};
@@ -51,8 +51,35 @@ pub struct Model {
     pub monitored: Vec<u32>,
     pub sample_interval: f64,
     pub link_interval: f64,
+    /// The run stops with an error after this many events (`max_events`).
+    pub max_events: u64,
     /// The scenario with every value explicit and every "auto" resolved.
     pub resolved: Value,
+}
+
+/// Shortest `duration`, seconds.
+pub const MIN_DURATION_S: f64 = 1e-6;
+/// Shortest monitor interval, seconds.
+pub const MIN_MONITOR_INTERVAL_S: f64 = 1e-6;
+/// Most rows one monitor (queue samples, link bins) may make in a run.
+pub const MAX_MONITOR_ROWS: f64 = 1e7;
+/// TCP clock granularity range, seconds.
+pub const MIN_TICK_S: f64 = 1e-6;
+pub const MAX_TICK_S: f64 = 1e3;
+/// Shortest time between two CBR packets, seconds (at most 1e7 packets/s per source, so
+/// that rounding the interval to whole nanoseconds changes the rate by at most 0.5 %).
+pub const MIN_CBR_INTERVAL_S: f64 = 1e-7;
+/// Most hosts in a group, flows in an entry, and flows in a scenario.
+pub const MAX_FLOWS: u32 = 100_000;
+/// Default `max_events`.
+pub const DEFAULT_MAX_EVENTS: u64 = 10_000_000_000;
+
+/// A size field in bytes: `lo..=MAX_PACKET_BYTES`.
+fn check_size(v: u32, lo: u32, field: String) -> Result<()> {
+    if v < lo || v > MAX_PACKET_BYTES {
+        return err(field, format!("must be in [{lo}, {MAX_PACKET_BYTES}] bytes, got {v}"));
+    }
+    Ok(())
 }
 
 fn err<T>(field: impl Into<String>, msg: impl Into<String>) -> Result<T> {
@@ -112,17 +139,16 @@ fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<TcpParams> {
         delayed_ack: pick!(delayed_ack).unwrap_or(d.delayed_ack),
         delack_interval: t(pick!(delack_interval), "delack_interval", d.delack_interval)?,
     };
-    if p.packet_size == 0 {
-        return err(format!("{path}.packet_size"), "must be ≥ 1 byte, got 0");
-    }
+    check_size(p.packet_size, 1, format!("{path}.packet_size"))?;
+    check_size(p.header, 0, format!("{path}.header"))?;
     if !(p.window >= 1.0) {
         return err(format!("{path}.window"), format!("must be ≥ 1 packet, got {}", p.window));
     }
     if !(p.window_init >= 1.0) {
         return err(format!("{path}.window_init"), format!("must be ≥ 1 packet, got {}", p.window_init));
     }
-    if !(p.tick > 0.0) {
-        return err(format!("{path}.tick"), format!("must be > 0 s, got {}", p.tick));
+    if !(MIN_TICK_S..=MAX_TICK_S).contains(&p.tick) {
+        return err(format!("{path}.tick"), format!("must be in [1e-6, 1000] s, got {}", p.tick));
     }
     if p.min_rto > p.max_rto {
         return err(format!("{path}.min_rto"), format!("must be ≤ max_rto ({}), got {}", p.max_rto, p.min_rto));
@@ -130,9 +156,7 @@ fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<TcpParams> {
     if p.dupacks == 0 {
         return err(format!("{path}.dupacks"), "must be ≥ 1, got 0");
     }
-    if p.ack_size == 0 {
-        return err(format!("{path}.ack_size"), "must be ≥ 1 byte, got 0");
-    }
+    check_size(p.ack_size, 1, format!("{path}.ack_size"))?;
     Ok(p)
 }
 
@@ -240,8 +264,17 @@ fn flow_app(tr: &Traffic, top_tcp: &TcpSpec, duration: f64, path: &str) -> Resul
                 return err(format!("{path}.cbr"), "app = \"cbr\" needs a cbr table { rate, packet_size }");
             };
             let r = rate(&c.rate, &format!("{path}.cbr.rate"))?;
-            if c.packet_size == 0 {
-                return err(format!("{path}.cbr.packet_size"), "must be ≥ 1 byte, got 0");
+            check_size(c.packet_size, 1, format!("{path}.cbr.packet_size"))?;
+            let interval = c.packet_size as f64 * 8.0 / r;
+            if interval < MIN_CBR_INTERVAL_S {
+                let max = c.packet_size as f64 * 8.0 / MIN_CBR_INTERVAL_S;
+                return err(
+                    format!("{path}.cbr.rate"),
+                    format!(
+                        "sends a packet every {interval:e} s; at most 1e7 packets/s are allowed (≥ 1e-7 s apart), so with packet_size {} the rate must be ≤ {max} b/s, got {r} b/s",
+                        c.packet_size
+                    ),
+                );
             }
             let j = json!({"app": "cbr", "cbr": {"rate": r, "packet_size": c.packet_size}});
             Ok((AppModel::Cbr { rate_bps: r, packet_size: c.packet_size }, start, stop, j))
@@ -253,8 +286,12 @@ fn flow_app(tr: &Traffic, top_tcp: &TcpSpec, duration: f64, path: &str) -> Resul
 /// Check and resolve a scenario for master seed `seed`.
 pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
     let duration = time(&spec.duration, "duration")?;
-    if !(duration > 0.0) {
-        return err("duration", format!("must be > 0 s, got {duration}"));
+    if !(duration >= MIN_DURATION_S) {
+        return err("duration", format!("must be in [1e-6, 1e6] s, got {duration}"));
+    }
+    let max_events = spec.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
+    if max_events == 0 {
+        return err("max_events", "must be an integer in [1, 2^64), got 0");
     }
     let mut b = Builder { nodes: Vec::new(), index: HashMap::new(), links: Vec::new(), links_json: Vec::new() };
     let mut flows: Vec<FlowModel> = Vec::new();
@@ -295,8 +332,8 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         }
         for (gi, g) in db.groups.iter().enumerate() {
             let gp = format!("dumbbell.groups[{gi}]");
-            if g.count == 0 {
-                return err(format!("{gp}.count"), "must be ≥ 1, got 0");
+            if g.count == 0 || g.count > MAX_FLOWS {
+                return err(format!("{gp}.count"), format!("must be in [1, {MAX_FLOWS}], got {}", g.count));
             }
             let arate = rate(&g.access.rate, &format!("{gp}.access.rate"))?;
             let adelay = dist(&g.access.delay, &format!("{gp}.access.delay"))?;
@@ -304,6 +341,9 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
                 Some(e) => Some((rate(&e.rate, &format!("{gp}.egress.rate"))?, dist(&e.delay, &format!("{gp}.egress.delay"))?, e)),
                 None => None,
             };
+            if host_k + g.count as u64 > MAX_FLOWS as u64 {
+                return err(format!("{gp}.count"), format!("makes more than {MAX_FLOWS} hosts in the dumbbell"));
+            }
             let tr = Traffic { app: &g.app, start: &g.start, stop: &g.stop, tcp: &g.tcp, cbr: &g.cbr };
             let (app, start, stop, j) = flow_app(&tr, &spec.tcp, duration, &gp)?;
             for _ in 0..g.count {
@@ -357,8 +397,11 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         if s == d {
             return err(format!("{p}.dst"), "must differ from src");
         }
-        if f.count == 0 {
-            return err(format!("{p}.count"), "must be ≥ 1, got 0");
+        if f.count == 0 || f.count > MAX_FLOWS {
+            return err(format!("{p}.count"), format!("must be in [1, {MAX_FLOWS}], got {}", f.count));
+        }
+        if flows.len() as u64 + f.count as u64 > MAX_FLOWS as u64 {
+            return err(format!("{p}.count"), format!("makes more than {MAX_FLOWS} flows in the scenario"));
         }
         let tr = Traffic { app: &f.app, start: &f.start, stop: &f.stop, tcp: &f.tcp, cbr: &f.cbr };
         let (app, start, stop, j) = flow_app(&tr, &spec.tcp, duration, &p)?;
@@ -390,16 +433,12 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         Some(q) => time(q, "monitor.sample_interval")?,
         None => 0.01,
     };
-    if !(sample_interval > 0.0) {
-        return err("monitor.sample_interval", format!("must be > 0 s, got {sample_interval}"));
-    }
+    check_interval(sample_interval, duration, monitored.len(), "monitor.sample_interval")?;
     let link_interval = match &spec.monitor.link_interval {
         Some(q) => time(q, "monitor.link_interval")?,
         None => 0.1,
     };
-    if !(link_interval > 0.0) {
-        return err("monitor.link_interval", format!("must be > 0 s, got {link_interval}"));
-    }
+    check_interval(link_interval, duration, monitored.len(), "monitor.link_interval")?;
 
     // Every flow must have a route both ways.
     let model_nodes = b.nodes.len();
@@ -418,6 +457,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         "duration": duration, "seed": seed, "nodes": b.nodes, "links": b.links_json,
         "flows": flows_json,
         "monitor": {"queues": queues, "sample_interval": sample_interval, "link_interval": link_interval},
+        "max_events": max_events,
     });
     Ok(Model {
         name: spec.name.clone(),
@@ -429,8 +469,30 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         monitored,
         sample_interval,
         link_interval,
+        max_events,
         resolved,
     })
+}
+
+/// A monitor interval: at least 1 µs, and few enough rows for the run.
+fn check_interval(dt: f64, duration: f64, queues: usize, field: &str) -> Result<()> {
+    if dt < MIN_MONITOR_INTERVAL_S {
+        return err(field, format!("must be in [1e-6, 1e6] s, got {dt}"));
+    }
+    if queues == 0 {
+        return Ok(());
+    }
+    let rows = (duration / dt).floor() * queues as f64;
+    if rows > MAX_MONITOR_ROWS {
+        let least = duration * queues as f64 / MAX_MONITOR_ROWS;
+        return err(
+            field,
+            format!(
+                "{dt} s over duration {duration} s for {queues} monitored queue(s) makes {rows} rows, more than the {MAX_MONITOR_ROWS:e} allowed: use an interval ≥ {least} s (range [1e-6, 1e6] s)"
+            ),
+        );
+    }
+    Ok(())
 }
 
 fn reachable(adj: &[Vec<u32>], s: u32, d: u32) -> bool {

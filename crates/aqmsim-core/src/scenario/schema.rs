@@ -28,6 +28,8 @@ pub struct ScenarioSpec {
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub monitor: MonitorSpec,
+    /// Stop with an error after this many events (default `build::DEFAULT_MAX_EVENTS`).
+    pub max_events: Option<u64>,
 }
 
 fn one() -> u64 {

@@ -2,6 +2,21 @@
 
 use serde::{Deserialize, Serialize};
 
+// The ranges every scenario value must lie in, so that every time the engine derives
+// from them fits its integer nanoseconds (u64, 1.8e19 ns) with a wide margin: a time
+// (≤ 1e15 ns) plus a delay (≤ 1e15 ns) plus a transmission (≤ 1.05e15 ns) stays far below
+// the limit, and below 2^53 ns, where f64 seconds still convert to exact nanoseconds.
+
+/// Longest time any field may give, seconds (about 11.6 days).
+pub const MAX_TIME_S: f64 = 1e6;
+/// Slowest rate, bits/s: the largest packet on the wire (2 × 65 535 bytes) then takes
+/// about 1.05e6 s, still a representable time.
+pub const MIN_RATE_BPS: f64 = 1.0;
+/// Fastest rate, bits/s (1 Tb/s).
+pub const MAX_RATE_BPS: f64 = 1e12;
+/// Largest packet, header or ACK size, bytes (the largest IP datagram).
+pub const MAX_PACKET_BYTES: u32 = 65_535;
+
 /// A number (SI base unit) or a string with a unit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -36,8 +51,8 @@ pub fn parse_rate(q: &Quantity) -> Result<f64, String> {
             n * mult
         }
     };
-    if !(v.is_finite() && v > 0.0) {
-        return Err(format!("must be a positive rate, got {}", show(q)));
+    if !(v.is_finite() && (MIN_RATE_BPS..=MAX_RATE_BPS).contains(&v)) {
+        return Err(format!("must be a rate in [1 b/s, 1 Tb/s] (1 to 1e12 b/s), got {}", show(q)));
     }
     Ok(v)
 }
@@ -58,14 +73,15 @@ pub fn parse_time(q: &Quantity) -> Result<f64, String> {
             n * mult
         }
     };
-    if !(v.is_finite() && v >= 0.0) {
-        return Err(format!("must be a time ≥ 0, got {}", show(q)));
+    if !(v.is_finite() && (0.0..=MAX_TIME_S).contains(&v)) {
+        return Err(format!("must be a time in [0, 1e6] s (at most about 11.6 days), got {}", show(q)));
     }
     Ok(v)
 }
 
 pub fn show(q: &Quantity) -> String {
     match q {
+        Quantity::Num(v) if *v != 0.0 && !(1e-4..1e7).contains(&v.abs()) => format!("{v:e}"),
         Quantity::Num(v) => format!("{v}"),
         Quantity::Text(s) => format!("{s:?}"),
     }
@@ -130,5 +146,10 @@ mod tests {
         assert_eq!(parse_time(&Quantity::Text("20ms".into())).unwrap(), 0.02);
         assert_eq!(parse_time(&Quantity::Text("1.5s".into())).unwrap(), 1.5);
         assert!(parse_time(&Quantity::Num(-0.1)).is_err());
+        assert!(parse_time(&Quantity::Num(1e12)).is_err());
+        assert!(parse_time(&Quantity::Num(1e6)).is_ok());
+        assert!(parse_rate(&Quantity::Num(1e-9)).is_err());
+        assert!(parse_rate(&Quantity::Num(1e15)).is_err());
+        assert!(parse_rate(&Quantity::Text("1000Gb".into())).is_ok());
     }
 }

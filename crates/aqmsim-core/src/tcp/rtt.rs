@@ -6,6 +6,10 @@
 const SRTT_BITS: u32 = 3;
 const RTTVAR_BITS: u32 = 2;
 const RTTVAR_EXP: u32 = 2;
+/// Longest RTT sample, ticks (see [`RttEstimator::update`]).
+const MAX_RTT_TICKS: f64 = (1u32 << 24) as f64;
+/// Largest backoff multiplier (doubling it further would overflow an i32).
+const MAX_BACKOFF: i32 = 1 << 30;
 
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
@@ -51,7 +55,9 @@ impl RttEstimator {
     pub fn update(&mut self, tao: f64, now: f64) {
         let sendtime = now - tao + self.boot_time;
         let tickoff = sendtime % self.tick;
-        self.t_rtt = ((tao + tickoff) / self.tick) as i32;
+        // At most 2^24 ticks, so the scaled sums below stay under i32::MAX (a longer
+        // sample would wrap them); with the scenario's tick ≥ 1 µs that is ≥ 16.7 s.
+        self.t_rtt = ((tao + tickoff) / self.tick).min(MAX_RTT_TICKS) as i32;
         if self.t_rtt < 1 {
             self.t_rtt = 1;
         }
@@ -123,7 +129,7 @@ impl RttEstimator {
     /// Double the backoff (ns-2 `rtt_backoff`).
     pub fn backoff(&mut self) {
         self.timeout_ns = None;
-        if self.t_backoff < 64 || self.timeout() < self.max_rto {
+        if self.t_backoff < MAX_BACKOFF && (self.t_backoff < 64 || self.timeout() < self.max_rto) {
             self.t_backoff <<= 1;
         }
         if self.t_backoff > 8 {
