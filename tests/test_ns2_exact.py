@@ -47,3 +47,9 @@ def test_same_counts_as_ns2(core, tmp_path, variant, n):
     theirs = run_ns2(d, 1, tmp_path, samples=False)
     for k in ("bottleneck_arrivals", "bottleneck_drops", "bottleneck_departures"):
         assert int(ours[k]) == int(theirs[k]), f"{variant} x{n}: {k} aqmsim {ours[k]} ns-2 {theirs[k]}"
+    # ns-2's utilisation (bytes dequeued x 8 / (rate x duration)) is aqmsim's
+    # utilisation_started; aqmsim's utilisation cuts the transmission still running at the end
+    assert ours["utilisation_started"] == pytest.approx(theirs["utilisation"], rel=1e-9)
+    tx_one = (1000 + 40) * 8 / 1.5e6 / 20  # one data packet's transmission over the run
+    assert 0 <= ours["utilisation_started"] - ours["utilisation"] <= tx_one + 1e-12
+    assert ours["utilisation"] <= 1.0

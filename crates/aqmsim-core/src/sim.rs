@@ -796,7 +796,13 @@ impl Simulation {
             s.put("time_avg_queue_bytes", st.area_byte_ns as f64 / dur_ns);
             s.put("max_queue_pkts", st.max_len as f64);
             s.put("mean_queueing_delay_s", if st.departures > 0 { st.qdelay_sum_ns as f64 / st.departures as f64 * 1e-9 } else { 0.0 });
+            // busy time inside the run (a transmission running past the end counts only up
+            // to it): at most 1
             s.put("utilisation", link.busy_ns as f64 / dur_ns);
+            // ns-2's QueueMonitor definition: every packet whose transmission started in the
+            // run counts whole (bdepartures_ · 8 / (rate · duration))
+            s.put("utilisation_started",
+                  st.departure_bytes as f64 * 8.0 / (link.rate_bps * dur));
             s.put("bottleneck_rate_bps", link.rate_bps);
             s.put("loss_ratio", if st.arrivals > 0 { st.dropped() as f64 / st.arrivals as f64 } else { 0.0 });
         }
