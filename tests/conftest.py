@@ -56,3 +56,22 @@ def shortened(d: Dict[str, Any], duration: float) -> Dict[str, Any]:
         if isinstance(t.get("start"), (int, float)) and t["start"] >= duration:
             t["start"] = duration / 2
     return d
+
+
+@pytest.fixture(scope="session")
+def ns2_binary() -> str:
+    """The ns-2 binary; fails (never skips) when it is missing: `make test` installs it."""
+    from aqmsim.ns2.crosscheck import ns_binary
+
+    ns = ns_binary()
+    if ns is None:
+        pytest.fail("ns-2 (`ns`) is not installed: `make test` installs it (`make ns2`)")
+    return ns
+
+
+def seed_text(number: str):
+    """The text of seed paper ``number`` ("000" … "004") from shared/seeds beside the
+    repository (where the project keeps the papers), or None where it is not there."""
+    seeds = ROOT.parent / "shared" / "seeds"
+    found = sorted(seeds.glob(f"{number}_*.txt")) if seeds.is_dir() else []
+    return found[0].read_text() if found else None

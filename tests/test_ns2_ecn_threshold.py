@@ -16,7 +16,7 @@ import pytest
 
 from aqmsim import Scenario
 from aqmsim.ns2.column import CANNOT, measures_wanted
-from aqmsim.ns2.crosscheck import ns_available, run_ns2
+from aqmsim.ns2.crosscheck import run_ns2
 from aqmsim.ns2.export import (THRESHOLD_VS_NS2, Ns2ExportError, build_plan, normalize_queue,
                                to_tcl)
 from aqmsim.ns2.trace import max_queue
@@ -24,7 +24,7 @@ from aqmsim.papers.markfront import PAPER as MARKFRONT
 from aqmsim.report import reproduce_papers
 from test_reproduce_store import SmallMarkFront as _SmallMarkFront, _console  # noqa: E402
 
-needs_ns = pytest.mark.skipif(not ns_available(), reason="ns-2 (`ns`) is not installed")
+needs_ns = pytest.mark.usefixtures("ns2_binary")  # fails, never skips, without ns-2
 
 S1 = Scenario.from_toml(MARKFRONT.directory / "scenarios" / "s1_single.toml").to_dict()
 

@@ -303,3 +303,23 @@ def test_an_analysis_only_reading_runs_nothing_new(tmp_path: Path) -> None:
     assert o.runs["total"] == 2 * 2
     assert {"metric": "a"} in p.seen and {"metric": "b"} in p.seen
     assert o.readings.variant_names == [PRIMARY, "gentle=off", "metric=b"]
+
+
+@pytest.mark.parametrize("name", list(papers_mod.PAPERS))
+def test_every_paper_states_its_readings(name: str) -> None:
+    """Each open choice has two or more readings, each with a label and its source's
+    reasoning; a derived reading shows its arithmetic; an excluded one quotes the text."""
+    for c in papers_mod.get(name).readings():
+        assert c.question.strip() and len(c.readings) >= 2, c.name
+        for r in c.readings:
+            assert r.why.strip() and r.label.strip(), (c.name, r.name)
+            if r.source == "derived":
+                assert r.arithmetic or r.analysis, (c.name, r.name)
+
+
+@pytest.mark.parametrize("name", list(papers_mod.PAPERS))
+def test_every_variant_of_every_paper_validates(name: str) -> None:
+    paper = papers_mod.get(name)
+    choices = paper.readings()
+    for v in variants(choices)[1:]:
+        check_variant(apply_variant(paper.experiments(), choices, v), v)

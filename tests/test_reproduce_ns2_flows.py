@@ -32,7 +32,7 @@ from rich.console import Console
 
 from aqmsim import Scenario
 from aqmsim.ns2.column import CANNOT, NS2_TABLES, execute_ns2, run_column, tables_wanted
-from aqmsim.ns2.crosscheck import ns2_flows, ns2_summary, ns_available, run_ns2
+from aqmsim.ns2.crosscheck import ns2_flows, ns2_summary, run_ns2
 from aqmsim.ns2.export import to_tcl
 from aqmsim.papers.base import (Cell, Claim, Experiment, FromRun, Paper, Report, RunRecord,
                                 Runs, Table, mean_ci)
@@ -43,8 +43,9 @@ from conftest import EXAMPLES, shortened
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from test_ns2_exact import scenario as exact_scenario  # noqa: E402
+from test_reproduce_ns2 import assert_same_ns2_values  # noqa: E402
 
-needs_ns = pytest.mark.skipif(not ns_available(), reason="ns-2 (`ns`) is not installed")
+needs_ns = pytest.mark.usefixtures("ns2_binary")  # fails, never skips, without ns-2
 
 
 # ----------------------------------------------------------------------------- flows table
@@ -209,11 +210,7 @@ def test_ns2_value_is_the_same_function_of_ns2s_runs(core, tmp_path: Path):
     # the flows tables were kept in ns-2's store: a second reproduction takes every run there
     again = _reproduce(out)
     assert again.ns2.runs == {"total": 2, "stored": 2, "ran": 0, "failed": 0}
-    for where, c in _cells(again).items():
-        first = cells[where]
-        assert (c.ns2 is None) == (first.ns2 is None) and c.ns2_note == first.ns2_note
-        if c.ns2 is not None:
-            assert (c.ns2.mean, c.ns2.half) == (first.ns2.mean, first.ns2.half)
+    assert_same_ns2_values(_cells(again), cells)
 
 
 @needs_ns

@@ -196,7 +196,6 @@ def silent_server() -> Iterator[str]:
 
 
 def test_scheduler_that_never_answers_fails_within_the_connect_timeout(silent_server: str):
-    pytest.importorskip("distributed")
     t0 = time.monotonic()
     with pytest.raises(ConnectionError, match="no answer from a Dask scheduler|could not reach"):
         DaskPool(silent_server, connect_timeout=1.0)
@@ -205,7 +204,6 @@ def test_scheduler_that_never_answers_fails_within_the_connect_timeout(silent_se
 
 def test_cli_silent_scheduler_is_one_line(tmp_path: Path, silent_server: str):
     """The CLI (default connect timeout, 10 s) in a subprocess: one error line, bounded."""
-    pytest.importorskip("distributed")
     f = write_sweep(tmp_path / "s.toml", f'[[vary]]\n"{Q}max_p" = [0.05]\n', seeds=1)
     t0 = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "aqmsim.cli", "sweep", str(f), "--store",
@@ -296,17 +294,16 @@ def test_sweep_with_runs_to_do_on_read_only_store_names_it(tmp_path: Path,
         run_sweep(Sweep.from_toml(f), tmp_path / "ro" / "new", workers=1)
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
-                    reason="root ignores chmod (see the emulated tests above)")
-def test_chmod_read_only_store(tmp_path: Path):  # pragma: no cover - not as root
-    f, store = _complete_sweep(tmp_path)
+def _chmod_read_only_checks(f: Path, store: Path) -> None:
+    """With the store's files and directories made read-only by chmod: the complete sweep
+    reruns (reading only), a sweep with runs to do fails in one clear error."""
     modes = {p: p.stat().st_mode for p in [store, *store.rglob("*")]}
     try:
         for p in modes:
             p.chmod(0o555 if p.is_dir() else 0o444)
         res = run_sweep(Sweep.from_toml(f), store, workers=1)
         assert res.counts.skipped == 4
-        g = tmp_path / "g.toml"
+        g = f.parent / "g.toml"
         g.write_text(f.read_text().replace("[0.05, 0.1]", "[0.05, 0.1, 0.2]"))
         with pytest.raises(StoreError, match="cannot write to this store directory"):
             run_sweep(Sweep.from_toml(g), store, workers=1)
@@ -315,13 +312,30 @@ def test_chmod_read_only_store(tmp_path: Path):  # pragma: no cover - not as roo
             p.chmod(m)
 
 
+def test_chmod_read_only_store(tmp_path: Path):
+    """A real read-only store (chmod). Root ignores file modes through its CAP_DAC_OVERRIDE
+    capability, so as root the checks run in a child process without it (util-linux's
+    setpriv drops it from the capability bounding set)."""
+    f, store = _complete_sweep(tmp_path)
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        _chmod_read_only_checks(f, store)
+        return
+    code = ("import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
+            "import test_sweep_faults as t; "
+            "t._chmod_read_only_checks(Path(sys.argv[2]), Path(sys.argv[3])); print('checked')")
+    out = subprocess.run(["setpriv", "--bounding-set", "-dac_override,-dac_read_search",
+                          sys.executable, "-c", code, str(Path(__file__).parent), str(f),
+                          str(store)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and "checked" in out.stdout, out.stdout + out.stderr
+
+
 @pytest.mark.filterwarnings("ignore::ResourceWarning", "ignore::DeprecationWarning",
                             "ignore::UserWarning", "ignore::RuntimeWarning",
                             "ignore::pytest.PytestUnraisableExceptionWarning")
 def test_dask_run_past_its_limit_is_cancelled_and_recorded(tmp_path: Path):
     """On a real (loopback) Dask cluster: the stalled run's future is cancelled and the run
     recorded failed ("timeout"); the others finish."""
-    distributed = pytest.importorskip("distributed")
+    import distributed
     base = aqmsim.Scenario.from_toml(RED).to_dict()
     tasks = [("p", base, s) for s in (1, 2, 3, 4)]
     with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,

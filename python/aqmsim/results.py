@@ -83,7 +83,7 @@ def _column(v: Any) -> Any:
             if not names:
                 return pd.Categorical([])
             if len(set(names)) != len(names):
-                # two categories named alike (the scenario checks forbid the known case,
+                # two categories named alike (the engine refuses the known case,
                 # a link listed twice): decode the names rather than fail on the table
                 return pd.Categorical(np.asarray(names, dtype=object)[codes])
             return pd.Categorical.from_codes(codes, categories=names)

@@ -31,19 +31,13 @@ from .errors import CORE_IMPORT_ERROR, ScenarioError, SimulationError
 if TYPE_CHECKING:
     from .results import Results
 
-__all__ = ["Scenario", "dumps_toml", "MAX_DEPTH", "MAX_FLOWS"]
+__all__ = ["Scenario", "dumps_toml", "MAX_DEPTH"]
 
 #: Tables and lists in a scenario nest at most this many levels deep (the deepest real
 #: field, ``dumbbell.groups.0.access.delay.uniform.0``, is 7 levels down), and a dotted
 #: field path has at most this many parts. Deeper data is refused with a ScenarioError
 #: naming where, instead of exhausting Python's (or the engine's) recursion.
 MAX_DEPTH = 64
-
-#: At most this many flows in one scenario (the sum of the dumbbell groups' ``count``,
-#: or of the explicit ``flows``' ``count``). The engine builds its routes in time and
-#: memory that grow faster than linearly with the hosts: 100 000 flows already take
-#: over a minute to validate, and 500 000 abort the process.
-MAX_FLOWS = 100_000
 
 PathLike = Union[str, "Path"]
 
@@ -182,7 +176,6 @@ class Scenario:
         default filled in, every "auto" replaced by its value) as a dict."""
         core = _core()
         payload = self._payload()
-        self._precheck()
         try:
             resolved = core.validate(payload)
         except ScenarioError as exc:
@@ -199,7 +192,6 @@ class Scenario:
             raise ScenarioError(f"seed: must be an integer in [0, 2^64), got {seed!r}")
         core = _core()
         payload = self._payload()
-        self._precheck()
         try:
             raw = core.run(payload, seed)
         except ScenarioError as exc:
@@ -227,14 +219,6 @@ class Scenario:
                 f"{_short(where)}: expected a finite number, got {_value_at(self._data, where)}"
             )) from None
 
-    def _precheck(self) -> None:
-        """Refuse, before the engine sees them, the inputs it accepts but cannot run."""
-        try:
-            _check_links(self._data)
-            _check_flow_count(self._data)
-        except ScenarioError as exc:
-            raise self._relabel(exc) from None
-
     def _relabel(self, exc: BaseException) -> ScenarioError:
         """The engine's message in plain words, prefixed by the file when there is one."""
         # positions in the JSON text we sent mean nothing to someone who wrote TOML
@@ -251,53 +235,6 @@ class Scenario:
 
 
 _JSON_POSITION = re.compile(r" at line \d+ column \d+$")
-
-
-# ---------------------------------------------------------------------- checks the engine lacks
-def _check_links(data: Mapping[str, Any]) -> None:
-    """An explicit topology must list each (duplex) link once: the engine would build
-    both and then name two queues alike (issue 12)."""
-    links = data.get("links")
-    if not isinstance(links, list):
-        return
-    seen: Dict[Tuple[str, str], Tuple[int, str, str]] = {}
-    for i, link in enumerate(links):
-        if not isinstance(link, dict):
-            continue
-        a, b = link.get("from"), link.get("to")
-        if not isinstance(a, str) or not isinstance(b, str) or a == b:
-            continue  # the engine names what is wrong with these
-        pair = (min(a, b), max(a, b))
-        if pair in seen:
-            j, a0, b0 = seen[pair]
-            same = "" if (a0, b0) == (a, b) else (
-                f" (as {a0} -> {b0}: a link is duplex and carries both directions)")
-            raise ScenarioError(
-                f"links[{i}]: the link {a} -> {b} is already listed as links[{j}]{same}; "
-                "list each pair of nodes once"
-            )
-        seen[pair] = (i, a, b)
-
-
-def _check_flow_count(data: Mapping[str, Any]) -> None:
-    """At most MAX_FLOWS flows: the engine's route building grows faster than linearly
-    with the hosts and aborts the process somewhere past 300 000 (issue 12)."""
-    groups = data.get("dumbbell", {}).get("groups") if isinstance(data.get("dumbbell"), dict) \
-        else None
-    for field, items in (("dumbbell.groups", groups), ("flows", data.get("flows"))):
-        if not isinstance(items, list):
-            continue
-        total = 0
-        for i, item in enumerate(items):
-            count = item.get("count", 1) if isinstance(item, dict) else 1
-            if isinstance(count, bool) or not isinstance(count, int):
-                continue  # the engine names the type error
-            total += count
-            if total > MAX_FLOWS:
-                raise ScenarioError(
-                    f"{field}[{i}].count: makes {total} flows in the scenario; at most "
-                    f"{MAX_FLOWS} are allowed"
-                )
 
 
 # ---------------------------------------------------------------------- the engine's words

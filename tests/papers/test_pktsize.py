@@ -252,12 +252,8 @@ def test_readings_set_the_values_by_hand(paper):
 
 
 def test_analyse_without_figures(paper, runs, tmp_path):
-    was = paper.figures
-    paper.figures = False
-    try:
+    with paper.figures_off():
         rep = paper.analyse(runs, tmp_path)
-    finally:
-        paper.figures = was
     assert rep.figures == []
     assert not list(tmp_path.glob("*.png"))
     assert rep.published_count()[1] == 70

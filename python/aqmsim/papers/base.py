@@ -10,11 +10,12 @@ report writer (:mod:`aqmsim.report`) does the HTML and Markdown.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import (Any, Callable, Dict, Iterable, List, Mapping, MutableMapping, Optional, Sequence,
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, MutableMapping, Optional, Sequence,
                     Tuple, Union)
 
 import numpy as np
@@ -334,6 +335,17 @@ class Paper(ABC):
                 if line not in seen:
                     seen.append(line)
         return seen
+
+    @contextlib.contextmanager
+    def figures_off(self) -> Iterator["Paper"]:
+        """``with paper.figures_off(): paper.analyse(...)``: the analysis without its
+        figures (as the alternative readings are analysed), restored afterwards."""
+        was = self.figures
+        self.figures = False
+        try:
+            yield self
+        finally:
+            self.figures = was
 
     def readings(self) -> List[Any]:
         """The choices the paper leaves open, each with its candidate readings

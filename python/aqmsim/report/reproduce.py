@@ -263,13 +263,8 @@ def _analyse_quietly(paper: Paper, runs: Any, out: Path) -> Report:
     write files regardless)."""
     import tempfile
 
-    was = paper.figures
-    paper.figures = False
-    try:
-        with tempfile.TemporaryDirectory(prefix="aqmsim-reading-") as tmp:
-            return paper.analyse(runs, Path(tmp))
-    finally:
-        paper.figures = was
+    with paper.figures_off(), tempfile.TemporaryDirectory(prefix="aqmsim-reading-") as tmp:
+        return paper.analyse(runs, Path(tmp))
 
 
 def headline_tables(report: Report, limit: int = HEADLINE_ROWS) -> List[RichTable]:

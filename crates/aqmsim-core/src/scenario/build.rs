@@ -374,12 +374,24 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
             }
             b.node(n);
         }
+        // each pair of nodes once: a duplex link carries both directions, and a second one
+        // would give two queues the same name
+        let mut pairs: HashMap<(u32, u32), usize> = HashMap::new();
         for (i, l) in spec.links.iter().enumerate() {
             let p = format!("links[{i}]");
             let a = *b.index.get(&l.from).ok_or_else(|| ScenarioError::new(format!("{p}.from"), format!("unknown node {:?} (nodes: {})", l.from, spec.nodes.join(", "))))?;
             let c = *b.index.get(&l.to).ok_or_else(|| ScenarioError::new(format!("{p}.to"), format!("unknown node {:?} (nodes: {})", l.to, spec.nodes.join(", "))))?;
             if a == c {
                 return err(format!("{p}.to"), "a link needs two different nodes");
+            }
+            if let Some(j) = pairs.insert((a.min(c), a.max(c)), i) {
+                let l0 = &spec.links[j];
+                let dir = if (l0.from.as_str(), l0.to.as_str()) == (l.from.as_str(), l.to.as_str()) {
+                    String::new()
+                } else {
+                    format!(" (as {} -> {}: a link is duplex and carries both directions)", l0.from, l0.to)
+                };
+                return err(p, format!("the link {} -> {} is already listed as links[{j}]{dir}; list each pair of nodes once", l.from, l.to));
             }
             let r = rate(&l.rate, &format!("{p}.rate"))?;
             let d = time(&l.delay, &format!("{p}.delay"))?;
