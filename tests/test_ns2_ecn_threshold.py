@@ -119,17 +119,32 @@ def test_bad_thresholds_name_the_field(queue, field, words):
     assert words in str(err.value)
 
 
-def test_first_packet_without_syn_carries_its_header():
-    """ns-2.35 adds the header to every packet but sequence 0: without a SYN the script
-    gives ns-2 whole wire-size packets, so seq 0 is as large as in aqmsim."""
+def test_packet_sizes_are_written_as_typed():
+    """packet_size, header and use_headers are ns-2's packetSize_, tcpip_base_hdr_size_ and
+    useHeaders_: aqmsim sizes packets as ns-2.35 does, so the script takes them as typed."""
     tcl = to_tcl(s1(10), 1, "/tmp/x")
-    assert re.search(r"^\$src\(0\) set packetSize_ 1000\b", tcl, re.M)
+    assert "$src(0) set packetSize_ 1000\n" in tcl
     assert "$src(0) set useHeaders_ false" in tcl
     assert "$src(0) set tcpip_base_hdr_size_ 40" in tcl
-    with_syn = s1(10)
-    with_syn["tcp"]["syn"] = True
-    tcl = to_tcl(with_syn, 1, "/tmp/x")
-    assert "$src(0) set packetSize_ 960\n" in tcl and "$src(0) set useHeaders_ true" in tcl
+    d = s1(10)
+    d["tcp"]["use_headers"] = True
+    assert "$src(0) set useHeaders_ true" in to_tcl(d, 1, "/tmp/x")
+
+
+@needs_ns
+@pytest.mark.parametrize("syn", [False, True])
+def test_first_packet_size_as_ns2(tmp_path, syn):
+    """ns-2.35's output() never adds the header to sequence 0: without a SYN the first data
+    packet is packetSize_ bytes (1000), every later one 1040; with a SYN, seq 0 is the
+    40-byte SYN. The wire bytes received (throughput), the goodput and the queue agree
+    exactly (a 1040-byte first packet moves throughput_bps by 40·8/5 b/s)."""
+    d = s1(20, duration=5.0)
+    d["tcp"].update(use_headers=True, syn=syn)
+    ours = Scenario.from_dict(d).run(seed=1).summary
+    theirs = run_ns2(d, 1, tmp_path, samples=False, max_queue=True)
+    for m in ("max_queue_pkts", "marks_departed", "bottleneck_arrivals", "throughput_bps",
+              "goodput_bps", "packets_sent", "time_avg_queue_pkts"):
+        assert float(theirs[m]) == pytest.approx(float(ours[m]), rel=1e-6, abs=0), m
 
 
 def test_max_queue_is_asked_for_in_the_scenario():
@@ -171,7 +186,7 @@ def test_deterministic_single_connection_agrees_exactly(tmp_path, t):
     d = s1(t)
     ours = Scenario.from_dict(d).run(seed=1).summary
     theirs = run_ns2(d, 1, tmp_path, samples=False, max_queue=True)
-    for m in ("max_queue_pkts", "marks", "bottleneck_arrivals", "bottleneck_drops",
+    for m in ("max_queue_pkts", "marks_departed", "bottleneck_arrivals", "bottleneck_drops",
               "goodput_bps", "packets_sent", "timeouts"):
         assert float(theirs[m]) == float(ours[m]), m
     assert ours["max_queue_pkts"] > 2 * t  # the mark-tail overshoot (Theorem 2)

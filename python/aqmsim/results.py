@@ -11,7 +11,8 @@ queue     t [s], link, len_pkts, len_bytes, avg (the discipline's EWMA), p (curr
 drops     t [s], link, flow, reason (early|forced|overflow), action (drop|mark), qlen_pkts
 flows     flow, src, dst, app, variant, start, stop, sent, retransmitted, timeouts,
           received, delivered, throughput_bps, goodput_bps, mean_delay_s, queue_arrivals,
-          queue_drops, queue_marks (the flow's packets at the first monitored queue)
+          queue_drops, queue_marks (marks made), queue_marks_departed (left with CE:
+          ns-2's pmarks_) — the flow's packets at the first monitored queue
 links     t [s] (bin start), link, utilisation (bits sent / (rate x bin))
 ========  ===============================================================================
 """
@@ -55,7 +56,7 @@ SCHEMAS: Dict[str, Dict[str, str]] = {
         "retransmitted": "int64", "timeouts": "int64", "received": "int64",
         "delivered": "int64", "throughput_bps": "float64", "goodput_bps": "float64",
         "mean_delay_s": "float64", "queue_arrivals": "int64", "queue_drops": "int64",
-        "queue_marks": "int64",
+        "queue_marks": "int64", "queue_marks_departed": "int64",
     },
     "links": {"t": "float64", "link": "object", "utilisation": "float64"},
 }
@@ -64,7 +65,7 @@ SCHEMAS: Dict[str, Dict[str, str]] = {
 # summary entries that are counts: the engine may report them as floats; shown as ints
 INT_SUMMARY_KEYS = frozenset({
     "seed", "events", "bottleneck_arrivals", "bottleneck_departures", "bottleneck_drops",
-    "drops_early", "drops_forced", "drops_overflow", "marks", "max_queue_pkts",
+    "drops_early", "drops_forced", "drops_overflow", "marks", "marks_departed", "max_queue_pkts",
     "bottleneck_queued_end", "final_queue_pkts", "packets_sent", "packets_retransmitted",
     "timeouts",
 })

@@ -224,6 +224,7 @@ pub struct FlowTable {
     pub queue_arrivals: Vec<u64>,
     pub queue_drops: Vec<u64>,
     pub queue_marks: Vec<u64>,
+    pub queue_marks_departed: Vec<u64>,
 }
 
 /// Scalar results, in a stable order.

@@ -101,7 +101,10 @@ pub struct Simulation {
 pub struct FlowAtQueue {
     pub arrivals: u64,
     pub drops: u64,
+    /// Marks made on this flow's packets (when made).
     pub marks: u64,
+    /// This flow's packets that departed carrying CE with ECT (ns-2's flow monitor `pmarks_`).
+    pub marked_departures: u64,
 }
 
 impl Simulation {
@@ -120,7 +123,7 @@ impl Simulation {
             .flows
             .iter()
             .map(|f| match &f.app {
-                AppModel::Ftp(p) => p.header.min(p.ack_size).min(p.packet_size + p.header),
+                AppModel::Ftp(p) => p.header.min(p.ack_size).min(p.packet_size),
                 AppModel::Cbr { packet_size, .. } => *packet_size,
             })
             .min()
@@ -144,7 +147,7 @@ impl Simulation {
                     AppModel::Ftp(p) => {
                         let mut r = Rng::new(seed, stream::TCP | i as u64);
                         let boot = r.uniform() * p.tick;
-                        let sink = TcpSink::new(i as u32, f.src, p.ack_size, p.header, p.delayed_ack, p.delack_interval, p.syn, p.variant == crate::tcp::Variant::Sack);
+                        let sink = TcpSink::new(i as u32, f.src, p.ack_size, p.payload(), p.delayed_ack, p.delack_interval, p.syn, p.variant == crate::tcp::Variant::Sack);
                         Agent::Tcp { snd: TcpSender::new(p, i as u32, f.dst, boot), sink }
                     }
                     AppModel::Cbr { rate_bps, packet_size } => Agent::Cbr(Cbr {
@@ -377,6 +380,7 @@ impl Simulation {
             }
             let sent = link.queue.pass_through(pkt, now, &mut self.qrng[l as usize]);
             self.log_queue_events(l);
+            self.note_departure(l, sent.as_ref());
             if let Some(p) = sent {
                 self.start_tx(l, p, false);
             }
@@ -409,7 +413,18 @@ impl Simulation {
         let now = self.now;
         let p = self.links[l as usize].queue.dequeue(now);
         self.log_queue_events(l);
+        self.note_departure(l, p.as_ref());
         p
+    }
+
+    /// Per-flow count of marked packets leaving the primary queue.
+    #[inline]
+    fn note_departure(&mut self, l: u32, p: Option<&Packet>) {
+        if let Some(p) = p {
+            if l == self.primary && crate::aqm::queue::is_marked(p) {
+                self.per_flow[p.flow as usize].marked_departures += 1;
+            }
+        }
     }
 
     /// Log the drops and marks queue `l` made on its own.
@@ -791,6 +806,7 @@ impl Simulation {
             s.put("drops_forced", st.drops[1] as f64);
             s.put("drops_overflow", st.drops[2] as f64);
             s.put("marks", st.marks as f64);
+            s.put("marks_departed", st.marked_departures as f64);
             s.put("bottleneck_queued_end", link.queue.len() as f64);
             s.put("time_avg_queue_pkts", st.area_pkt_ns as f64 / dur_ns);
             s.put("time_avg_queue_bytes", st.area_byte_ns as f64 / dur_ns);
@@ -821,6 +837,7 @@ impl Simulation {
             ft.queue_arrivals.push(q.arrivals);
             ft.queue_drops.push(q.drops);
             ft.queue_marks.push(q.marks);
+            ft.queue_marks_departed.push(q.marked_departures);
             match &f.agent {
                 Agent::Tcp { snd, sink } => {
                     let thr = sink.stats.received_bytes as f64 * 8.0 / dur;

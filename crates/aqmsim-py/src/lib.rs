@@ -146,6 +146,7 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
     f.set_item("queue_arrivals", PyList::new(py, &ft.queue_arrivals)?)?;
     f.set_item("queue_drops", PyList::new(py, &ft.queue_drops)?)?;
     f.set_item("queue_marks", PyList::new(py, &ft.queue_marks)?)?;
+    f.set_item("queue_marks_departed", PyList::new(py, &ft.queue_marks_departed)?)?;
     d.set_item("flows", f)?;
 
     let l = PyDict::new(py);

@@ -10,7 +10,9 @@ bottleneck_arrivals               QueueMonitor ``parrivals_`` (every packet reac
                                   dropped ones included; SYNs and ACKs included)
 bottleneck_departures             ``pdepartures_`` (dequeued = transmission started)
 bottleneck_drops                  ``pdrops_`` (early, forced and overflow alike)
-marks                             ``pmarks_`` (departing packets with CE and ECT)
+marks_departed                    ``pmarks_`` (departing packets with CE and ECT). ns-2 has
+                                  no count of marks when made: aqmsim's ``marks`` also counts
+                                  marked packets still waiting at the end
 bottleneck_queued_end             ``pkts_`` at the end (waiting, not in transmission)
 time_avg_queue_pkts               pkts integrator ``sum_`` / duration (waiting packets)
 time_avg_queue_bytes              bytes integrator ``sum_`` / duration
@@ -46,7 +48,7 @@ back, which costs time on long, fast runs.
 
 "bottleneck" is the first entry of ``monitor.queues`` (a dumbbell's R1->R2). Per-flow
 numbers are in ``result["flows"]`` (a list of dicts; with ``flow_monitor``, also each
-flow's ``queue_arrivals``, ``queue_drops``, ``queue_marks`` at the bottleneck from a flow
+flow's ``queue_arrivals``, ``queue_drops``, ``queue_marks_departed`` at the bottleneck from a flow
 monitor) and every monitored queue's counters in ``result["queues"]`` (with ``samples``,
 also its sample columns under ``"samples"``). :func:`ns2_flows` makes the per-flow numbers
 a table like ``Results.flows``.
@@ -90,7 +92,7 @@ DEFAULT_METRICS = (
     "bottleneck_arrivals",
     "bottleneck_departures",
     "bottleneck_drops",
-    "marks",
+    "marks_departed",
     "time_avg_queue_pkts",
     "jain_fairness",
 )
@@ -171,17 +173,19 @@ def read_samples(path: Union[str, Path]) -> Dict[str, List[float]]:
 def _goodput_bytes(fp, delivered: int) -> int:
     """New in-order payload bytes, from TCPSink ``bytes_`` (in-order wire bytes).
 
-    ``bytes_`` counts whole packets as they reach the application in order: the 40-byte
-    SYN (sequence 0, with ``syn_``) and data packets of packetSize_ + header bytes.
+    ``bytes_`` counts whole packets as they reach the application in order: sequence 0
+    (the ``header``-byte SYN with ``syn_``, else a header-less data packet of packetSize_
+    bytes), then data packets of packetSize_ (+ header with ``useHeaders_``) bytes.
     """
     if fp.app != "ftp":
         return delivered
     t = fp.tcp
-    wire = int(t["packet_size"]) + int(t["header"])
-    data = delivered
-    if t["syn"] and delivered > 0:
-        data -= int(t["header"])
-    return (data // wire) * int(t["packet_size"])
+    size = int(t["packet_size"])
+    wire = size + (int(t["header"]) if t["use_headers"] else 0)
+    if delivered <= 0:
+        return 0
+    first = int(t["header"]) if t["syn"] else size
+    return (0 if t["syn"] else size) + ((delivered - first) // wire) * size
 
 
 def _delivered_pkts(fl: Mapping[str, Any], fp: Any) -> int:
@@ -213,7 +217,7 @@ def _result(plan: Plan, raw: Dict[str, Any]) -> Dict[str, Any]:
             "arrivals": raw[p + "parrivals_"],
             "departures": raw[p + "pdepartures_"],
             "drops": raw[p + "pdrops_"],
-            "marks": raw[p + "pmarks_"],
+            "marks_departed": raw[p + "pmarks_"],
             "queued_end": raw[p + "pkts_"],
             "arrival_bytes": raw[p + "barrivals_"],
             "departure_bytes": dep_bytes,
@@ -235,7 +239,7 @@ def _result(plan: Plan, raw: Dict[str, Any]) -> Dict[str, Any]:
         res["bottleneck_departures"] = b["departures"]
         res["bottleneck_drops"] = b["drops"]
         res["bottleneck_queued_end"] = b["queued_end"]
-        res["marks"] = b["marks"]
+        res["marks_departed"] = b["marks_departed"]
         res["time_avg_queue_pkts"] = b["time_avg_queue_pkts"]
         res["time_avg_queue_bytes"] = b["time_avg_queue_bytes"]
         res["utilisation"] = b["utilisation"]
@@ -281,7 +285,7 @@ def _result(plan: Plan, raw: Dict[str, Any]) -> Dict[str, Any]:
             m = f"fmon.{fp.index}."
             fl["queue_arrivals"] = int(raw.get(m + "parrivals_", 0))
             fl["queue_drops"] = int(raw.get(m + "pdrops_", 0))
-            fl["queue_marks"] = int(raw.get(m + "pmarks_", 0))
+            fl["queue_marks_departed"] = int(raw.get(m + "pmarks_", 0))
         flows.append(fl)
     res["flows"] = flows
     res["flow_delivered_bytes"] = [f["delivered_bytes"] for f in flows]
@@ -314,7 +318,10 @@ def ns2_summary(result: Mapping[str, Any]) -> Dict[str, float]:
 
 #: Results.flows columns ns-2 does not measure (no cheap counter): left out of
 #: :func:`ns2_flows` (mean_delay_s needs a packet trace at every sink).
-NS2_FLOWS_UNMEASURED = ("mean_delay_s",)
+#: Results.flows columns ns-2 does not measure: per-packet delays need a trace at every
+#: sink; ns-2 counts marked packets when they depart (queue_marks_departed), not marks
+#: when made.
+NS2_FLOWS_UNMEASURED = ("mean_delay_s", "queue_marks")
 
 
 def ns2_flows_arrow(result: Mapping[str, Any]):
@@ -325,8 +332,8 @@ def ns2_flows_arrow(result: Mapping[str, Any]):
     then float64), ``retransmitted``, ``timeouts`` (0 for CBR, as aqmsim), ``received``,
     ``delivered`` (in-order packets, the SYN included), ``throughput_bps``,
     ``goodput_bps`` and, when the run had the flow monitor, ``queue_arrivals``,
-    ``queue_drops``, ``queue_marks``. ``mean_delay_s`` is absent
-    (:data:`NS2_FLOWS_UNMEASURED`). Written without pandas metadata, as the engine's
+    ``queue_drops``, ``queue_marks_departed``. ``mean_delay_s`` and ``queue_marks`` are
+    absent (:data:`NS2_FLOWS_UNMEASURED`). Written without pandas metadata, as the engine's
     tables are (:func:`aqmsim.results.frame_from_arrow` reads it back)."""
     import pyarrow as pa
 
@@ -354,7 +361,7 @@ def ns2_flows_arrow(result: Mapping[str, Any]):
     cols["throughput_bps"] = pa.array([float(f["throughput_bps"]) for f in flows], pa.float64())
     cols["goodput_bps"] = pa.array([float(f["goodput_bps"]) for f in flows], pa.float64())
     if flows and all("queue_arrivals" in f for f in flows):
-        for c in ("queue_arrivals", "queue_drops", "queue_marks"):
+        for c in ("queue_arrivals", "queue_drops", "queue_marks_departed"):
             cols[c] = pa.array([int(f[c]) for f in flows], pa.int64())
     return pa.table(cols)
 
@@ -396,7 +403,7 @@ def run_ns2(
     None): ``script.tcl``, ``summary.txt``, ``queue_<i>.txt`` and, with ``full_trace``,
     ``trace_<i>.tr``. ``result["dir"]`` names it. With ``flow_monitor`` every flow of
     ``result["flows"]`` also has its ``queue_arrivals``, ``queue_drops`` and
-    ``queue_marks`` at the bottleneck (a flow monitor there; the other results are the
+    ``queue_marks_departed`` at the bottleneck (a flow monitor there; the other results are the
     same with or without it). Raises :class:`Ns2NotFoundError` when
     ns-2 is missing, :class:`Ns2Error` when it fails or exceeds ``timeout`` seconds, and
     :class:`~aqmsim.ns2.export.Ns2ExportError` when the scenario cannot be exported.

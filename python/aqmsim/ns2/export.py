@@ -33,10 +33,10 @@ Rules the exporter keeps (``docs/ns2-faithfulness.md`` explains each):
   packets). A packet that is not ECT is dropped where it would be marked, in both. Exact
   for T >= 3; T = 2 misses the arrival finding 2 waiting right after one finding at most
   1 (RED's ``qlen > 1``); T <= 1 is refused (:data:`THRESHOLD_VS_NS2`).
-* **TCP without a SYN.** ns-2.35's ``output()`` adds the header to every packet but
-  sequence 0; aqmsim's first data packet carries it. With ``syn = false`` and a header,
-  the script sets ``packetSize_`` = payload + header and ``useHeaders_ false``, so every
-  data packet has aqmsim's wire size (``tcpip_base_hdr_size_`` is still written).
+* **Packet sizes.** ``packet_size``, ``header`` and ``use_headers`` are ns-2's
+  ``packetSize_``, ``tcpip_base_hdr_size_`` and ``useHeaders_``, and aqmsim sizes packets
+  as ns-2.35's ``output()`` does (sequence 0 never gets the header: without a SYN the first
+  data packet is ``packet_size`` bytes), so they are written as typed.
 * **The largest queue, on request.** ``max_queue=True`` (or ``ns2 = {measure =
   ["max_queue_pkts"]}`` in the scenario, which only the ns-2 column adds: it is not a field
   of aqmsim's scenarios) traces each monitored queue (``trace_<i>.tr``), from which
@@ -58,7 +58,7 @@ Rules the exporter keeps (``docs/ns2-faithfulness.md`` explains each):
 * **Per-flow counts at the bottleneck**, only when asked (``flow_monitor=True``): a flow
   monitor (``$ns makeflowmon Fid``, ``$ns attach-fmon``) on the first monitored link gives
   each flow's ``parrivals_``, ``pdrops_`` and ``pmarks_`` there (Results.flows'
-  ``queue_arrivals``, ``queue_drops``, ``queue_marks``). Its snoop queues only count:
+  ``queue_arrivals``, ``queue_drops``, ``queue_marks_departed``). Its snoop queues only count:
   ns-2's other results are the same with or without it.
 
 >>> from aqmsim.ns2.export import to_tcl
@@ -133,6 +133,7 @@ TCP_DEFAULTS: Dict[str, Any] = {
     "variant": "reno",
     "packet_size": 1000,
     "header": 40,
+    "use_headers": True,
     "window": 20,
     "window_init": 2,
     "syn": True,
@@ -150,7 +151,7 @@ TCP_DEFAULTS: Dict[str, Any] = {
     "delack_interval": 0.1,
 }
 _TCP_TIMES = {"tick", "min_rto", "max_rto", "rto_init", "delack_interval"}
-_TCP_BOOLS = {"syn", "delay_growth", "ecn", "limited_transmit", "delayed_ack"}
+_TCP_BOOLS = {"syn", "use_headers", "delay_growth", "ecn", "limited_transmit", "delayed_ack"}
 
 #: variant -> (sender class, sink class, sink class with delayed ACKs)
 TCP_AGENTS: Dict[str, Tuple[str, str, str]] = {
@@ -499,19 +500,10 @@ def _tcp_tcl(fp: FlowPlan) -> Tuple[List[str], List[str]]:
     t = fp.tcp
     s, d = f"$src({fp.index})", f"$dst({fp.index})"
     sender, sink, delsink = TCP_AGENTS[t["variant"]]
-    # ns-2.35's output() adds the header to every packet but sequence 0 (the SYN, or without
-    # syn_ the first data packet, which so goes out header-less); aqmsim's first data packet
-    # carries it. Without a SYN and with a header, the script gives ns-2 whole wire-size
-    # packets instead (packetSize_ = payload + header, useHeaders_ false): every data packet,
-    # sequence 0 included, is then packet_size + header bytes, as in aqmsim.
-    whole = not t["syn"] and int(t["header"]) > 0
-    size = int(t["packet_size"]) + (int(t["header"]) if whole else 0)
     snd = [
         f"set src({fp.index}) [new {sender}]",
         f"{s} set fid_ {fp.index}",
-        f"{s} set packetSize_ {size}"
-        + (f"   ;# {int(t['packet_size'])} + header {int(t['header'])}: without syn_, ns-2 sends seq 0 "
-           "header-less; useHeaders_ false below" if whole else ""),
+        f"{s} set packetSize_ {int(t['packet_size'])}",
         f"{s} set tcpip_base_hdr_size_ {int(t['header'])}",
         f"{s} set window_ {_num(t['window'])}",
         f"{s} set windowInit_ {_num(t['window_init'])}",
@@ -530,7 +522,7 @@ def _tcp_tcl(fp: FlowPlan) -> Tuple[List[str], List[str]]:
         f"{s} set singledup_ {1 if t['limited_transmit'] else 0}",
         f"{s} set overhead_ 0",
         f"{s} set timestamps_ false",
-        f"{s} set useHeaders_ {'false' if whole else 'true'}",
+        f"{s} set useHeaders_ {_tcl_bool(t['use_headers'])}",
     ]
     snk = [
         f"set dst({fp.index}) [new {delsink if t['delayed_ack'] else sink}]",

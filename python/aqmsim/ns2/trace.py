@@ -102,7 +102,7 @@ def queue_stats(tr: pd.DataFrame, duration: float, link: Optional[tuple] = None)
         "arrivals": int((ev == "+").sum()),
         "departures": int((ev == "-").sum()),
         "drops": int((ev == "d").sum()),
-        "marks": int((deq["ce"] & deq["ect"]).sum()),
+        "marks_departed": int((deq["ce"] & deq["ect"]).sum()),
         "departure_bytes": int(deq["size"].sum()),
         "queued_end": int(pk[-1]) if len(pk) else 0,
         "max_queue_pkts": _max_queue(tr, qs),

@@ -17,7 +17,12 @@ pub struct QueueStats {
     pub departure_bytes: u64,
     /// Drops by reason, indexed by `Reason as usize`.
     pub drops: [u64; 3],
+    /// Marks made by the discipline (on arrival, or at the head for mark-front), counted
+    /// when made.
     pub marks: u64,
+    /// Departed packets carrying CE with ECT (ns-2's `pmarks_`): a packet marked here and
+    /// still waiting at the end is in `marks` but not here.
+    pub marked_departures: u64,
     /// Largest number of packets waiting at any time.
     pub max_len: u32,
     /// ∫ len(t) dt, in packet·nanoseconds (time-average queue = area / elapsed); exact
@@ -27,6 +32,12 @@ pub struct QueueStats {
     pub area_byte_ns: u128,
     /// Sum of queueing delays of departed packets, ns.
     pub qdelay_sum_ns: u128,
+}
+
+/// CE with ECT: what ns-2's queue monitor counts as a mark when the packet departs.
+#[inline]
+pub fn is_marked(pkt: &Packet) -> bool {
+    pkt.ecn & (ecn::CE | ecn::ECT) == ecn::CE | ecn::ECT
 }
 
 impl QueueStats {
@@ -172,8 +183,7 @@ impl QueueDisc {
                     continue;
                 }
             }
-            self.stats.departures += 1;
-            self.stats.departure_bytes += pkt.size as u64;
+            self.count_departure(&pkt);
             self.stats.qdelay_sum_ns += now.saturating_since(pkt.t_enq).0 as u128;
             debug_assert!(self.conserved());
             return Some(pkt);
@@ -229,9 +239,17 @@ impl QueueDisc {
                 return None;
             }
         }
+        self.count_departure(&pkt);
+        Some(pkt)
+    }
+
+    #[inline]
+    fn count_departure(&mut self, pkt: &Packet) {
         self.stats.departures += 1;
         self.stats.departure_bytes += pkt.size as u64;
-        Some(pkt)
+        if is_marked(pkt) {
+            self.stats.marked_departures += 1;
+        }
     }
 
     /// Does an arrival at this queue, empty and with its link idle, always leave at once
@@ -304,6 +322,29 @@ mod tests {
                 prop_assert!(q.len() < limit);
             }
         }
+    }
+
+    #[test]
+    fn marks_count_when_made_and_marked_departures_when_they_leave() {
+        use crate::aqm::ecn_threshold::{EcnThreshold, Where};
+        let aqm = EcnThreshold { threshold: 1, limit: 10, mode: Where::MarkTail };
+        let mut q = QueueDisc::new(AnyAqm::Threshold(aqm));
+        let mut rng = Rng::new(1, 1);
+        let mut p = Packet::new(Kind::Data, 0, 0, 100, 1, SimTime::ZERO);
+        p.ecn = ecn::ECT;
+        q.enqueue(p, SimTime(0), &mut rng); // 1 waiting: not over T = 1
+        q.enqueue(p, SimTime(1), &mut rng); // finds 1: marked
+        q.enqueue(p, SimTime(2), &mut rng); // finds 2: marked
+        assert_eq!((q.stats.marks, q.stats.marked_departures), (2, 0));
+        q.dequeue(SimTime(3)); // the unmarked one
+        q.dequeue(SimTime(4)); // a marked one
+        assert_eq!((q.stats.marks, q.stats.marked_departures), (2, 1));
+        // a packet marked upstream counts when it leaves, not as a mark made here
+        let mut q2 = QueueDisc::new(AnyAqm::DropTail(DropTail::packets(10)));
+        p.ecn = ecn::ECT | ecn::CE;
+        q2.enqueue(p, SimTime(0), &mut rng);
+        q2.dequeue(SimTime(1));
+        assert_eq!((q2.stats.marks, q2.stats.marked_departures), (0, 1));
     }
 
     #[test]

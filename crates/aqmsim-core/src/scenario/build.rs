@@ -123,6 +123,7 @@ fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<TcpParams> {
         variant,
         packet_size: pick!(packet_size).unwrap_or(d.packet_size),
         header: pick!(header).unwrap_or(d.header),
+        use_headers: pick!(use_headers).unwrap_or(d.use_headers),
         window: pick!(window).unwrap_or(d.window),
         window_init: pick!(window_init).unwrap_or(d.window_init),
         syn: pick!(syn).unwrap_or(d.syn),
@@ -163,7 +164,7 @@ fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<TcpParams> {
 fn tcp_json(p: &TcpParams) -> Value {
     json!({
         "variant": p.variant.name(), "packet_size": p.packet_size, "header": p.header,
-        "window": p.window, "window_init": p.window_init, "syn": p.syn,
+        "use_headers": p.use_headers,        "window": p.window, "window_init": p.window_init, "syn": p.syn,
         "delay_growth": p.delay_growth, "tick": p.tick, "min_rto": p.min_rto,
         "max_rto": p.max_rto, "rto_init": p.rto_init, "dupacks": p.dupacks,
         "max_burst": p.max_burst, "ecn": p.ecn, "limited_transmit": p.limited_transmit,

@@ -43,6 +43,7 @@ pub struct TcpSpec {
     pub variant: Option<String>,
     pub packet_size: Option<u32>,
     pub header: Option<u32>,
+    pub use_headers: Option<bool>,
     pub window: Option<f64>,
     pub window_init: Option<f64>,
     pub syn: Option<bool>,

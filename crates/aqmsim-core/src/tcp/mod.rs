@@ -19,8 +19,12 @@ pub struct TcpParams {
     pub variant: Variant,
     /// Payload bytes per packet (`packetSize_`, 1000).
     pub packet_size: u32,
-    /// TCP/IP header bytes added on the wire (`tcpip_base_hdr_size_`, 40).
+    /// TCP/IP header bytes (`tcpip_base_hdr_size_`, 40): the size of a SYN, and added to
+    /// every data packet but sequence 0 when `use_headers`.
     pub header: u32,
+    /// Add `header` to data packets (`useHeaders_`, true; ns-2 before 2.1b8 had no headers:
+    /// a data packet was `packetSize_` bytes on the wire).
+    pub use_headers: bool,
     /// Advertised-window cap in packets (`window_`, 20).
     pub window: f64,
     /// Initial congestion window (`windowInit_`, 2).
@@ -50,12 +54,33 @@ pub struct TcpParams {
     pub delack_interval: f64,
 }
 
+impl TcpParams {
+    /// Bytes on the wire of data packet `seqno`, as ns-2.35's `TcpAgent::output`: sequence 0
+    /// never gets the header added. With a SYN it is the SYN (`header` bytes); without one it
+    /// is the first data packet, `packet_size` bytes. Every other packet is `packet_size`,
+    /// plus `header` when `use_headers`.
+    pub fn wire_size(&self, seqno: i32) -> u32 {
+        match (seqno, self.syn) {
+            (0, true) => self.header,
+            (0, false) => self.packet_size,
+            _ if self.use_headers => self.packet_size + self.header,
+            _ => self.packet_size,
+        }
+    }
+
+    /// Payload bytes of a data packet (goodput counts these).
+    pub fn payload(&self) -> u32 {
+        self.packet_size
+    }
+}
+
 impl Default for TcpParams {
     fn default() -> Self {
         TcpParams {
             variant: Variant::Reno,
             packet_size: 1000,
             header: 40,
+            use_headers: true,
             window: 20.0,
             window_init: 2.0,
             syn: true,

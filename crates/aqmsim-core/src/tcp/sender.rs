@@ -248,7 +248,7 @@ impl TcpSender {
 
     pub(crate) fn output(&mut self, seqno: i32, now: SimTime, out: &mut Vec<Packet>) {
         let is_rtx = seqno <= self.maxseq;
-        let size = if seqno == 0 && self.p.syn { self.p.header } else { self.p.packet_size + self.p.header };
+        let size = self.p.wire_size(seqno);
         // (the flags are worked out before the packet is written, in one go: see make_ack)
         let mut flags = 0;
         if self.p.ecn {

@@ -27,12 +27,11 @@ pub struct TcpSink {
     /// The sender's node (where ACKs go).
     pub dst: u32,
     pub ack_size: u32,
-    pub header: u32,
     /// Send SACK blocks (ns-2 `Agent/TCPSink/Sack1`); each block adds 8 bytes to the ACK.
     pub sack: bool,
     /// First sequence number carrying data (1 when packet 0 is a SYN).
     first_data: i32,
-    /// Payload bytes of a data packet of this flow (learnt from the first one).
+    /// Payload bytes of a data packet of this flow (the sender's packet_size).
     payload: u64,
     /// Next in-order sequence number expected.
     next: i32,
@@ -51,15 +50,14 @@ pub struct TcpSink {
 }
 
 impl TcpSink {
-    pub fn new(flow: u32, dst: u32, ack_size: u32, header: u32, delayed: bool, delack_interval: f64, syn: bool, sack: bool) -> Self {
+    pub fn new(flow: u32, dst: u32, ack_size: u32, payload: u32, delayed: bool, delack_interval: f64, syn: bool, sack: bool) -> Self {
         TcpSink {
             sack,
             first_data: if syn { 1 } else { 0 },
-            payload: 0,
+            payload: payload as u64,
             flow,
             dst,
             ack_size,
-            header,
             next: 0,
             maxseen: -1,
             ooo: Vec::new(),
@@ -188,9 +186,6 @@ impl TcpSink {
             // Payload of the data packets released (the SYN carries none); all data
             // packets of a flow have the same size.
             let data_pkts = (self.next - before.max(self.first_data)).max(0) as u64;
-            if data.seq >= self.first_data {
-                self.payload = data.size.saturating_sub(self.header) as u64;
-            }
             self.stats.delivered_payload += data_pkts * self.payload;
         }
         if self.delayed {

@@ -154,9 +154,9 @@ class MarkFrontPaper(ClaimsMixin, Paper):
             "use_mark_p_ true with mark_p_ 2, gentle_ and wait_ false, limit_ = the buffer), "
             "which marks exactly the arrivals ours marks for T >= 3; at T = 2 RED's "
             "qlen > 1 rule lets an arrival finding 2 waiting after one finding at most 1 "
-            "pass unmarked (docs/aqm/ecn-threshold.md#ns-2). Without a SYN ns-2.35 sends "
-            "sequence 0 without its header, so the script gives its TCP 1000-byte packets "
-            "whole (packetSize_ 1000, useHeaders_ false). The largest queue is read off "
+            "pass unmarked (docs/aqm/ecn-threshold.md#ns-2). ns-2.1b6's 1000-byte packets "
+            "are packet_size 1000 with use_headers false, ns-2.35's packetSize_ 1000 and "
+            "useHeaders_ false, as typed. The largest queue is read off "
             "ns-2's queue trace with our definition. Single-connection runs agree packet for "
             "packet except where an arrival and a departure fall on the same instant (ACK "
             "clocking): aqmsim's integer nanoseconds keep the tie and serve the departure "
@@ -172,7 +172,7 @@ class MarkFrontPaper(ClaimsMixin, Paper):
         """Per analysis (one reading's runs): the rd of each scenario (smallest and largest
         RTT) and the link-efficiency function for the reading's packet sizes."""
         rd: Dict[str, Tuple[float, float]] = {}
-        payload, wire = 960, 1000
+        payload, wire = 1000, 1000
         for e in runs.experiments.values():
             scn = str(e.labels.get("scenario"))
             if scn in rd:

@@ -98,7 +98,7 @@ def int_bound(mode: str, t: float, rd: float) -> float:
 
 
 # ------------------------------------------------------------------ per-run metrics
-def efficiency(summary: Dict, payload: int = 960, wire: int = 1000) -> float:
+def efficiency(summary: Dict, payload: int = 1000, wire: int = 1000) -> float:
     """Link efficiency: packets acknowledged (new data delivered in order to the sinks, in
     packets of ``payload`` bytes) over the packets of ``wire`` bytes the bottleneck could have
     carried in the run (rate·duration / wire)."""

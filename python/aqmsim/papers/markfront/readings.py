@@ -113,9 +113,10 @@ def fmt_ms(s: float) -> str:
 
 
 def wire_bytes(data: Dict[str, Any]) -> int:
-    """Bytes of a data packet on the wire (payload + header)."""
+    """Bytes of a data packet on the wire (payload, + header with ``use_headers``)."""
     tcp = data.get("tcp", {})
-    return int(tcp.get("packet_size", 1000)) + int(tcp.get("header", 40))
+    header = int(tcp.get("header", 40)) if tcp.get("use_headers", True) else 0
+    return int(tcp.get("packet_size", 1000)) + header
 
 
 def bottleneck_pps(data: Dict[str, Any]) -> float:
@@ -255,13 +256,16 @@ PACKET = Choice("packet", "'The data packet size is 1000 bytes': on the wire, or
                 "before a 40-byte TCP/IP header?", (
     Reading("wire1000", "1000 bytes on the wire (d = 187.5 packets/s)", "ns2",
             f"{_NS2}: packetSize_ 1000 is the size on the wire — TcpAgent::output (tcp.cc) "
-            "adds tcpip_base_hdr_size_ only to a SYN; written here as 960 + 40 so that a SYN "
+            "adds tcpip_base_hdr_size_ only to a SYN; written here as packet_size 1000 with "
+            "use_headers false (ns-2.35's useHeaders_ false), header 40 so that a SYN "
             "would still be 40 bytes. Also the plain reading of a 'packet size'.",
-            set={"tcp.packet_size": 960, "tcp.header": 40, "tcp.ack_size": 40}),
+            set={"tcp.packet_size": 1000, "tcp.header": 40, "tcp.use_headers": False,
+                 "tcp.ack_size": 40}),
     Reading("payload1000", "1000 bytes + 40-byte header = 1040 (ns-2.35)", "text",
             "ns-2.35 adds tcpip_base_hdr_size_ 40 to packetSize_ on every packet "
             "(useHeaders_ true): 1040 bytes on the wire, d = 180.3 packets/s.",
-            set={"tcp.packet_size": 1000, "tcp.header": 40, "tcp.ack_size": 40}),
+            set={"tcp.packet_size": 1000, "tcp.header": 40, "tcp.use_headers": True,
+                 "tcp.ack_size": 40}),
 ))
 
 DELAYS = Choice("delays", "The access and egress link delays, which the paper does not give: "
