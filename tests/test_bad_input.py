@@ -156,6 +156,14 @@ def test_too_many_flows_explicit(core):
              f"more than {MAX_FLOWS} flows")
 
 
+def test_flow_between_unconnected_parts_refused(core):
+    d = {"duration": 1, "nodes": ["a", "b", "c", "d"],
+         "links": [{"from": "a", "to": "b", "rate": "1Mb", "delay": "1ms"},
+                   {"from": "c", "to": "d", "rate": "1Mb", "delay": "1ms"}],
+         "flows": [{"src": "a", "dst": "b"}, {"src": "b", "dst": "d"}]}
+    _refused(Scenario.from_dict(d).validate, "flows[1]: no route between b and d")
+
+
 # ------------------------------------------------------------------ 3. messages say what is allowed
 def test_index_out_of_range_lists_indexes():
     sc = Scenario.from_toml(RED)

@@ -404,9 +404,9 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
     }
     for (i, f) in spec.flows.iter().enumerate() {
         let p = format!("flows[{i}]");
-        let names = b.nodes.join(", ");
-        let s = *b.index.get(&f.src).ok_or_else(|| ScenarioError::new(format!("{p}.src"), format!("unknown node {:?} (nodes: {names})", f.src)))?;
-        let d = *b.index.get(&f.dst).ok_or_else(|| ScenarioError::new(format!("{p}.dst"), format!("unknown node {:?} (nodes: {names})", f.dst)))?;
+        let names = || b.nodes.join(", ");
+        let s = *b.index.get(&f.src).ok_or_else(|| ScenarioError::new(format!("{p}.src"), format!("unknown node {:?} (nodes: {})", f.src, names())))?;
+        let d = *b.index.get(&f.dst).ok_or_else(|| ScenarioError::new(format!("{p}.dst"), format!("unknown node {:?} (nodes: {})", f.dst, names())))?;
         if s == d {
             return err(format!("{p}.dst"), "must differ from src");
         }
@@ -453,14 +453,11 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
     };
     check_interval(link_interval, duration, monitored.len(), "monitor.link_interval")?;
 
-    // Every flow must have a route both ways.
-    let model_nodes = b.nodes.len();
-    let mut adj = vec![Vec::new(); model_nodes];
-    for l in &b.links {
-        adj[l.from as usize].push(l.to);
-    }
+    // Every flow must have a route both ways. Every link is duplex, so that is: both ends in
+    // one connected part of the network (linear in nodes + links + flows).
+    let part = components(b.nodes.len(), b.links.iter().map(|l| (l.from, l.to)));
     for (i, f) in flows.iter().enumerate() {
-        if !reachable(&adj, f.src, f.dst) || !reachable(&adj, f.dst, f.src) {
+        if part[f.src as usize] != part[f.dst as usize] {
             return err(format!("flows[{i}]"), format!("no route between {} and {}", b.nodes[f.src as usize], b.nodes[f.dst as usize]));
         }
     }
@@ -508,20 +505,29 @@ fn check_interval(dt: f64, duration: f64, queues: usize, field: &str) -> Result<
     Ok(())
 }
 
-fn reachable(adj: &[Vec<u32>], s: u32, d: u32) -> bool {
-    let mut seen = vec![false; adj.len()];
-    let mut stack = vec![s];
-    seen[s as usize] = true;
-    while let Some(n) = stack.pop() {
-        if n == d {
-            return true;
+/// The connected part of each node (an id per part), with links taken both ways.
+fn components(n: usize, links: impl Iterator<Item = (u32, u32)>) -> Vec<u32> {
+    let mut adj = vec![Vec::new(); n];
+    for (a, c) in links {
+        adj[a as usize].push(c);
+        adj[c as usize].push(a);
+    }
+    let mut part = vec![u32::MAX; n];
+    let mut stack = Vec::new();
+    for s in 0..n {
+        if part[s] != u32::MAX {
+            continue;
         }
-        for &m in &adj[n as usize] {
-            if !seen[m as usize] {
-                seen[m as usize] = true;
-                stack.push(m);
+        part[s] = s as u32;
+        stack.push(s as u32);
+        while let Some(x) = stack.pop() {
+            for &m in &adj[x as usize] {
+                if part[m as usize] == u32::MAX {
+                    part[m as usize] = s as u32;
+                    stack.push(m);
+                }
             }
         }
     }
-    false
+    part
 }

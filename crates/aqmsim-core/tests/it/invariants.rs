@@ -70,3 +70,23 @@ fn the_resolved_scenario_is_itself_a_valid_scenario_with_the_same_results() {
     let b = Simulation::new(model2).run();
     assert_eq!(a.summary.items, b.summary.items);
 }
+
+#[test]
+fn validation_is_linear_in_flows() {
+    // A complexity guard, not a benchmark: the route check used to search the network once
+    // per flow (100 000 flows: 124 s and 2 GB); one pass over connected parts takes ~2 s.
+    use aqmsim_core::scenario::{build::build, from_toml};
+    let sc = r#"
+duration = 1
+[dumbbell.bottleneck]
+rate = "10Mb"
+delay = "10ms"
+[[dumbbell.groups]]
+count = 100000
+access = { rate = "100Mb", delay = "1ms" }
+"#;
+    let t = std::time::Instant::now();
+    let m = build(&from_toml(sc).unwrap(), 1).unwrap();
+    assert_eq!(m.flows.len(), 100_000);
+    assert!(t.elapsed().as_secs_f64() < 30.0, "building 100 000 flows took {:?}", t.elapsed());
+}
