@@ -175,6 +175,32 @@ def test_index_out_of_range_lists_indexes():
              "dumbbell.groups is a list", "index 0")
 
 
+def test_engine_path_spelling_works_in_overrides():
+    """An error prints ``dumbbell.groups[0].count``; the same path sets the field."""
+    sc = Scenario.from_toml(RED)
+    assert sc.with_overrides(**{"dumbbell.groups[0].count": 3})["dumbbell.groups.0.count"] == 3
+    assert sc["dumbbell.groups[0].count"] == sc["dumbbell.groups.0.count"]
+    _refused(lambda: sc.with_overrides(**{"dumbbell.groups[5].count": 3}),
+             "index 5 is out of range", "dumbbell.groups has 1 item: index 0")
+
+
+@pytest.mark.parametrize("where", ["tcp", "dumbbell.groups.0.tcp"])
+@pytest.mark.parametrize("field,value,words", [
+    ("window", 0, "[1, 16777216] packets"),
+    ("packet_size", 2**33, "[1, 65535] bytes, got 8589934592"),
+    ("ack_size", 0, "[1, 65535] bytes"),
+    ("variant", "cubical", "expected one of: tahoe, reno, newreno, sack"),
+    ("tick", 5000, "[1e-6, 1000] s"),
+])
+def test_tcp_errors_blame_the_table_they_were_written_in(core, where, field, value, words):
+    """A bad value in the top-level [tcp] is blamed on tcp.<field>, not on the first flow
+    that inherits it; one in a group's own tcp table on that table."""
+    sc = Scenario.from_toml(RED).with_overrides(**{f"{where}.{field}": value})
+    engine_path = where.replace(".0.", "[0].")
+    msg = _refused(sc.validate, f"{engine_path}.{field}:", words)
+    assert msg.startswith(f"{engine_path}.{field}:") or f": {engine_path}.{field}:" in msg, msg
+
+
 def test_scalar_takes_no_sub_keys():
     sc = Scenario.from_toml(RED)
     _refused(lambda: sc.with_overrides(**{"duration.x": 1}),

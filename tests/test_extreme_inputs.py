@@ -113,6 +113,17 @@ CASES = [
     (with_(CBR, **{f"{G}.cbr.rate": 1e12, f"{G}.cbr.packet_size": 1}), "cbr.rate", "1e7 packets/s"),
     (with_(BASE, duration=1e5, **{"monitor.sample_interval": 1e-3}), "monitor.sample_interval", "[1e-6, 1e6] s"),
     (with_(BASE, max_events=0), "max_events", "[1, 2^64)"),
+    # 4. found later (fuzzing, review)
+    (with_(BASE, **{"dumbbell.bottleneck.queue": {"kind": "red", "bytes": True, "queue_in_bytes": True,
+                                                  "mean_pktsize": 0.5}}),
+     "dumbbell.bottleneck.queue.mean_pktsize", "[1, 65535] bytes"),
+    (with_(BASE, **{"dumbbell.bottleneck.queue": {"kind": "red2", "max_pktsize": 1e9}}),
+     "dumbbell.bottleneck.queue.max_pktsize", "[1, 65535] bytes"),
+    (with_(BASE, **{"tcp.window": 1e300}), "tcp.window", "[1, 16777216] packets"),
+    (with_(BASE, **{"tcp.window_init": 2**31}), "tcp.window_init", "[1, 16777216] packets"),
+    # a 40-byte ACK would take 0.32 ns at 1 Tb/s: rounded to 0, the link would send without limit
+    (with_(BASE, **{"dumbbell.bottleneck.rate": "1Tb"}), "dumbbell.bottleneck.rate",
+     "at most 6.4e11 b/s for 40-byte packets"),
 ]
 
 

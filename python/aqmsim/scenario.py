@@ -362,8 +362,15 @@ def _short(path: str, limit: int = 80) -> str:
     return f"{path[:limit - 25]}…{path[-20:]}"
 
 
+_INDEX = re.compile(r"\[(\d+)\](?=\.|\[|$)")
+
+
 def _walk(key: str) -> Iterator[Tuple[Union[str, int], bool]]:
-    """Split ``"a.b.0.c"`` into parts (ints for list indexes), flagging the last."""
+    """Split ``"a.b.0.c"`` into parts (ints for list indexes), flagging the last. The
+    engine's spelling of an index, ``"a.b[0].c"`` (as error messages print paths), is the
+    same path."""
+    if isinstance(key, str):
+        key = _INDEX.sub(r".\1", key)
     if not isinstance(key, str) or not key or any(p == "" for p in key.split(".")):
         raise ScenarioError(
             f"{_short(repr(key))}: not a dotted field path like 'dumbbell.bottleneck.rate' "

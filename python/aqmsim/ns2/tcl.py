@@ -24,6 +24,7 @@ _RATE_UNITS = {
     "k": 1e3, "K": 1e3, "kb": 1e3, "Kb": 1e3, "kbps": 1e3, "Kbps": 1e3,
     "M": 1e6, "m": 1e6, "Mb": 1e6, "mb": 1e6, "Mbps": 1e6, "mbps": 1e6,
     "G": 1e9, "g": 1e9, "Gb": 1e9, "gb": 1e9, "Gbps": 1e9, "gbps": 1e9,
+    "T": 1e12, "t": 1e12, "Tb": 1e12, "tb": 1e12, "Tbps": 1e12, "tbps": 1e12,
 }
 _TIME_UNITS = {"": 1.0, "s": 1.0, "sec": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
 
@@ -44,12 +45,12 @@ def _split(value: Any, what: str, where: str) -> Tuple[float, str]:
 def parse_rate(value: Any, where: str = "rate") -> float:
     """Bits per second from ``"10Mb"``, ``"1.5Mbps"``, ``"100Kb"``, ``"1Gb"`` or a number.
 
-    k/K = 1e3, M = 1e6, G = 1e9; ``b`` and ``bps`` both mean bit/s (ns-2's ``MB`` = bytes
+    k/K = 1e3, M = 1e6, G = 1e9, T = 1e12; ``b`` and ``bps`` both mean bit/s (ns-2's ``MB`` = bytes
     is not accepted: scenario rates are always bits).
     """
     n, unit = _split(value, "rate", where)
     if unit not in _RATE_UNITS:
-        raise Ns2ExportError(f"{where}: unknown rate unit in {value!r} (use b, Kb, Mb, Gb, e.g. \"10Mb\")")
+        raise Ns2ExportError(f"{where}: unknown rate unit in {value!r} (use b, Kb, Mb, Gb, Tb, e.g. \"10Mb\")")
     v = n * _RATE_UNITS[unit]
     if not (math.isfinite(v) and v > 0):
         raise Ns2ExportError(f"{where}: must be a positive rate, got {value!r}")

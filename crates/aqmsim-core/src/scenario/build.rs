@@ -3,7 +3,7 @@
 
 use super::queue_spec::{build_queue, LinkInfo};
 use super::schema::*;
-use super::units::{parse_dist, parse_rate, parse_time, Dist, Quantity, TimeDist, MAX_PACKET_BYTES};
+use super::units::{parse_dist, parse_rate, parse_time, Dist, Quantity, TimeDist, MAX_PACKET_BYTES, MAX_WINDOW};
 use crate::aqm::AnyAqm;
 use crate::error::{Result, ScenarioError};
 use crate::rng::{stream, Rng};
@@ -75,11 +75,11 @@ pub const MAX_FLOWS: u32 = 100_000;
 pub const DEFAULT_MAX_EVENTS: u64 = 10_000_000_000;
 
 /// A size field in bytes: `lo..=MAX_PACKET_BYTES`.
-fn check_size(v: u32, lo: u32, field: String) -> Result<()> {
-    if v < lo || v > MAX_PACKET_BYTES {
+fn size(v: u64, lo: u32, field: String) -> Result<u32> {
+    if v < lo as u64 || v > MAX_PACKET_BYTES as u64 {
         return err(field, format!("must be in [{lo}, {MAX_PACKET_BYTES}] bytes, got {v}"));
     }
-    Ok(())
+    Ok(v as u32)
 }
 
 fn err<T>(field: impl Into<String>, msg: impl Into<String>) -> Result<T> {
@@ -104,60 +104,74 @@ fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<TcpParams> {
             over.$f.clone().or(base.$f.clone())
         };
     }
+    // A bad value is blamed on the table it was written in: this flow's own `tcp`, or the
+    // top-level `[tcp]` it inherits.
+    macro_rules! at {
+        ($f:ident) => {
+            if over.$f.is_some() { format!("{path}.{}", stringify!($f)) } else { format!("tcp.{}", stringify!($f)) }
+        };
+    }
     let variant = match pick!(variant) {
         None => d.variant,
         Some(v) => match Variant::parse(&v) {
             Some(v) => v,
             None => {
-                return err(format!("{path}.variant"), format!("unknown TCP variant {v:?} (expected one of: {})", Variant::NAMES));
+                return err(at!(variant), format!("unknown TCP variant {v:?} (expected one of: {})", Variant::NAMES));
             }
         },
     };
-    let t = |q: Option<Quantity>, name: &str, dflt: f64| -> Result<f64> {
-        match q {
-            None => Ok(dflt),
-            Some(q) => time(&q, &format!("{path}.{name}")),
-        }
-    };
+    macro_rules! t {
+        ($f:ident) => {
+            match pick!($f) {
+                None => d.$f,
+                Some(q) => time(&q, &at!($f))?,
+            }
+        };
+    }
+    macro_rules! size {
+        ($f:ident, $lo:expr) => {
+            match pick!($f) {
+                None => d.$f,
+                Some(v) => size(v, $lo, at!($f))?,
+            }
+        };
+    }
     let p = TcpParams {
         variant,
-        packet_size: pick!(packet_size).unwrap_or(d.packet_size),
-        header: pick!(header).unwrap_or(d.header),
+        packet_size: size!(packet_size, 1),
+        header: size!(header, 0),
         use_headers: pick!(use_headers).unwrap_or(d.use_headers),
         window: pick!(window).unwrap_or(d.window),
         window_init: pick!(window_init).unwrap_or(d.window_init),
         syn: pick!(syn).unwrap_or(d.syn),
         delay_growth: pick!(delay_growth).unwrap_or(d.delay_growth),
-        tick: t(pick!(tick), "tick", d.tick)?,
-        min_rto: t(pick!(min_rto), "min_rto", d.min_rto)?,
-        max_rto: t(pick!(max_rto), "max_rto", d.max_rto)?,
-        rto_init: t(pick!(rto_init), "rto_init", d.rto_init)?,
+        tick: t!(tick),
+        min_rto: t!(min_rto),
+        max_rto: t!(max_rto),
+        rto_init: t!(rto_init),
         dupacks: pick!(dupacks).unwrap_or(d.dupacks),
         max_burst: pick!(max_burst).unwrap_or(d.max_burst),
         ecn: pick!(ecn).unwrap_or(d.ecn),
         limited_transmit: pick!(limited_transmit).unwrap_or(d.limited_transmit),
-        ack_size: pick!(ack_size).unwrap_or(d.ack_size),
+        ack_size: size!(ack_size, 1),
         delayed_ack: pick!(delayed_ack).unwrap_or(d.delayed_ack),
-        delack_interval: t(pick!(delack_interval), "delack_interval", d.delack_interval)?,
+        delack_interval: t!(delack_interval),
     };
-    check_size(p.packet_size, 1, format!("{path}.packet_size"))?;
-    check_size(p.header, 0, format!("{path}.header"))?;
-    if !(p.window >= 1.0) {
-        return err(format!("{path}.window"), format!("must be ≥ 1 packet, got {}", p.window));
+    if !(1.0..=MAX_WINDOW).contains(&p.window) {
+        return err(at!(window), format!("must be in [1, 16777216] packets (2^24), got {}", p.window));
     }
-    if !(p.window_init >= 1.0) {
-        return err(format!("{path}.window_init"), format!("must be ≥ 1 packet, got {}", p.window_init));
+    if !(1.0..=MAX_WINDOW).contains(&p.window_init) {
+        return err(at!(window_init), format!("must be in [1, 16777216] packets (2^24), got {}", p.window_init));
     }
     if !(MIN_TICK_S..=MAX_TICK_S).contains(&p.tick) {
-        return err(format!("{path}.tick"), format!("must be in [1e-6, 1000] s, got {}", p.tick));
+        return err(at!(tick), format!("must be in [1e-6, 1000] s, got {}", p.tick));
     }
     if p.min_rto > p.max_rto {
-        return err(format!("{path}.min_rto"), format!("must be ≤ max_rto ({}), got {}", p.max_rto, p.min_rto));
+        return err(at!(min_rto), format!("must be ≤ max_rto ({}), got {}", p.max_rto, p.min_rto));
     }
     if p.dupacks == 0 {
-        return err(format!("{path}.dupacks"), "must be ≥ 1, got 0");
+        return err(at!(dupacks), "must be ≥ 1, got 0");
     }
-    check_size(p.ack_size, 1, format!("{path}.ack_size"))?;
     Ok(p)
 }
 
@@ -177,6 +191,8 @@ struct Builder {
     index: HashMap<String, u32>,
     links: Vec<LinkModel>,
     links_json: Vec<Value>,
+    /// The scenario path of each duplex link (`links[link / 2]`), for messages.
+    link_paths: Vec<String>,
 }
 
 impl Builder {
@@ -215,6 +231,7 @@ impl Builder {
                 _ => build_queue(None, &format!("{path}.reverse_queue"), info)?,
             },
         };
+        self.link_paths.push(path.to_string());
         self.links_json.push(json!({
             "from": self.nodes[a as usize], "to": self.nodes[b as usize],
             "rate": rate_bps, "delay": delay_s, "queue": jf, "reverse_queue": jr,
@@ -265,20 +282,20 @@ fn flow_app(tr: &Traffic, top_tcp: &TcpSpec, duration: f64, path: &str) -> Resul
                 return err(format!("{path}.cbr"), "app = \"cbr\" needs a cbr table { rate, packet_size }");
             };
             let r = rate(&c.rate, &format!("{path}.cbr.rate"))?;
-            check_size(c.packet_size, 1, format!("{path}.cbr.packet_size"))?;
-            let interval = c.packet_size as f64 * 8.0 / r;
+            let packet_size = size(c.packet_size, 1, format!("{path}.cbr.packet_size"))?;
+            let interval = packet_size as f64 * 8.0 / r;
             if interval < MIN_CBR_INTERVAL_S {
-                let max = c.packet_size as f64 * 8.0 / MIN_CBR_INTERVAL_S;
+                let max = packet_size as f64 * 8.0 / MIN_CBR_INTERVAL_S;
                 return err(
                     format!("{path}.cbr.rate"),
                     format!(
                         "sends a packet every {interval:e} s; at most 1e7 packets/s are allowed (≥ 1e-7 s apart), so with packet_size {} the rate must be ≤ {max} b/s, got {r} b/s",
-                        c.packet_size
+                        packet_size
                     ),
                 );
             }
-            let j = json!({"app": "cbr", "cbr": {"rate": r, "packet_size": c.packet_size}});
-            Ok((AppModel::Cbr { rate_bps: r, packet_size: c.packet_size }, start, stop, j))
+            let j = json!({"app": "cbr", "cbr": {"rate": r, "packet_size": packet_size}});
+            Ok((AppModel::Cbr { rate_bps: r, packet_size }, start, stop, j))
         }
         other => err(format!("{path}.app"), format!("unknown application {other:?} (expected one of: ftp, cbr)")),
     }
@@ -294,7 +311,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
     if max_events == 0 {
         return err("max_events", "must be an integer in [1, 2^64), got 0");
     }
-    let mut b = Builder { nodes: Vec::new(), index: HashMap::new(), links: Vec::new(), links_json: Vec::new() };
+    let mut b = Builder { nodes: Vec::new(), index: HashMap::new(), links: Vec::new(), links_json: Vec::new(), link_paths: Vec::new() };
     let mut flows: Vec<FlowModel> = Vec::new();
     let mut flows_json: Vec<Value> = Vec::new();
     let mut monitored_default: Vec<String> = Vec::new();
@@ -333,7 +350,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         }
         for (gi, g) in db.groups.iter().enumerate() {
             let gp = format!("dumbbell.groups[{gi}]");
-            if g.count == 0 || g.count > MAX_FLOWS {
+            if g.count == 0 || g.count > MAX_FLOWS as u64 {
                 return err(format!("{gp}.count"), format!("must be in [1, {MAX_FLOWS}], got {}", g.count));
             }
             let arate = rate(&g.access.rate, &format!("{gp}.access.rate"))?;
@@ -342,7 +359,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
                 Some(e) => Some((rate(&e.rate, &format!("{gp}.egress.rate"))?, dist(&e.delay, &format!("{gp}.egress.delay"))?, e)),
                 None => None,
             };
-            if host_k + g.count as u64 > MAX_FLOWS as u64 {
+            if host_k + g.count > MAX_FLOWS as u64 {
                 return err(format!("{gp}.count"), format!("makes more than {MAX_FLOWS} hosts in the dumbbell"));
             }
             let tr = Traffic { app: &g.app, start: &g.start, stop: &g.stop, tcp: &g.tcp, cbr: &g.cbr };
@@ -410,10 +427,10 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         if s == d {
             return err(format!("{p}.dst"), "must differ from src");
         }
-        if f.count == 0 || f.count > MAX_FLOWS {
+        if f.count == 0 || f.count > MAX_FLOWS as u64 {
             return err(format!("{p}.count"), format!("must be in [1, {MAX_FLOWS}], got {}", f.count));
         }
-        if flows.len() as u64 + f.count as u64 > MAX_FLOWS as u64 {
+        if flows.len() as u64 + f.count > MAX_FLOWS as u64 {
             return err(format!("{p}.count"), format!("makes more than {MAX_FLOWS} flows in the scenario"));
         }
         let tr = Traffic { app: &f.app, start: &f.start, stop: &f.stop, tcp: &f.tcp, cbr: &f.cbr };
@@ -429,6 +446,8 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
     if flows.is_empty() {
         return err("flows", "the scenario has no traffic: add a dumbbell group or a [[flows]] entry");
     }
+
+    check_serialisation(&b, &flows)?;
 
     // Monitors
     let queues = spec.monitor.queues.clone().unwrap_or(monitored_default);
@@ -501,6 +520,39 @@ fn check_interval(dt: f64, duration: f64, queues: usize, field: &str) -> Result<
                 "{dt} s over duration {duration} s for {queues} monitored queue(s) makes {rows} rows, more than the {MAX_MONITOR_ROWS:e} allowed: use an interval ≥ {least} s (range [1e-6, 1e6] s)"
             ),
         );
+    }
+    Ok(())
+}
+
+/// Every packet must take at least the engine's 1 ns tick to serialise on every link (a
+/// shorter time rounds to 0 and the link would send without limit). The check takes the
+/// smallest packet of the scenario on the fastest link.
+fn check_serialisation(b: &Builder, flows: &[FlowModel]) -> Result<()> {
+    let smallest = flows
+        .iter()
+        .map(|f| match &f.app {
+            AppModel::Ftp(p) => {
+                let first = if p.syn { p.header } else { p.packet_size };
+                first.min(p.ack_size).min(p.wire_size(1))
+            }
+            AppModel::Cbr { packet_size, .. } => *packet_size,
+        })
+        .min()
+        .unwrap_or(u32::MAX)
+        .max(1);
+    let fastest = (0..b.links.len()).step_by(2).max_by(|&i, &j| b.links[i].rate_bps.total_cmp(&b.links[j].rate_bps));
+    if let Some(i) = fastest {
+        let rate = b.links[i].rate_bps;
+        let ns = smallest as f64 * 8e9 / rate;
+        if ns < 0.5 {
+            let top = smallest as f64 * 8e9 / 0.5;
+            return err(
+                format!("{}.rate", b.link_paths[i / 2]),
+                format!(
+                    "a {smallest}-byte packet (the scenario's smallest) would take {ns:.3} ns at {rate:e} b/s, under the engine's 1 ns clock: at most {top:e} b/s for {smallest}-byte packets"
+                ),
+            );
+        }
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! Queue tables: `kind` selects the discipline; each discipline has its own parameter set,
 //! checked with its own allowed fields and ranges.
 
-use super::units::{parse_time, Quantity};
+use super::units::{parse_time, Quantity, MAX_PACKET_BYTES};
 use crate::aqm::red_math;
 use crate::aqm::ecn_threshold::Where;
 use crate::aqm::red_pktsize::red_k;
@@ -28,7 +28,7 @@ const RED_COMMON: &[Param] = &[
     ("mark_p", "0.1", "> 0: with ECN, mark only while p < mark_p, so > 1 (e.g. 2) marks always (ns-2 mark_p_)"),
     ("bytes", "true", "bool: p scaled by size/mean_pktsize after the count correction (ns-2 bytes_)"),
     ("queue_in_bytes", "true", "bool: average and thresholds in bytes (ns-2 queue_in_bytes_)"),
-    ("mean_pktsize", "500", "bytes > 0 (ns-2 mean_pktsize_)"),
+    ("mean_pktsize", "500", "bytes in [1, 65535] (ns-2 mean_pktsize_)"),
     ("target_delay", "0.005", "s > 0, for the automatic thresholds (ns-2 targetdelay_)"),
 ];
 
@@ -82,11 +82,11 @@ pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
         ],
         true,
     ),
-    ("red1", "RED_1 (paper 002): drop probability independent of packet size", &[("max_pktsize", "1500", "M, bytes > 0")], true),
-    ("red2", "RED_2 (paper 002): p_b weighted by L/M before the count correction", &[("max_pktsize", "1500", "M, bytes > 0")], true),
-    ("red3", "RED_3 (paper 002): p_a weighted by L/M", &[("max_pktsize", "1500", "M, bytes > 0")], true),
-    ("red4", "RED_4 (paper 002): p_a weighted by L/M, count += L/M after", &[("max_pktsize", "1500", "M, bytes > 0")], true),
-    ("red5", "RED_5 (paper 002): p_a weighted by (L/M)², count += (L/M)² after", &[("max_pktsize", "1500", "M, bytes > 0")], true),
+    ("red1", "RED_1 (paper 002): drop probability independent of packet size", &[("max_pktsize", "1500", "M, bytes in [1, 65535]")], true),
+    ("red2", "RED_2 (paper 002): p_b weighted by L/M before the count correction", &[("max_pktsize", "1500", "M, bytes in [1, 65535]")], true),
+    ("red3", "RED_3 (paper 002): p_a weighted by L/M", &[("max_pktsize", "1500", "M, bytes in [1, 65535]")], true),
+    ("red4", "RED_4 (paper 002): p_a weighted by L/M, count += L/M after", &[("max_pktsize", "1500", "M, bytes in [1, 65535]")], true),
+    ("red5", "RED_5 (paper 002): p_a weighted by (L/M)², count += (L/M)² after", &[("max_pktsize", "1500", "M, bytes in [1, 65535]")], true),
     (
         "ecn_threshold",
         "ECN on the instantaneous queue (paper 004): mark when q > T, at the tail or the front",
@@ -293,12 +293,14 @@ fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, 
         return Err(ScenarioError::new(f("limit"), "must be ≥ 1 packet, got 0"));
     }
     let mean_pktsize = s.mean_pktsize.unwrap_or(500.0);
-    if !(mean_pktsize > 0.0) {
-        return Err(ScenarioError::new(f("mean_pktsize"), format!("must be > 0 bytes, got {mean_pktsize}")));
+    // (ns-2's mean_pktsize_ is an int: byte-mode counts are whole mean-size packets)
+    let size_range = 1.0..=MAX_PACKET_BYTES as f64;
+    if !size_range.contains(&mean_pktsize) {
+        return Err(ScenarioError::new(f("mean_pktsize"), format!("must be in [1, {MAX_PACKET_BYTES}] bytes, got {mean_pktsize}")));
     }
     let max_pktsize = s.max_pktsize.unwrap_or(1500.0);
-    if !(max_pktsize > 0.0) {
-        return Err(ScenarioError::new(f("max_pktsize"), format!("must be > 0 bytes, got {max_pktsize}")));
+    if !size_range.contains(&max_pktsize) {
+        return Err(ScenarioError::new(f("max_pktsize"), format!("must be in [1, {MAX_PACKET_BYTES}] bytes, got {max_pktsize}")));
     }
     let target_delay = match &s.target_delay {
         Some(q) => parse_time(q).map_err(|e| ScenarioError::new(f("target_delay"), e))?,

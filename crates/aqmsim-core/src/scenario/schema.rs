@@ -41,8 +41,8 @@ fn one() -> u64 {
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
     pub variant: Option<String>,
-    pub packet_size: Option<u32>,
-    pub header: Option<u32>,
+    pub packet_size: Option<u64>,
+    pub header: Option<u64>,
     pub use_headers: Option<bool>,
     pub window: Option<f64>,
     pub window_init: Option<f64>,
@@ -56,7 +56,7 @@ pub struct TcpSpec {
     pub max_burst: Option<u32>,
     pub ecn: Option<bool>,
     pub limited_transmit: Option<bool>,
-    pub ack_size: Option<u32>,
+    pub ack_size: Option<u64>,
     pub delayed_ack: Option<bool>,
     pub delack_interval: Option<Quantity>,
 }
@@ -90,10 +90,10 @@ pub struct AccessSpec {
 pub struct CbrSpec {
     pub rate: Quantity,
     #[serde(default = "cbr_size")]
-    pub packet_size: u32,
+    pub packet_size: u64,
 }
 
-fn cbr_size() -> u32 {
+fn cbr_size() -> u64 {
     210
 }
 
@@ -102,8 +102,8 @@ fn cbr_size() -> u32 {
 pub struct GroupSpec {
     #[serde(default)]
     pub name: String,
-    #[serde(default = "one_u32")]
-    pub count: u32,
+    #[serde(default = "one")]
+    pub count: u64,
     pub access: AccessSpec,
     pub egress: Option<AccessSpec>,
     #[serde(default = "ftp")]
@@ -115,9 +115,6 @@ pub struct GroupSpec {
     pub cbr: Option<CbrSpec>,
 }
 
-fn one_u32() -> u32 {
-    1
-}
 fn ftp() -> String {
     "ftp".into()
 }
@@ -149,8 +146,8 @@ pub struct FlowSpec {
     pub label: Option<String>,
     pub src: String,
     pub dst: String,
-    #[serde(default = "one_u32")]
-    pub count: u32,
+    #[serde(default = "one")]
+    pub count: u64,
     #[serde(default = "ftp")]
     pub app: String,
     pub start: Option<Dist>,

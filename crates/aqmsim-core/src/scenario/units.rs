@@ -16,6 +16,8 @@ pub const MIN_RATE_BPS: f64 = 1.0;
 pub const MAX_RATE_BPS: f64 = 1e12;
 /// Largest packet, header or ACK size, bytes (the largest IP datagram).
 pub const MAX_PACKET_BYTES: u32 = 65_535;
+/// Largest advertised or initial window, packets (2^24: sequence arithmetic stays in i32).
+pub const MAX_WINDOW: f64 = 16_777_216.0;
 
 /// A number (SI base unit) or a string with a unit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -35,7 +37,7 @@ fn split_unit(s: &str) -> (f64, String) {
     (num.parse::<f64>().unwrap_or(f64::NAN), unit.trim().to_string())
 }
 
-/// Bits per second from `"10Mb"`, `"1.5Mbps"`, `"100Kb"`, `"1Gb"` or a number.
+/// Bits per second from `"10Mb"`, `"1.5Mbps"`, `"100Kb"`, `"1Gb"`, `"1Tb"` or a number.
 pub fn parse_rate(q: &Quantity) -> Result<f64, String> {
     let v = match q {
         Quantity::Num(v) => *v,
@@ -46,7 +48,8 @@ pub fn parse_rate(q: &Quantity) -> Result<f64, String> {
                 "k" | "K" | "kb" | "Kb" | "kbps" | "Kbps" => 1e3,
                 "M" | "m" | "Mb" | "mb" | "Mbps" | "mbps" => 1e6,
                 "G" | "g" | "Gb" | "gb" | "Gbps" | "gbps" => 1e9,
-                _ => return Err(format!("unknown rate unit in {s:?} (use b, Kb, Mb, Gb, e.g. \"10Mb\")")),
+                "T" | "t" | "Tb" | "tb" | "Tbps" | "tbps" => 1e12,
+                _ => return Err(format!("unknown rate unit in {s:?} (use b, Kb, Mb, Gb, Tb, e.g. \"10Mb\")")),
             };
             n * mult
         }

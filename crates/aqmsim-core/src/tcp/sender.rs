@@ -96,7 +96,9 @@ pub struct TcpSender {
     pub stats: SenderStats,
 }
 
-const MAXSEQ: i32 = i32::MAX - 1;
+/// The last sequence number a flow sends (ns-2's FTP sends "forever"); far enough below
+/// i32::MAX that `highest_ack + window` (window ≤ MAX_WINDOW) cannot overflow.
+const MAXSEQ: i32 = i32::MAX - 2 * crate::scenario::units::MAX_WINDOW as i32;
 
 impl TcpSender {
     /// `boot_time` is this agent's random clock phase in [0, tick) (ns-2 `boot_time_`).
