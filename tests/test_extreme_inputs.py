@@ -148,6 +148,21 @@ def test_max_events_large_enough_runs():
     assert out["ok"], out
 
 
+def test_max_packets_stops_a_run_that_would_exhaust_memory():
+    # 10 Mb/s of CBR into a 1 Mb/s bottleneck with a 10^7-packet buffer: the queue grows by
+    # ~7 700 packets/s; with max_packets = 20 000 the run stops with the guard's message.
+    d = with_(CBR, duration=60, max_packets=20_000, **{
+        "dumbbell.bottleneck.rate": "1Mb",
+        "dumbbell.bottleneck.queue": {"kind": "droptail", "limit": 10_000_000},
+        f"{G}.cbr.rate": "10Mb",
+    })
+    msg = refused(d, "max_packets", "more than max_packets = 20000", "raise max_packets",
+                  action="run")
+    assert "packets were waiting in queues or on links at once" in msg
+    d["max_packets"] = 10**6
+    assert child(d)["ok"]
+
+
 def test_edge_of_range_long_delay_is_honoured():
     # 1 packet/s CBR over a 100 s bottleneck delay: nothing arrives before t = 100 s.
     d = with_(CBR, duration=150, **{

@@ -79,6 +79,12 @@ pub struct Simulation {
     /// Events allowed (`max_events`); reaching it ends the run early and sets `truncated`.
     max_events: u64,
     truncated: bool,
+    /// Packets allowed in queues and on links at once (`max_packets`), checked every
+    /// `guard_mask + 1` events (2^16, or more with many links: the check sums the queues,
+    /// at most 1/16 of a step per event); `overfull` holds the count that passed it.
+    max_packets: u64,
+    guard_mask: u64,
+    overfull: Option<u64>,
     /// The first monitored link (the "bottleneck" of the summary), or u32::MAX.
     primary: u32,
     /// Per-flow arrivals, drops and marks at the primary link.
@@ -191,6 +197,7 @@ impl Simulation {
             let la = feeders.iter().map(|&j| links[j as usize].delay + links[j as usize].tx_time(min_size)).min();
             links[i].lookahead = la.unwrap_or(Dur::ZERO);
         }
+        let guard_mask = (links.len() as u64 * 16).next_power_of_two().max(1 << 16) - 1;
         let mut sim = Simulation {
             now: SimTime::ZERO,
             end: SimTime::from_secs(model.duration),
@@ -214,6 +221,9 @@ impl Simulation {
             ended: false,
             max_events: model.max_events,
             truncated: false,
+            max_packets: model.max_packets,
+            guard_mask,
+            overfull: None,
             primary: u32::MAX,
             per_flow: Vec::new(),
             cut_from_all: cut_from,
@@ -266,6 +276,16 @@ impl Simulation {
     /// Run to the end and collect the results, or fail if the run reached `max_events`.
     pub fn try_run(mut self) -> crate::error::Result<RunResults> {
         self.run_until(self.end);
+        if let Some(n) = self.overfull {
+            return Err(crate::error::ScenarioError::new(
+                "max_packets",
+                format!(
+                    "{n} packets were waiting in queues or on links at once at t = {} s, more than max_packets = {} (a memory guard: each takes about 100 bytes); lower the buffer limits or the offered load, or raise max_packets (an integer in [1, 2^64))",
+                    self.now.secs(),
+                    self.max_packets
+                ),
+            ));
+        }
         if self.truncated {
             return Err(crate::error::ScenarioError::new(
                 "max_events",
@@ -288,10 +308,19 @@ impl Simulation {
         }
         let limit = t.min(self.end);
         while !self.ended {
-            if self.sched.events_processed() >= self.max_events {
+            let n = self.sched.events_processed();
+            if n >= self.max_events {
                 self.truncated = true;
                 self.ended = true;
                 break;
+            }
+            if n & self.guard_mask == 0 {
+                let held = self.packets_held();
+                if held > self.max_packets {
+                    self.overfull = Some(held);
+                    self.ended = true;
+                    break;
+                }
             }
             let Some((t, ev)) = self.sched.pop_until(limit) else { break };
             self.now = t;
@@ -299,6 +328,12 @@ impl Simulation {
                 self.ended = true;
             }
         }
+    }
+
+    /// Packets waiting in queues or travelling on links now.
+    fn packets_held(&self) -> u64 {
+        let queued: u64 = self.links.iter().map(|l| l.queue.len() as u64).sum();
+        queued + (self.in_flight.len() - self.free_slots.len()) as u64
     }
 
     fn init(&mut self) {

@@ -53,6 +53,8 @@ pub struct Model {
     pub link_interval: f64,
     /// The run stops with an error after this many events (`max_events`).
     pub max_events: u64,
+    /// The run stops with an error when more packets are held at once (`max_packets`).
+    pub max_packets: u64,
     /// The scenario with every value explicit and every "auto" resolved.
     pub resolved: Value,
 }
@@ -71,6 +73,9 @@ pub const MAX_TICK_S: f64 = 1e3;
 pub const MIN_CBR_INTERVAL_S: f64 = 1e-7;
 /// Most hosts in a group, flows in an entry, and flows in a scenario.
 pub const MAX_FLOWS: u32 = 100_000;
+/// Default `max_packets`: 50 million packets held at once (about 5 GB with the queues'
+/// and the scheduler's overhead).
+pub const DEFAULT_MAX_PACKETS: u64 = 50_000_000;
 /// Default `max_events`.
 pub const DEFAULT_MAX_EVENTS: u64 = 10_000_000_000;
 
@@ -311,6 +316,10 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
     if max_events == 0 {
         return err("max_events", "must be an integer in [1, 2^64), got 0");
     }
+    let max_packets = spec.max_packets.unwrap_or(DEFAULT_MAX_PACKETS);
+    if max_packets == 0 {
+        return err("max_packets", "must be an integer in [1, 2^64), got 0");
+    }
     let mut b = Builder { nodes: Vec::new(), index: HashMap::new(), links: Vec::new(), links_json: Vec::new(), link_paths: Vec::new() };
     let mut flows: Vec<FlowModel> = Vec::new();
     let mut flows_json: Vec<Value> = Vec::new();
@@ -486,7 +495,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         "duration": duration, "seed": seed, "nodes": b.nodes, "links": b.links_json,
         "flows": flows_json,
         "monitor": {"queues": queues, "sample_interval": sample_interval, "link_interval": link_interval},
-        "max_events": max_events,
+        "max_events": max_events, "max_packets": max_packets,
     });
     Ok(Model {
         name: spec.name.clone(),
@@ -499,6 +508,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         sample_interval,
         link_interval,
         max_events,
+        max_packets,
         resolved,
     })
 }

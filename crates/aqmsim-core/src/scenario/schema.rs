@@ -30,6 +30,9 @@ pub struct ScenarioSpec {
     pub monitor: MonitorSpec,
     /// Stop with an error after this many events (default `build::DEFAULT_MAX_EVENTS`).
     pub max_events: Option<u64>,
+    /// Stop with an error when more packets than this wait in queues or travel on links at
+    /// once (default `build::DEFAULT_MAX_PACKETS`): a memory guard.
+    pub max_packets: Option<u64>,
 }
 
 fn one() -> u64 {
