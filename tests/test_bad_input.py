@@ -257,6 +257,18 @@ def test_nan_names_the_field(core):
     _refused(sc.validate, "dumbbell.bottleneck.queue.max_p: expected a finite number, got nan")
 
 
+@pytest.mark.parametrize("data,where", [
+    ({"": float("nan")}, '[""]'),
+    ({"duration": 1, "x": {"": float("nan")}}, 'x[""]'),
+    ({"duration": 1, "a b": [1, float("-inf")]}, '["a b"][1]'),
+])
+def test_nan_under_an_odd_key_names_it(data, where):
+    """(fuzzing, F3) a non-finite number under an empty or spaced key: a ScenarioError with
+    the key quoted, not a KeyError from looking the path up again."""
+    msg = _refused(Scenario.from_dict(data).validate, f"{where}: expected a finite number")
+    assert msg.startswith(where), msg
+
+
 def test_results_survive_duplicate_category_names():
     # the engine refuses the known cause (a link listed twice); a table still decodes
     import numpy as np

@@ -19,7 +19,7 @@ import math
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional, Tuple, Union
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -212,11 +212,12 @@ class Scenario:
         try:
             return json.dumps(self._data, allow_nan=False)
         except ValueError as exc:  # NaN / inf have no JSON form
-            where = _nonfinite(self._data, "")
-            if where is None:
+            found = _nonfinite(self._data, "")
+            if found is None:
                 raise ScenarioError(f"{self.label}: {exc}") from None
+            where, value = found
             raise self._relabel(ScenarioError(
-                f"{_short(where)}: expected a finite number, got {_value_at(self._data, where)}"
+                f"{_short(where)}: expected a finite number, got {value}"
             )) from None
 
     def _relabel(self, exc: BaseException) -> ScenarioError:
@@ -280,14 +281,21 @@ def _serde_got(what: str) -> str:
     return {"sequence": "a list", "map": "a table", "unit value": "nothing"}.get(what, what)
 
 
-def _nonfinite(node: Any, where: str) -> Optional[str]:
-    """The path of the first NaN or infinity in ``node``, or None."""
+def _nonfinite(node: Any, where: str) -> Optional[Tuple[str, float]]:
+    """The path (as the engine prints paths: ``a.b[0]``, a key that is not a plain name
+    quoted: ``a[""]``) and value of the first NaN or infinity in ``node``, or None."""
     if isinstance(node, float) and not math.isfinite(node):
-        return where or "scenario"
-    items = node.items() if isinstance(node, dict) else (
-        enumerate(node) if isinstance(node, list) else ())
-    for k, v in items:
-        found = _nonfinite(v, f"{where}.{k}" if where else str(k))
+        return (where or "scenario"), node
+    if isinstance(node, dict):
+        items = [(f"{where}.{k}" if where else str(k)) if re.fullmatch(r"[A-Za-z0-9_-]+", str(k))
+                 else f"{where}[{json.dumps(str(k))}]" for k in node]
+        children: Iterable[Tuple[str, Any]] = zip(items, node.values())
+    elif isinstance(node, list):
+        children = ((f"{where}[{i}]", v) for i, v in enumerate(node))
+    else:
+        return None
+    for path, v in children:
+        found = _nonfinite(v, path)
         if found is not None:
             return found
     return None
