@@ -182,6 +182,11 @@ def run(
     overrides: Optional[List[str]] = typer.Option(
         None, "--set", help="override a field, KEY=VALUE (dotted path), repeatable"
     ),
+    tcp: Optional[str] = typer.Option(
+        None, "--tcp", help="record the TCP state of these flows: all, or indexes/labels "
+        "separated by commas (monitor.tcp_flows); with --out, tcp.csv, rtt.csv and tcp.png",
+        show_default=False,
+    ),
 ) -> None:
     """Run one scenario: print the summary; with --out, save data and figures."""
     if fmt not in ("csv", "parquet"):
@@ -192,6 +197,8 @@ def run(
         if importlib.util.find_spec("pyarrow") is None:
             _fail("--format parquet needs the pyarrow package (pip install pyarrow)")
     sc = _load(file, overrides)
+    if tcp is not None:
+        sc = _with_tcp_flows(sc, tcp)
     t0 = time.perf_counter()
     try:
         with err.status(f"simulating {sc.name or file} …", spinner="dots"):
@@ -217,13 +224,28 @@ def run(
                   + ", ".join(p.name for p in written))
 
 
+def _with_tcp_flows(sc: Any, spec: str) -> Any:
+    """``--tcp all`` or ``--tcp 0,1,mtu375``: monitor.tcp_flows (indexes or labels)."""
+    items = [x.strip() for x in spec.split(",") if x.strip()]
+    if not items:
+        _fail("--tcp: give all, or flow indexes or labels separated by commas (e.g. 0,1)")
+    value: Any = "all" if items == ["all"] else [int(x) if x.isdigit() else x for x in items]
+    try:
+        return sc.with_overrides(**{"monitor.tcp_flows": value})
+    except ScenarioError as exc:
+        _fail(str(exc))
+
+
 def _save_figures(res: Any, out_dir: Path) -> List[Path]:
     written: List[Path] = []
+    figures = [("queue.png", res.plot_queue),
+               ("drop_probability.png", res.plot_drop_probability),
+               ("utilisation.png", res.plot_utilisation)]
     if res.queue.empty:
-        return written
-    for name, fn in (("queue.png", res.plot_queue),
-                     ("drop_probability.png", res.plot_drop_probability),
-                     ("utilisation.png", res.plot_utilisation)):
+        figures = []
+    if not res.tcp.empty:
+        figures.append(("tcp.png", res.plot_tcp))
+    for name, fn in figures:
         try:
             fig = fn()
         except ValueError:

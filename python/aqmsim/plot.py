@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from .results import Results
 
-__all__ = ["plot_queue", "plot_drop_probability", "plot_utilisation", "new_figure"]
+__all__ = ["plot_queue", "plot_drop_probability", "plot_utilisation", "plot_tcp", "new_figure"]
 
 
 def _headless() -> bool:
@@ -181,4 +181,56 @@ def plot_utilisation(res: "Results", link: Optional[str] = None,
     ax.set_title(_title(res, link or ", ".join(links), "utilisation"), fontsize="medium")
     ax.legend(loc="lower right", fontsize="small")
     ax.grid(True, alpha=0.3)
+    return fig
+
+
+#: Most flows :func:`plot_tcp` draws when none are named.
+TCP_PLOT_FLOWS = 8
+
+
+def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
+             link: Optional[str] = None) -> "Figure":
+    """The classic figure: cwnd of the chosen traced flows (step lines, one colour each,
+    fast retransmits and timeouts visible as the drops of the line) above the queue of the
+    bottleneck, on one shared time axis."""
+    tcp = res.tcp
+    if tcp.empty:
+        raise ValueError(
+            "no TCP state recorded: list the flows in [monitor] tcp_flows (e.g. "
+            "tcp_flows = [0, 1] or \"all\"), or run with `aqmsim run --tcp all`")
+    traced = sorted(int(f) for f in tcp["flow"].unique())
+    if flows is None:
+        flows = traced[:TCP_PLOT_FLOWS]
+    missing = [f for f in flows if f not in traced]
+    if missing:
+        raise ValueError(f"flows: {missing} not traced; the traced flows are {traced}")
+    fig, top = new_figure(figsize=(8.0, 5.5))
+    top.remove()
+    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))
+    end = float(res.summary.get("duration", tcp["t"].max()))
+    for f in flows:
+        rows = tcp[tcp["flow"] == f]
+        t = np.append(rows["t"].to_numpy(), end)
+        cwnd = np.append(rows["cwnd"].to_numpy(), rows["cwnd"].to_numpy()[-1:])
+        top.plot(t, cwnd, drawstyle="steps-post", lw=0.9, label=f"flow {f}")
+    top.set_ylabel("cwnd (packets)")
+    top.set_ylim(bottom=0)
+    top.grid(True, alpha=0.3)
+    top.legend(loc="upper right", fontsize="small", ncol=2)
+    top.set_title(f"{res.scenario.name if res.scenario is not None and res.scenario.name else 'run'}"
+                  f" — cwnd and queue (seed {res.summary.get('seed', '?')})", fontsize="medium")
+    try:
+        qlink, q = _pick_link(res.queue, link, "queue samples")
+    except ValueError:
+        bottom.text(0.5, 0.5, "no queue monitored", ha="center", va="center",
+                    transform=bottom.transAxes)
+    else:
+        bottom.plot(_finite(q["t"]), _finite(q["len_pkts"]), drawstyle="steps-post", lw=0.8,
+                    color="tab:blue", label=f"queue {qlink}")
+        bottom.legend(loc="upper right", fontsize="small")
+    bottom.set_ylabel("queue (packets)")
+    bottom.set_xlabel("time (s)")
+    bottom.set_xlim(left=0, right=end)
+    bottom.set_ylim(bottom=0)
+    bottom.grid(True, alpha=0.3)
     return fig

@@ -14,6 +14,11 @@ flows     flow, src, dst, app, variant, start, stop, sent, retransmitted, timeou
           queue_drops, queue_marks (marks made), queue_marks_departed (left with CE:
           ns-2's pmarks_) — the flow's packets at the first monitored queue
 links     t [s] (bin start), link, utilisation (bits sent / (rate x bin))
+tcp       t [s], flow, cwnd, ssthresh (packets), srtt, rttvar, rto [s], outstanding
+          (packets sent, not yet acknowledged), state (slow_start | congestion_avoidance |
+          fast_recovery | timeout) — the flows of ``monitor.tcp_flows``, one row per change
+          (or per ``monitor.tcp_interval``)
+rtt       t [s], flow, rtt [s] — every RTT sample those flows took
 ========  ===============================================================================
 """
 
@@ -24,7 +29,7 @@ import json
 import math
 import mmap
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
 
 import numpy as np
 import pandas as pd
@@ -38,6 +43,8 @@ if TYPE_CHECKING:
 __all__ = ["Results", "TABLES", "SCHEMAS", "frame_from_arrow", "read_parquet"]
 
 TABLES = ("queue", "flows", "drops", "links")
+#: Tables only a traced run fills (``monitor.tcp_flows``); saved when not empty.
+TRACE_TABLES = ("tcp", "rtt")
 
 # dtype of every known column; columns the engine adds beyond these keep their own dtype.
 SCHEMAS: Dict[str, Dict[str, str]] = {
@@ -59,6 +66,12 @@ SCHEMAS: Dict[str, Dict[str, str]] = {
         "queue_marks": "int64", "queue_marks_departed": "int64",
     },
     "links": {"t": "float64", "link": "object", "utilisation": "float64"},
+    "tcp": {
+        "t": "float64", "flow": "int64", "cwnd": "float64", "ssthresh": "int64",
+        "srtt": "float64", "rttvar": "float64", "rto": "float64", "outstanding": "int64",
+        "state": "object",
+    },
+    "rtt": {"t": "float64", "flow": "int64", "rtt": "float64"},
 }
 
 
@@ -267,6 +280,18 @@ class Results:
         """Utilisation of each monitored link per bin."""
         return self._table("links")
 
+    @property
+    def tcp(self) -> pd.DataFrame:
+        """The state of the senders of ``monitor.tcp_flows`` over time: cwnd, ssthresh,
+        srtt, rttvar, rto, packets outstanding and the phase, one row per change (or per
+        ``monitor.tcp_interval``). Empty unless the scenario traces flows."""
+        return self._table("tcp")
+
+    @property
+    def rtt(self) -> pd.DataFrame:
+        """Every RTT sample the traced senders took (t, flow, rtt in s)."""
+        return self._table("rtt")
+
     def arrow(self, name: str) -> Any:
         """Table ``name`` as a pyarrow Table, straight from the engine's columns when they
         allow it (no pandas DataFrame is built: what a sweep worker keeps as Parquet),
@@ -305,8 +330,9 @@ class Results:
     # ---------------------------------------------------------------- saving
     def save(self, directory: Union[str, Path], fmt: str = "csv") -> List[Path]:
         """Write ``summary.json``, ``resolved.json`` and the four tables
-        (``queue``, ``flows``, ``drops``, ``links``) as CSV or Parquet into
-        ``directory`` (created if needed). Returns the paths written.
+        (``queue``, ``flows``, ``drops``, ``links``; and ``tcp`` and ``rtt`` when flows
+        were traced) as CSV or Parquet into ``directory`` (created if needed). Returns the
+        paths written.
 
         Parquet needs pyarrow (``pip install pyarrow``)."""
         if fmt not in ("csv", "parquet"):
@@ -327,7 +353,8 @@ class Results:
         p = out / "resolved.json"
         p.write_text(json.dumps(self._resolved, indent=2) + "\n")
         written.append(p)
-        for name in TABLES:
+        traced = [n for n in TRACE_TABLES if not self._table(n).empty]
+        for name in (*TABLES, *traced):
             df = self._table(name)
             p = out / f"{name}.{fmt}"
             if fmt == "csv":
@@ -359,6 +386,14 @@ class Results:
         from . import plot
 
         return plot.plot_utilisation(self, link=link, ax=ax)
+
+    def plot_tcp(self, flows: Optional[Sequence[int]] = None,
+                 link: Optional[str] = None) -> "Figure":
+        """cwnd of the traced flows (default: all of them, at most 8) above the queue of
+        ``link`` (default: the first monitored one) on one shared time axis."""
+        from . import plot
+
+        return plot.plot_tcp(self, flows=flows, link=link)
 
 
 def _scalar(v: Any) -> Any:

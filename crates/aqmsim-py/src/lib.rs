@@ -6,6 +6,10 @@
 //! `except Exception`. The GIL is released while the simulation runs.
 
 use aqmsim_core::aqm::Reason;
+use aqmsim_core::monitor::TcpState;
+
+mod logs;
+use logs::{log_table, ColKind};
 use aqmsim_core::scenario::queue_spec::{params_of, DISCIPLINES};
 use aqmsim_core::sim::RunResults;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -87,42 +91,19 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
         .map(|x| if x == aqmsim_core::sim::LOSS { "loss" } else { Reason::ALL.get(x as usize).map_or("?", |r| r.name()) })
         .collect();
     let mut drops = r.drops;
-    if drops.spilled.as_ref().is_some_and(|_| !drops.t.is_empty()) {
-        // writing the last rows out failed: read everything back
-        drops.load().map_err(|e| SimulationError::new_err(format!("reading the drop log back: {e}")))?;
-    }
-    let dr = PyDict::new(py);
-    if let Some(sp) = &drops.spilled {
-        // The drop log went to files as the run went: hand Python read-only maps of them,
-        // which cost memory only where they are read.
-        let mmap = py.import("mmap")?;
-        let map = |i: usize| -> PyResult<Bound<'py, PyAny>> {
-            use std::os::unix::io::AsRawFd;
-            let len = sp.files[i].metadata().map_err(|e| SimulationError::new_err(format!("drop log file: {e}")))?.len();
-            let kw = PyDict::new(py);
-            kw.set_item("access", mmap.getattr("ACCESS_READ")?)?;
-            mmap.getattr("mmap")?.call((sp.files[i].as_raw_fd(), len), Some(&kw))
-        };
-        let num = |dtype: &str, i: usize| -> PyResult<Bound<'py, PyTuple>> { PyTuple::new(py, [dtype.into_pyobject(py)?.into_any(), map(i)?]) };
-        let categ = |i: usize, names: &[&str], dtype: &str| -> PyResult<Bound<'py, PyTuple>> {
-            PyTuple::new(py, ["category".into_pyobject(py)?.into_any(), map(i)?, PyList::new(py, names)?.into_any(), dtype.into_pyobject(py)?.into_any()])
-        };
-        dr.set_item("t", num("<f8", 0)?)?;
-        dr.set_item("link", categ(1, &names, "<u4")?)?;
-        dr.set_item("flow", num("<u4", 2)?)?;
-        dr.set_item("reason", categ(3, &reason_names, "<u1")?)?;
-        dr.set_item("action", categ(4, &["drop", "mark"], "<u1")?)?;
-        dr.set_item("qlen_pkts", num("<u4", 5)?)?;
-    } else {
-        dr.set_item("t", col(py, "<f8", &drops.t)?)?;
-        dr.set_item("link", cat(py, &drops.link, &names)?)?;
-        dr.set_item("flow", col(py, "<u4", &drops.flow)?)?;
-        let reasons: Vec<u32> = drops.reason.iter().map(|&x| x as u32).collect();
-        dr.set_item("reason", cat(py, &reasons, &reason_names)?)?;
-        let actions: Vec<u32> = drops.action.iter().map(|&a| a as u32).collect();
-        dr.set_item("action", cat(py, &actions, &["drop", "mark"])?)?;
-        dr.set_item("qlen_pkts", col(py, "<u4", &drops.qlen)?)?;
-    }
+    let dr = log_table(py, &mut drops, "drop", &["t", "link", "flow", "reason", "action", "qlen_pkts"], &[
+        ColKind::Num("<f8"), ColKind::Cat("<u4", &names), ColKind::Num("<u4"),
+        ColKind::Cat("<u1", &reason_names), ColKind::Cat("<u1", &["drop", "mark"]), ColKind::Num("<u4"),
+    ])?;
+    let mut tcp = r.tcp;
+    let tc = log_table(py, &mut tcp, "TCP state", &["t", "flow", "cwnd", "ssthresh", "srtt", "rttvar", "rto", "outstanding", "state"], &[
+        ColKind::Num("<f8"), ColKind::Num("<u4"), ColKind::Num("<f8"), ColKind::Num("<i4"), ColKind::Num("<f8"),
+        ColKind::Num("<f8"), ColKind::Num("<f8"), ColKind::Num("<i4"), ColKind::Cat("<u1", &TcpState::NAMES),
+    ])?;
+    d.set_item("tcp", tc)?;
+    let mut rtt = r.rtt;
+    let rt = log_table(py, &mut rtt, "RTT", &["t", "flow", "rtt"], &[ColKind::Num("<f8"), ColKind::Num("<u4"), ColKind::Num("<f8")])?;
+    d.set_item("rtt", rt)?;
     d.set_item("drops", dr)?;
 
     let f = PyDict::new(py);

@@ -51,6 +51,10 @@ pub struct Model {
     pub monitored: Vec<u32>,
     pub sample_interval: f64,
     pub link_interval: f64,
+    /// Flows whose TCP state is recorded (`monitor.tcp_flows`), sorted.
+    pub tcp_flows: Vec<u32>,
+    /// Record it every this many seconds instead of at every change.
+    pub tcp_interval: Option<f64>,
     /// The run stops with an error after this many events (`max_events`).
     pub max_events: u64,
     /// The run stops with an error when more packets are held at once (`max_packets`).
@@ -474,12 +478,21 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         Some(q) => time(q, "monitor.sample_interval")?,
         None => 0.01,
     };
-    check_interval(sample_interval, duration, monitored.len(), "monitor.sample_interval")?;
+    check_interval(sample_interval, duration, monitored.len(), "monitored queue(s)", "monitor.sample_interval")?;
     let link_interval = match &spec.monitor.link_interval {
         Some(q) => time(q, "monitor.link_interval")?,
         None => 0.1,
     };
-    check_interval(link_interval, duration, monitored.len(), "monitor.link_interval")?;
+    check_interval(link_interval, duration, monitored.len(), "monitored queue(s)", "monitor.link_interval")?;
+    let tcp_flows = traced_flows(spec.monitor.tcp_flows.as_ref(), &flows)?;
+    let tcp_interval = match &spec.monitor.tcp_interval {
+        Some(q) => {
+            let dt = time(q, "monitor.tcp_interval")?;
+            check_interval(dt, duration, tcp_flows.len(), "traced TCP flow(s)", "monitor.tcp_interval")?;
+            Some(dt)
+        }
+        None => None,
+    };
 
     // Every flow must have a route both ways. Every link is duplex, so that is: both ends in
     // one connected part of the network (linear in nodes + links + flows).
@@ -490,11 +503,15 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         }
     }
 
+    let mut monitor = json!({"queues": queues, "sample_interval": sample_interval, "link_interval": link_interval, "tcp_flows": tcp_flows});
+    if let Some(dt) = tcp_interval {
+        monitor["tcp_interval"] = json!(dt);
+    }
     let resolved = json!({
         "name": spec.name, "description": spec.description, "notes": spec.notes,
         "duration": duration, "seed": seed, "nodes": b.nodes, "links": b.links_json,
         "flows": flows_json,
-        "monitor": {"queues": queues, "sample_interval": sample_interval, "link_interval": link_interval},
+        "monitor": monitor,
         "max_events": max_events, "max_packets": max_packets,
     });
     Ok(Model {
@@ -507,6 +524,8 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         monitored,
         sample_interval,
         link_interval,
+        tcp_flows,
+        tcp_interval,
         max_events,
         max_packets,
         resolved,
@@ -514,7 +533,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
 }
 
 /// A monitor interval: at least 1 µs, and few enough rows for the run.
-fn check_interval(dt: f64, duration: f64, queues: usize, field: &str) -> Result<()> {
+fn check_interval(dt: f64, duration: f64, queues: usize, what: &str, field: &str) -> Result<()> {
     if dt < MIN_MONITOR_INTERVAL_S {
         return err(field, format!("must be in [1e-6, 1e6] s, got {dt}"));
     }
@@ -527,7 +546,7 @@ fn check_interval(dt: f64, duration: f64, queues: usize, field: &str) -> Result<
         return err(
             field,
             format!(
-                "{dt} s over duration {duration} s for {queues} monitored queue(s) makes {rows} rows, more than the {MAX_MONITOR_ROWS:e} allowed: use an interval ≥ {least} s (range [1e-6, 1e6] s)"
+                "{dt} s over duration {duration} s for {queues} {what} makes {rows} rows, more than the {MAX_MONITOR_ROWS:e} allowed: use an interval ≥ {least} s (range [1e-6, 1e6] s)"
             ),
         );
     }
@@ -565,6 +584,48 @@ fn check_serialisation(b: &Builder, flows: &[FlowModel]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `monitor.tcp_flows`: flow indexes (as in the flows table), flow labels (every flow with
+/// that label), or "all" (every TCP flow). Sorted, without repeats; CBR flows refused.
+fn traced_flows(v: Option<&Value>, flows: &[FlowModel]) -> Result<Vec<u32>> {
+    const F: &str = "monitor.tcp_flows";
+    let is_tcp = |i: usize| matches!(flows[i].app, AppModel::Ftp(_));
+    let items: Vec<Value> = match v {
+        None => return Ok(Vec::new()),
+        Some(Value::String(s)) if s == "all" => return Ok((0..flows.len()).filter(|&i| is_tcp(i)).map(|i| i as u32).collect()),
+        Some(Value::Array(a)) => a.clone(),
+        Some(other) => return err(F, format!("expected \"all\" or a list of flow indexes (0 to {}) or flow labels, got {other}", flows.len() - 1)),
+    };
+    let mut out = Vec::new();
+    for (k, item) in items.iter().enumerate() {
+        let at = format!("{F}[{k}]");
+        match item {
+            Value::Number(n) => match n.as_u64() {
+                Some(i) if (i as usize) < flows.len() => {
+                    if !is_tcp(i as usize) {
+                        return err(at, format!("flow {i} is not a TCP flow (its app is cbr)"));
+                    }
+                    out.push(i as u32);
+                }
+                _ => return err(at, format!("no flow {n}: flow indexes are 0 to {}", flows.len() - 1)),
+            },
+            Value::String(s) => {
+                let before = out.len();
+                out.extend((0..flows.len()).filter(|&i| flows[i].label == *s && is_tcp(i)).map(|i| i as u32));
+                if out.len() == before {
+                    let mut labels: Vec<&str> = flows.iter().map(|f| f.label.as_str()).collect();
+                    labels.dedup();
+                    labels.truncate(8);
+                    return err(at, format!("no TCP flow labelled {s:?} (labels: {})", labels.join(", ")));
+                }
+            }
+            other => return err(at, format!("expected a flow index or a flow label, got {other}")),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
 }
 
 /// The connected part of each node (an id per part), with links taken both ways.

@@ -166,4 +166,8 @@ pub struct MonitorSpec {
     pub queues: Option<Vec<String>>,
     pub sample_interval: Option<Quantity>,
     pub link_interval: Option<Quantity>,
+    /// TCP senders whose state is recorded: flow indexes, flow labels, or "all".
+    pub tcp_flows: Option<serde_json::Value>,
+    /// Record their state every this long instead of at every change.
+    pub tcp_interval: Option<Quantity>,
 }

@@ -75,6 +75,8 @@ pub enum Event {
     Sample,
     /// End of a utilisation bin.
     LinkBin,
+    /// Periodic TCP state sample (`monitor.tcp_interval`).
+    TcpSample,
     /// End of the run.
     End,
 }

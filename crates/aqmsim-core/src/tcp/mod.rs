@@ -9,6 +9,7 @@ pub mod rtt;
 pub mod sack;
 pub mod sender;
 pub mod sink;
+pub mod state;
 
 pub use sender::{TcpSender, Variant};
 pub use sink::TcpSink;

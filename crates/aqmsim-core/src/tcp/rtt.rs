@@ -138,6 +138,11 @@ impl RttEstimator {
         }
     }
 
+    /// The RTT variation in seconds as ns-2 shows `rttvar_` (`t_rttvar · tick / 4`).
+    pub fn rttvar_secs(&self) -> f64 {
+        self.t_rttvar as f64 * self.tick / (1 << RTTVAR_BITS) as f64
+    }
+
     /// Smoothed RTT in seconds (0 before the first sample).
     pub fn srtt_secs(&self) -> f64 {
         (self.t_srtt >> SRTT_BITS) as f64 * self.tick

@@ -91,6 +91,8 @@ pub struct TcpSender {
     rtt_active: bool,
     rtt_seq: i32,
     rtt_ts: SimTime,
+    /// The last RTT sample not yet read by the state monitor, s (NaN: none).
+    pub(crate) rtt_sample: f64,
     // timer
     rtx_deadline: Option<SimTime>,
     pub stats: SenderStats,
@@ -131,6 +133,7 @@ impl TcpSender {
             rtt_active: false,
             rtt_seq: -1,
             rtt_ts: SimTime::ZERO,
+            rtt_sample: f64::NAN,
             rtx_deadline: None,
             stats: SenderStats::default(),
             p,
@@ -342,6 +345,7 @@ impl TcpSender {
             }
             self.rtt_active = false;
             let tao = now.saturating_since(self.rtt_ts).secs();
+            self.rtt_sample = tao;
             self.rtt.update(tao, now.secs());
         }
         self.newtimer(ackno, now);

@@ -6,3 +6,4 @@ mod invariants;
 mod markfront;
 mod properties;
 mod tcp_behaviour;
+mod tcp_series;

@@ -6,7 +6,9 @@
 
 use crate::aqm::queue::Enqueued;
 use crate::aqm::{Aqm, QueueDisc};
-use crate::monitor::{jain, DropLog, FlowTable, LinkBins, QueueSamples, Summary};
+use crate::monitor::{jain, DropLog, FlowTable, LinkBins, QueueSamples, RttLog, Summary, TcpLog};
+
+mod tcp_watch;
 use crate::net::{link_inputs, Link, Routes, NO_FEEDER, NO_ROUTE};
 use crate::packet::{Kind, Packet};
 use crate::rng::{stream, Rng};
@@ -49,6 +51,10 @@ pub struct RunResults {
     pub summary: Summary,
     pub queue: QueueSamples,
     pub drops: DropLog,
+    /// The traced TCP senders' state series and RTT samples (empty unless
+    /// `monitor.tcp_flows`).
+    pub tcp: TcpLog,
+    pub rtt: RttLog,
     pub flows: FlowTable,
     pub links: LinkBins,
     pub link_names: Vec<String>,
@@ -69,6 +75,13 @@ pub struct Simulation {
     link_dt: Dur,
     pub samples: QueueSamples,
     pub drops: DropLog,
+    pub tcp_log: TcpLog,
+    pub rtt_log: RttLog,
+    /// Per flow: is its TCP state recorded? (`monitor.tcp_flows`, also kept as a list.)
+    tcp_traced: Vec<bool>,
+    tcp_flows: Vec<u32>,
+    /// `monitor.tcp_interval`: sample every this long instead of at every change.
+    tcp_dt: Option<Dur>,
     pub bins: LinkBins,
     nodes: Vec<String>,
     resolved: String,
@@ -212,6 +225,17 @@ impl Simulation {
             link_dt: Dur::from_secs(model.link_interval),
             samples: QueueSamples::default(),
             drops: DropLog::default(),
+            tcp_log: TcpLog::new(nflows),
+            rtt_log: RttLog::default(),
+            tcp_traced: {
+                let mut v = vec![false; nflows];
+                for &f in &model.tcp_flows {
+                    v[f as usize] = true;
+                }
+                v
+            },
+            tcp_flows: model.tcp_flows,
+            tcp_dt: model.tcp_interval.map(Dur::from_secs),
             bins: LinkBins::default(),
             nodes: model.nodes,
             resolved: model.resolved.to_string(),
@@ -350,6 +374,9 @@ impl Simulation {
             self.sched.schedule(SimTime::ZERO, Event::Sample);
             self.sched.schedule(SimTime::ZERO + self.link_dt, Event::LinkBin);
         }
+        if self.tcp_dt.is_some() && !self.tcp_flows.is_empty() {
+            self.sched.schedule(SimTime::ZERO, Event::TcpSample);
+        }
     }
 
     /// Handle one event; false at the end of the run.
@@ -369,6 +396,7 @@ impl Simulation {
             Event::CbrSend { flow } => self.cbr_send(flow),
             Event::Sample => self.sample(),
             Event::LinkBin => self.link_bin(),
+            Event::TcpSample => self.tcp_sample(),
             Event::End => return false,
         }
         true
@@ -676,6 +704,9 @@ impl Simulation {
         }
         self.out = out;
         self.sync_timer(fi);
+        if self.tcp_traced[fi] {
+            self.watch_tcp(fi);
+        }
     }
 
     fn sync_timer(&mut self, fi: usize) {
@@ -812,6 +843,8 @@ impl Simulation {
         let now = self.end;
         self.now = now;
         self.drops.finish_spill();
+        self.tcp_log.finish_spill();
+        self.rtt_log.finish_spill();
         // Close the last utilisation bin and the time integrals.
         if !self.monitored.is_empty() {
             let last = self.links[self.monitored[0] as usize].bin_start;
@@ -925,6 +958,8 @@ impl Simulation {
             summary: s,
             queue: self.samples,
             drops: self.drops,
+            tcp: self.tcp_log,
+            rtt: self.rtt_log,
             flows: ft,
             links: self.bins,
             link_names: self.links.iter().map(|l| l.name.clone()).collect(),
@@ -942,7 +977,9 @@ pub fn run_json(json: &str, seed: Option<u64>, spill_dir: Option<std::path::Path
     let model = crate::scenario::build::build(&spec, seed)?;
     let mut sim = Simulation::new(model);
     if let Some(dir) = spill_dir {
-        sim.drops.spill_to(dir);
+        sim.drops.spill_to(dir.clone());
+        sim.tcp_log.spill_to(dir.clone());
+        sim.rtt_log.spill_to(dir);
     }
     sim.try_run()
 }

@@ -1,0 +1,99 @@
+//! Monitors: columnar buffers that grow by `push`, no per-event allocation beyond amortised
+//! vector growth. Cheap enough to leave on. The logs that grow with simulated time (drops,
+//! TCP state, RTT samples) write full chunks to files ([`spill`]).
+
+pub mod drops;
+pub mod spill;
+pub mod tcp;
+
+pub use drops::DropLog;
+pub use spill::{Spill, SPILL_ROWS};
+pub use tcp::{RttLog, TcpLog, TcpState};
+
+/// Samples of the monitored queues, every `sample_interval`.
+#[derive(Clone, Debug, Default)]
+pub struct QueueSamples {
+    pub t: Vec<f64>,
+    pub link: Vec<u32>,
+    pub len_pkts: Vec<u32>,
+    pub len_bytes: Vec<u64>,
+    pub avg: Vec<f64>,
+    pub p: Vec<f64>,
+    pub max_p: Vec<f64>,
+    pub min_th: Vec<f64>,
+    pub max_th: Vec<f64>,
+}
+
+/// Utilisation of the monitored links per `link_interval` bin.
+#[derive(Clone, Debug, Default)]
+pub struct LinkBins {
+    pub t: Vec<f64>,
+    pub link: Vec<u32>,
+    pub utilisation: Vec<f64>,
+}
+
+/// Per-flow results.
+#[derive(Clone, Debug, Default)]
+pub struct FlowTable {
+    pub flow: Vec<u32>,
+    pub label: Vec<String>,
+    pub src: Vec<String>,
+    pub dst: Vec<String>,
+    pub app: Vec<String>,
+    pub variant: Vec<String>,
+    pub start: Vec<f64>,
+    pub stop: Vec<f64>,
+    pub sent: Vec<u64>,
+    pub retransmitted: Vec<u64>,
+    pub timeouts: Vec<u64>,
+    pub received: Vec<u64>,
+    pub delivered: Vec<u64>,
+    pub throughput_bps: Vec<f64>,
+    pub goodput_bps: Vec<f64>,
+    pub mean_delay_s: Vec<f64>,
+    /// The flow's packets (data and ACKs) that arrived at, were dropped at, and were marked
+    /// at the first monitored queue.
+    pub queue_arrivals: Vec<u64>,
+    pub queue_drops: Vec<u64>,
+    pub queue_marks: Vec<u64>,
+    pub queue_marks_departed: Vec<u64>,
+}
+
+/// Scalar results, in a stable order.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub items: Vec<(String, f64)>,
+}
+
+impl Summary {
+    pub fn put(&mut self, k: &str, v: f64) {
+        self.items.push((k.to_string(), v));
+    }
+    pub fn get(&self, k: &str) -> Option<f64> {
+        self.items.iter().find(|(n, _)| n == k).map(|(_, v)| *v)
+    }
+}
+
+/// Jain's fairness index (Σx)² / (n·Σx²); 1 for an empty or all-zero set.
+pub fn jain(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let s: f64 = xs.iter().sum();
+    let s2: f64 = xs.iter().map(|x| x * x).sum();
+    if n == 0.0 || s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (n * s2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_by_hand() {
+        assert_eq!(super::jain(&[1.0, 1.0, 1.0]), 1.0);
+        assert!((super::jain(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
+        assert!((super::jain(&[3.0, 1.0]) - 16.0 / 20.0).abs() < 1e-12);
+    }
+}

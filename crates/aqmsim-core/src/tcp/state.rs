@@ -1,0 +1,49 @@
+//! What the state monitor reads off a sender (`monitor.tcp_flows`).
+
+use super::sender::{TcpSender, Variant};
+use super::CwndAction;
+use crate::monitor::tcp::{TcpRow, TcpState};
+
+impl TcpSender {
+    /// The sender's phase. Timeout: the last window action was a retransmission timeout
+    /// and not everything sent before it is acknowledged yet. Fast recovery: Reno and
+    /// NewReno while the window is inflated by duplicate ACKs (`dupwnd_ > 0`), SACK while
+    /// ns-2's `fastrecov_` is set (Tahoe has none: it goes back to slow start). Otherwise
+    /// slow start below ssthresh, congestion avoidance from it.
+    pub fn tcp_state(&self) -> TcpState {
+        let in_fr = match self.p.variant {
+            Variant::Reno | Variant::NewReno => self.dupwnd > 0,
+            Variant::Sack => self.sack.fastrecov,
+            Variant::Tahoe => false,
+        };
+        if self.last_cwnd_action == CwndAction::Timeout && self.highest_ack < self.recover {
+            TcpState::Timeout
+        } else if in_fr {
+            TcpState::FastRecovery
+        } else if self.cwnd < self.ssthresh as f64 {
+            TcpState::SlowStart
+        } else {
+            TcpState::CongestionAvoidance
+        }
+    }
+
+    /// One row of the state series.
+    pub fn snapshot(&self) -> TcpRow {
+        TcpRow {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            srtt: self.rtt.srtt_secs(),
+            rttvar: self.rtt.rttvar_secs(),
+            rto: self.rtt.timeout(),
+            outstanding: (self.t_seqno - self.highest_ack - 1).max(0),
+            state: self.tcp_state(),
+        }
+    }
+
+    /// The RTT sample taken since the last call, if any, s.
+    pub fn take_rtt_sample(&mut self) -> Option<f64> {
+        let s = self.rtt_sample;
+        self.rtt_sample = f64::NAN;
+        (!s.is_nan()).then_some(s)
+    }
+}
