@@ -187,6 +187,10 @@ def run(
         "separated by commas (monitor.tcp_flows); with --out, tcp.csv, rtt.csv and tcp.png",
         show_default=False,
     ),
+    delays: bool = typer.Option(
+        False, "--delays", help="keep the delay distributions (monitor.delays): quantiles "
+        "and jitter in the summary and flows table; with --out, delay_cdf.csv and .png",
+    ),
 ) -> None:
     """Run one scenario: print the summary; with --out, save data and figures."""
     if fmt not in ("csv", "parquet"):
@@ -199,6 +203,8 @@ def run(
     sc = _load(file, overrides)
     if tcp is not None:
         sc = _with_tcp_flows(sc, tcp)
+    if delays:
+        sc = sc.with_overrides(**{"monitor.delays": True})
     t0 = time.perf_counter()
     try:
         with err.status(f"simulating {sc.name or file} …", spinner="dots"):
@@ -245,6 +251,8 @@ def _save_figures(res: Any, out_dir: Path) -> List[Path]:
         figures = []
     if not res.tcp.empty:
         figures.append(("tcp.png", res.plot_tcp))
+    if not res.delay_cdf.empty:
+        figures.append(("delay_cdf.png", res.plot_delay_cdf))
     for name, fn in figures:
         try:
             fig = fn()

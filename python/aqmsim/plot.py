@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
     from .results import Results
 
-__all__ = ["plot_queue", "plot_drop_probability", "plot_utilisation", "plot_tcp", "new_figure"]
+__all__ = ["plot_queue", "plot_drop_probability", "plot_utilisation", "plot_tcp",
+           "plot_delay_cdf", "new_figure"]
 
 
 def _headless() -> bool:
@@ -233,4 +234,35 @@ def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
     bottom.set_xlim(left=0, right=end)
     bottom.set_ylim(bottom=0)
     bottom.grid(True, alpha=0.3)
+    return fig
+
+
+def plot_delay_cdf(res: "Results", ax: Optional["Axes"] = None) -> "Figure":
+    """The delay distributions of a run with ``monitor.delays``: one CDF per monitored
+    queue (queueing delay) and one of the end-to-end delay of every flow's packets, on a
+    log time axis (packets that did not wait sit at the left edge)."""
+    cdf = res.delay_cdf
+    if cdf.empty:
+        raise ValueError("no delay distributions recorded: set [monitor] delays = true "
+                         "(or `aqmsim run --delays`)")
+    if ax is None:
+        fig, ax = new_figure()
+    else:
+        fig = ax.figure
+    positive = cdf["delay_s"][cdf["delay_s"] > 0]
+    floor = float(positive.min()) / 2 if len(positive) else 1e-6
+    for what, rows in cdf.groupby("what", sort=False, observed=True):
+        d = np.maximum(rows["delay_s"].to_numpy(), floor)
+        ax.plot(d * 1e3, rows["q"].to_numpy(), drawstyle="steps-post", lw=1.2,
+                label=("queueing delay, " + str(what)[6:]) if str(what).startswith("queue ")
+                else "end-to-end delay, all flows")
+    ax.set_xscale("log")
+    ax.set_xlabel("delay (ms, log scale)")
+    ax.set_ylabel("fraction of packets ≤ delay")
+    ax.set_ylim(0, 1.01)
+    ax.grid(True, alpha=0.3, which="both")
+    ax.legend(loc="lower right", fontsize="small")
+    name = res.scenario.name if res.scenario is not None and res.scenario.name else "run"
+    ax.set_title(f"{name} — delay distributions (seed {res.summary.get('seed', '?')}; "
+                 "quantiles within 1 %)", fontsize="medium")
     return fig

@@ -12,13 +12,18 @@ drops     t [s], link, flow, reason (early|forced|overflow), action (drop|mark),
 flows     flow, src, dst, app, variant, start, stop, sent, retransmitted, timeouts,
           received, delivered, throughput_bps, goodput_bps, mean_delay_s, queue_arrivals,
           queue_drops, queue_marks (marks made), queue_marks_departed (left with CE:
-          ns-2's pmarks_) — the flow's packets at the first monitored queue
+          ns-2's pmarks_) — the flow's packets at the first monitored queue;
+          delay_p50_s, delay_p90_s, delay_p99_s, delay_max_s, jitter_s (end-to-end, with
+          ``monitor.delays``; NaN otherwise)
 links     t [s] (bin start), link, utilisation (bits sent / (rate x bin))
 tcp       t [s], flow, cwnd, ssthresh (packets), srtt, rttvar, rto [s], outstanding
           (packets sent, not yet acknowledged), state (slow_start | congestion_avoidance |
           fast_recovery | timeout) — the flows of ``monitor.tcp_flows``, one row per change
           (or per ``monitor.tcp_interval``)
 rtt       t [s], flow, rtt [s] — every RTT sample those flows took
+delay_cdf what ("queue <link>" | "end-to-end"), q, delay_s — with ``monitor.delays``: the
+          delay at each quantile level q (every percent, 0.995, 0.999, 1 = the maximum),
+          within 1 % (DDSketch)
 ========  ===============================================================================
 """
 
@@ -44,7 +49,7 @@ __all__ = ["Results", "TABLES", "SCHEMAS", "frame_from_arrow", "read_parquet"]
 
 TABLES = ("queue", "flows", "drops", "links")
 #: Tables only a traced run fills (``monitor.tcp_flows``); saved when not empty.
-TRACE_TABLES = ("tcp", "rtt")
+TRACE_TABLES = ("tcp", "rtt", "delay_cdf")
 
 # dtype of every known column; columns the engine adds beyond these keep their own dtype.
 SCHEMAS: Dict[str, Dict[str, str]] = {
@@ -64,6 +69,8 @@ SCHEMAS: Dict[str, Dict[str, str]] = {
         "delivered": "int64", "throughput_bps": "float64", "goodput_bps": "float64",
         "mean_delay_s": "float64", "queue_arrivals": "int64", "queue_drops": "int64",
         "queue_marks": "int64", "queue_marks_departed": "int64",
+        "delay_p50_s": "float64", "delay_p90_s": "float64", "delay_p99_s": "float64",
+        "delay_max_s": "float64", "jitter_s": "float64",
     },
     "links": {"t": "float64", "link": "object", "utilisation": "float64"},
     "tcp": {
@@ -72,6 +79,7 @@ SCHEMAS: Dict[str, Dict[str, str]] = {
         "state": "object",
     },
     "rtt": {"t": "float64", "flow": "int64", "rtt": "float64"},
+    "delay_cdf": {"what": "object", "q": "float64", "delay_s": "float64"},
 }
 
 
@@ -292,6 +300,12 @@ class Results:
         """Every RTT sample the traced senders took (t, flow, rtt in s)."""
         return self._table("rtt")
 
+    @property
+    def delay_cdf(self) -> pd.DataFrame:
+        """With ``monitor.delays``: the queueing delay of each monitored queue and the
+        end-to-end delay of all flows at quantile levels ``q`` (what, q, delay_s)."""
+        return self._table("delay_cdf")
+
     def arrow(self, name: str) -> Any:
         """Table ``name`` as a pyarrow Table, straight from the engine's columns when they
         allow it (no pandas DataFrame is built: what a sweep worker keeps as Parquet),
@@ -394,6 +408,13 @@ class Results:
         from . import plot
 
         return plot.plot_tcp(self, flows=flows, link=link)
+
+    def plot_delay_cdf(self, ax: Optional["Axes"] = None) -> "Figure":
+        """CDFs of the queueing delay at each monitored queue and of the end-to-end delay
+        (``monitor.delays``), on a log time axis."""
+        from . import plot
+
+        return plot.plot_delay_cdf(self, ax=ax)
 
 
 def _scalar(v: Any) -> Any:

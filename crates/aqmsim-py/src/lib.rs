@@ -104,6 +104,17 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
     let mut rtt = r.rtt;
     let rt = log_table(py, &mut rtt, "RTT", &["t", "flow", "rtt"], &[ColKind::Num("<f8"), ColKind::Num("<u4"), ColKind::Num("<f8")])?;
     d.set_item("rtt", rt)?;
+    let dc = PyDict::new(py);
+    let whats: Vec<&str> = {
+        let mut w: Vec<&str> = r.delay_cdf.what.iter().map(|s| s.as_str()).collect();
+        w.dedup();
+        w
+    };
+    let codes: Vec<u32> = r.delay_cdf.what.iter().map(|s| whats.iter().position(|w| w == s).unwrap_or(0) as u32).collect();
+    dc.set_item("what", cat(py, &codes, &whats)?)?;
+    dc.set_item("q", col(py, "<f8", &r.delay_cdf.q)?)?;
+    dc.set_item("delay_s", col(py, "<f8", &r.delay_cdf.delay_s)?)?;
+    d.set_item("delay_cdf", dc)?;
     d.set_item("drops", dr)?;
 
     let f = PyDict::new(py);
@@ -128,6 +139,9 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
     f.set_item("queue_drops", PyList::new(py, &ft.queue_drops)?)?;
     f.set_item("queue_marks", PyList::new(py, &ft.queue_marks)?)?;
     f.set_item("queue_marks_departed", PyList::new(py, &ft.queue_marks_departed)?)?;
+    for (name, v) in [("delay_p50_s", &ft.delay_p50_s), ("delay_p90_s", &ft.delay_p90_s), ("delay_p99_s", &ft.delay_p99_s), ("delay_max_s", &ft.delay_max_s), ("jitter_s", &ft.jitter_s)] {
+        f.set_item(name, col(py, "<f8", v)?)?;
+    }
     d.set_item("flows", f)?;
 
     let l = PyDict::new(py);

@@ -2,6 +2,7 @@
 //! vector growth. Cheap enough to leave on. The logs that grow with simulated time (drops,
 //! TCP state, RTT samples) write full chunks to files ([`spill`]).
 
+pub mod delays;
 pub mod drops;
 pub mod spill;
 pub mod tcp;
@@ -57,6 +58,13 @@ pub struct FlowTable {
     pub queue_drops: Vec<u64>,
     pub queue_marks: Vec<u64>,
     pub queue_marks_departed: Vec<u64>,
+    /// End-to-end delay of the flow's packets reaching its receiver (`monitor.delays`;
+    /// NaN otherwise): quantiles within 1 %, exact maximum, mean |IPDV|.
+    pub delay_p50_s: Vec<f64>,
+    pub delay_p90_s: Vec<f64>,
+    pub delay_p99_s: Vec<f64>,
+    pub delay_max_s: Vec<f64>,
+    pub jitter_s: Vec<f64>,
 }
 
 /// Scalar results, in a stable order.

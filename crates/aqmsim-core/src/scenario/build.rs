@@ -55,6 +55,8 @@ pub struct Model {
     pub tcp_flows: Vec<u32>,
     /// Record it every this many seconds instead of at every change.
     pub tcp_interval: Option<f64>,
+    /// Keep the delay distributions (`monitor.delays`).
+    pub delays: bool,
     /// The run stops with an error after this many events (`max_events`).
     pub max_events: u64,
     /// The run stops with an error when more packets are held at once (`max_packets`).
@@ -503,7 +505,8 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         }
     }
 
-    let mut monitor = json!({"queues": queues, "sample_interval": sample_interval, "link_interval": link_interval, "tcp_flows": tcp_flows});
+    let delays = spec.monitor.delays.unwrap_or(false);
+    let mut monitor = json!({"queues": queues, "sample_interval": sample_interval, "link_interval": link_interval, "tcp_flows": tcp_flows, "delays": delays});
     if let Some(dt) = tcp_interval {
         monitor["tcp_interval"] = json!(dt);
     }
@@ -526,6 +529,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         link_interval,
         tcp_flows,
         tcp_interval,
+        delays,
         max_events,
         max_packets,
         resolved,

@@ -170,4 +170,6 @@ pub struct MonitorSpec {
     pub tcp_flows: Option<serde_json::Value>,
     /// Record their state every this long instead of at every change.
     pub tcp_interval: Option<Quantity>,
+    /// Keep the delay distributions (queueing and end-to-end).
+    pub delays: Option<bool>,
 }

@@ -8,6 +8,7 @@ use crate::aqm::queue::Enqueued;
 use crate::aqm::{Aqm, QueueDisc};
 use crate::monitor::{jain, DropLog, FlowTable, LinkBins, QueueSamples, RttLog, Summary, TcpLog};
 
+mod delays;
 mod tcp_watch;
 use crate::net::{link_inputs, Link, Routes, NO_FEEDER, NO_ROUTE};
 use crate::packet::{Kind, Packet};
@@ -55,6 +56,8 @@ pub struct RunResults {
     /// `monitor.tcp_flows`).
     pub tcp: TcpLog,
     pub rtt: RttLog,
+    /// The delay distributions' quantile tables (empty unless `monitor.delays`).
+    pub delay_cdf: crate::monitor::delays::DelayCdf,
     pub flows: FlowTable,
     pub links: LinkBins,
     pub link_names: Vec<String>,
@@ -82,6 +85,7 @@ pub struct Simulation {
     tcp_flows: Vec<u32>,
     /// `monitor.tcp_interval`: sample every this long instead of at every change.
     tcp_dt: Option<Dur>,
+    delays: delays::Delays,
     pub bins: LinkBins,
     nodes: Vec<String>,
     resolved: String,
@@ -130,6 +134,7 @@ impl Simulation {
     pub fn new(model: Model) -> Simulation {
         let seed = model.seed;
         let nflows = model.flows.len();
+        let delays = delays::Delays::new(model.delays, model.links.len(), &model.monitored, nflows);
         let pairs: Vec<(u32, u32)> = model.links.iter().map(|l| (l.from, l.to)).collect();
         let routes = Routes::compute(model.nodes.len(), &pairs);
         let streams = model.flows.iter().flat_map(|f| {
@@ -236,6 +241,7 @@ impl Simulation {
             },
             tcp_flows: model.tcp_flows,
             tcp_dt: model.tcp_interval.map(Dur::from_secs),
+            delays,
             bins: LinkBins::default(),
             nodes: model.nodes,
             resolved: model.resolved.to_string(),
@@ -438,12 +444,16 @@ impl Simulation {
             debug_assert!(link.queue.is_empty(), "packets wait only behind a pending TxDone");
             if link.transparent {
                 link.count_cut_through(pkt.size);
+                if crate::aqm::queue::is_marked(&pkt) {
+                    link.queue.stats.marked_departures += 1;
+                }
+                self.note_departure(l, Some(&pkt), false);
                 self.start_tx(l, pkt, false);
                 return;
             }
             let sent = link.queue.pass_through(pkt, now, &mut self.qrng[l as usize]);
             self.log_queue_events(l);
-            self.note_departure(l, sent.as_ref());
+            self.note_departure(l, sent.as_ref(), false);
             if let Some(p) = sent {
                 self.start_tx(l, p, false);
             }
@@ -476,16 +486,19 @@ impl Simulation {
         let now = self.now;
         let p = self.links[l as usize].queue.dequeue(now);
         self.log_queue_events(l);
-        self.note_departure(l, p.as_ref());
+        self.note_departure(l, p.as_ref(), true);
         p
     }
 
     /// Per-flow count of marked packets leaving the primary queue.
     #[inline]
-    fn note_departure(&mut self, l: u32, p: Option<&Packet>) {
+    fn note_departure(&mut self, l: u32, p: Option<&Packet>, waited: bool) {
         if let Some(p) = p {
             if l == self.primary && crate::aqm::queue::is_marked(p) {
                 self.per_flow[p.flow as usize].marked_departures += 1;
+            }
+            if self.delays.on {
+                self.note_queue_delay(l, p, waited);
             }
         }
     }
@@ -674,6 +687,9 @@ impl Simulation {
         match (&mut flow.agent, pkt.kind) {
             (Agent::Tcp { sink, .. }, Kind::Data) => {
                 let dst = flow.dst;
+                if self.delays.on {
+                    self.delays.e2e[fi].add(now.saturating_since(pkt.t_sent).secs());
+                }
                 if let Some(ack) = sink.recv(&pkt, now) {
                     self.send_from(dst, ack);
                 } else if sink.wants_timer() {
@@ -688,6 +704,9 @@ impl Simulation {
                 self.flush(fi, out);
             }
             (Agent::Cbr(c), Kind::Udp) => {
+                if self.delays.on {
+                    self.delays.e2e[fi].add(now.saturating_since(pkt.t_sent).secs());
+                }
                 c.received += 1;
                 c.received_bytes += pkt.size as u64;
                 c.delay_sum_ns += now.saturating_since(pkt.t_sent).0 as f64;
@@ -954,12 +973,14 @@ impl Simulation {
         s.put("timeouts", tot_to as f64);
         s.put("mean_e2e_delay_s", if dn > 0 { dsum / dn as f64 * 1e-9 } else { 0.0 });
         s.put("jain_fairness", jain(&tputs));
+        let delay_cdf = self.delay_results(&mut ft, &mut s);
         RunResults {
             summary: s,
             queue: self.samples,
             drops: self.drops,
             tcp: self.tcp_log,
             rtt: self.rtt_log,
+            delay_cdf,
             flows: ft,
             links: self.bins,
             link_names: self.links.iter().map(|l| l.name.clone()).collect(),
