@@ -61,13 +61,25 @@ holds a row without its files, a half-written row, or a temporary file counted a
 result, whenever the driver is killed. (One transaction per batch rather than per run:
 DuckDB spends ~2 ms on each, which runs of a few milliseconds would feel.)
 
+A new store's database is made under a temporary name and linked into place, and a
+column a sweep adds is filled in the transaction that adds it, so a kill never leaves a
+database file no run can open, nor a column that stays empty for older rows.
+
 DuckDB lets one process hold a database for writing; :func:`open` called while a sweep is
-writing reads a snapshot (a copy of the database file and its write-ahead log).
+writing reads a snapshot (a copy of the database file and its write-ahead log). A second
+writer waits :data:`LOCK_WAIT` seconds (a reader holds the lock for a moment), then fails
+with a :class:`StoreError` naming the store and the process holding it: two sweeps do
+not write one store at once. A write that fails — a full disk, a file size limit, a
+read-only file system — raises a :class:`StoreError` naming the store ("no space left"
+for the first two); the runs written before stay, and the same sweep run again does the
+rest.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
+import errno
 import hashlib
 import json
 import math
@@ -75,6 +87,7 @@ import os
 import shutil
 import tempfile
 import time
+from builtins import open as builtins_open
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
@@ -233,20 +246,13 @@ def _db_path(path: PathLike) -> Path:
     return p / DB_NAME
 
 
+#: ``os.write`` as the store's file writes call it (tests replace it to fill the disk).
+_os_write = os.write
+
+
 def _write_atomic(path: Path, data: bytes) -> None:
     """Write ``data`` to ``path`` through a temporary file and a rename, synced."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}{TMP_MARK}{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            n = os.write(fd, view)
-            view = view[n:]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
+    _write_all_atomic([(path, data)])
 
 
 def _write_all_atomic(files: Sequence[Tuple[Path, bytes]], made: Optional[set] = None) -> None:
@@ -254,6 +260,7 @@ def _write_all_atomic(files: Sequence[Tuple[Path, bytes]], made: Optional[set] =
     first fsync commits the file system's journal for the others too), then all renamed.
     ``made``: directories known to exist (updated)."""
     pending: List[Tuple[int, Path, Path]] = []
+    ok = False
     try:
         for path, data in files:
             if made is None or path.parent not in made:
@@ -265,13 +272,17 @@ def _write_all_atomic(files: Sequence[Tuple[Path, bytes]], made: Optional[set] =
             pending.append((fd, tmp, path))
             view = memoryview(data)
             while view:
-                n = os.write(fd, view)
+                n = _os_write(fd, view)
                 view = view[n:]
         for fd, _, _ in pending:
             os.fsync(fd)
+        ok = True
     finally:
-        for fd, _, _ in pending:
+        for fd, tmp, _ in pending:
             os.close(fd)
+            if not ok:  # (a full disk: give the space back at once)
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
     for _, tmp, path in pending:
         os.replace(tmp, path)
 
@@ -324,13 +335,14 @@ class Store:
     """
 
     def __init__(self, path: PathLike, read_only: bool = False) -> None:
-        duckdb = _duckdb()
+        _duckdb()  # (an ImportError saying what to install, before anything)
         db = _db_path(path)
         self.db_path = db
         self.root = db.parent
         self.series_root = self.root / SERIES_DIR
         self.read_only = read_only
         self._snapshot: Optional[str] = None
+        self._failed = False  # a write failed: closing may fail too, and says nothing
         if read_only:
             if not db.exists():
                 raise StoreError(f"{self.root}: no sweep store here (no {DB_NAME})")
@@ -340,22 +352,15 @@ class Store:
             try:
                 self.root.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                raise _not_writable(self.root, exc) from None
+                raise (_write_error(self.root, exc) or _not_writable(self.root, exc)) from None
+            _create_db(db, self.root)
+            self.con = _connect_write(db, self.root)
             try:
-                self.con = duckdb.connect(str(db))
-            except duckdb.IOException as exc:
-                if "lock" in str(exc).lower():
-                    raise StoreError(
-                        f"{db}: in use by another process (another sweep writing to the same "
-                        f"store, or an open connection to it): {exc}"
-                    ) from None
-                if any(w in str(exc).lower() for w in ("permission denied", "read-only",
-                                                        "read only")):
-                    raise _not_writable(self.root, exc) from None
-                raise StoreError(f"{db}: {exc}") from None
-            except duckdb.Error as exc:
-                raise StoreError(f"{db}: not a usable DuckDB database: {exc}") from None
-            self._create()
+                with self._writing():
+                    self._create()
+            except BaseException:
+                self.close()
+                raise
         self._columns: Dict[str, str] = {}
         self._scenario_hashes: Optional[set] = None
         self._dirs: set = set()  # series directories made
@@ -372,26 +377,49 @@ class Store:
         con = getattr(self, "con", None)
         if con is not None:
             try:
-                con.close()
+                con.close()  # (its checkpoint failing loses nothing: the log stays)
+            except _duckdb().Error as exc:
+                if not (self._failed or self.read_only):
+                    raise (_write_error(self.root, exc) or exc) from None
             finally:
                 self.con = None
         if self._snapshot:
             shutil.rmtree(self._snapshot, ignore_errors=True)
             self._snapshot = None
 
-    def _create(self) -> None:
-        cols = ", ".join(f"{_q(k)} {t}" for k, t in FIXED_COLUMNS.items())
+    @contextlib.contextmanager
+    def _writing(self) -> Any:
+        """Writes to the store: a failed one (a full disk, a file size limit, a read-only
+        file system, an I/O error) raises a :class:`StoreError` naming the store."""
+        try:
+            yield
+        except StoreError:
+            self._failed = True
+            raise
+        except (OSError, _duckdb().Error) as exc:
+            err = _write_error(self.root, exc)
+            if err is None:
+                raise
+            self._failed = True
+            raise err from exc
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Any:
+        """One transaction: committed at the end, rolled back on any exception (a COMMIT
+        that failed has ended it already: the original error is the one raised)."""
         c = self.con
-        c.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
-        c.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
-        c.execute("CREATE TABLE IF NOT EXISTS scenarios (hash VARCHAR PRIMARY KEY, "
-                  "scenario JSON NOT NULL)")
-        c.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols}, PRIMARY KEY (hash, seed))")
-        c.execute("CREATE TABLE IF NOT EXISTS sweeps (name VARCHAR PRIMARY KEY, spec JSON, "
-                  "params JSON, metrics JSON, series JSON, updated_at TIMESTAMP)")
-        c.execute("CREATE TABLE IF NOT EXISTS sweep_runs (sweep VARCHAR NOT NULL, "
-                  "hash VARCHAR NOT NULL, seed UBIGINT NOT NULL, position INTEGER, "
-                  "PRIMARY KEY (sweep, hash, seed))")
+        c.execute("BEGIN")
+        try:
+            yield c
+            c.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(_duckdb().Error):
+                c.execute("ROLLBACK")
+            raise
+
+    def _create(self) -> None:
+        c = self.con
+        _create_tables(c)
         version = c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if version and version[0] != SCHEMA_VERSION:
             raise StoreError(f"{self.db_path}: store schema version {version[0]}, this "
@@ -428,26 +456,33 @@ class Store:
             if have is None:
                 self._add_column(key, want, "param")
             elif _widen(have, want) != have:
-                self.con.execute(f"ALTER TABLE runs ALTER {_q(key)} TYPE {_widen(have, want)}")
-                self._load_columns()
-            else:
-                continue
-            self._backfill_param(key)
+                new = _widen(have, want)
+                try:
+                    with self._writing(), self._transaction() as c:
+                        c.execute(f"ALTER TABLE runs ALTER {_q(key)} TYPE {new}")
+                        self._backfill_param(key, new)
+                finally:
+                    self._load_columns()
 
     def _add_column(self, name: str, sql_type: str, role: str) -> None:
-        c = self.con
-        c.execute("BEGIN")
+        """Add a column and fill it for the rows there, in one transaction: a driver
+        killed in between leaves no column (made again next time), never an unfilled one."""
         try:
-            c.execute(f"ALTER TABLE runs ADD COLUMN {_q(name)} {sql_type}")
-            c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [f"col:{name}", role])
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
-        self._load_columns()
+            with self._writing(), self._transaction() as c:
+                c.execute(f"ALTER TABLE runs ADD COLUMN {_q(name)} {sql_type}")
+                c.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [f"col:{name}", role])
+                if role == "param":
+                    self._backfill_param(name, sql_type)
+                elif role == "metric":
+                    c.execute(f"UPDATE runs SET {_q(name)} = TRY_CAST(json_extract(summary, ?) "
+                              "AS DOUBLE) WHERE summary IS NOT NULL",
+                              ["$." + json.dumps(name)])
+        finally:
+            self._load_columns()
 
-    def _backfill_param(self, key: str) -> None:
-        sql_type = self._columns[key]
+    def _backfill_param(self, key: str, sql_type: str) -> None:
+        """Set column ``key`` of every row from its scenario (inside the caller's
+        transaction)."""
         rows = self.con.execute(
             "SELECT r.hash, s.scenario FROM runs r JOIN scenarios s USING (hash) "
             "GROUP BY r.hash, s.scenario").fetchall()
@@ -463,9 +498,6 @@ class Store:
             if name in NOT_METRICS or name in self._columns:
                 continue
             self._add_column(name, "DOUBLE", "metric")
-            self.con.execute(
-                f"UPDATE runs SET {_q(name)} = TRY_CAST(json_extract(summary, ?) AS DOUBLE) "
-                "WHERE summary IS NOT NULL", ["$." + json.dumps(name)])
 
     # ------------------------------------------------------------ sweeps
     def register_sweep(self, name: str, spec: Mapping[str, Any], params: Sequence[str],
@@ -489,22 +521,20 @@ class Store:
         })
         scenarios = pd.DataFrame({"hash": list(scen), "scenario": list(scen.values())})
         c = self.con
-        c.execute("BEGIN")
         try:
             c.register("_aqm_members", members)
             c.register("_aqm_scenarios", scenarios)
-            c.execute("INSERT OR IGNORE INTO scenarios SELECT hash, scenario FROM _aqm_scenarios")
-            self._scenario_hashes = None
-            c.execute("DELETE FROM sweep_runs WHERE sweep = ?", [name])
-            c.execute("INSERT INTO sweep_runs SELECT sweep, hash, seed, position FROM _aqm_members")
-            c.execute("INSERT OR REPLACE INTO sweeps VALUES (?, ?, ?, ?, ?, ?)",
-                      [name, json.dumps(spec, default=str), json.dumps(list(params)),
-                       json.dumps(list(metrics) if metrics is not None else None),
-                       json.dumps(list(series)), _now()])
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
+            with self._writing(), self._transaction():
+                c.execute("INSERT OR IGNORE INTO scenarios "
+                          "SELECT hash, scenario FROM _aqm_scenarios")
+                self._scenario_hashes = None
+                c.execute("DELETE FROM sweep_runs WHERE sweep = ?", [name])
+                c.execute("INSERT INTO sweep_runs "
+                          "SELECT sweep, hash, seed, position FROM _aqm_members")
+                c.execute("INSERT OR REPLACE INTO sweeps VALUES (?, ?, ?, ?, ?, ?)",
+                          [name, json.dumps(spec, default=str), json.dumps(list(params)),
+                           json.dumps(list(metrics) if metrics is not None else None),
+                           json.dumps(list(series)), _now()])
         finally:
             c.unregister("_aqm_members")
             c.unregister("_aqm_scenarios")
@@ -573,7 +603,8 @@ class Store:
                 "finished_at": _now(),
                 "_summary": summary, "_scenario": e.scenario,
             })
-        _write_all_atomic(files, self._dirs)
+        with self._writing():
+            _write_all_atomic(files, self._dirs)
         self.ensure_metrics(list(wanted))
         metric_cols = self.metric_columns
         param_cols = self.param_columns
@@ -595,9 +626,7 @@ class Store:
         for e in entries:
             if e.hash not in known and e.hash not in new_scen:
                 new_scen[e.hash] = canonical_json(e.scenario)
-        c = self.con
-        c.execute("BEGIN")
-        try:
+        with self._writing(), self._transaction() as c:
             if new_scen:
                 c.executemany("INSERT OR IGNORE INTO scenarios VALUES (?, ?)",
                               [[h, sc] for h, sc in new_scen.items()])
@@ -606,10 +635,6 @@ class Store:
                           [rows[0][n] for n in names])
             else:  # (DuckDB finds the local variable _aqm_batch by its name)
                 c.execute(f"{verb} INTO runs ({cols}) SELECT {cols} FROM _aqm_batch")
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
         known.update(new_scen)
 
     def _known_scenarios(self) -> set:
@@ -725,6 +750,169 @@ def _not_writable(root: Path, why: Any = None) -> StoreError:
     return StoreError(f"{root}: cannot write to this store directory (read-only, or no "
                       "permission): a sweep with runs to do needs to write its results there; "
                       "give another with --store" + (f" ({why})" if why else ""))
+
+
+#: errno values of a write that found no room: a full disk, a file size limit
+#: (RLIMIT_FSIZE), a quota
+_SPACE_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
+_SPACE_WORDS = ("no space left", "file too large", "disk quota exceeded")
+_NO_WRITE_WORDS = _SPACE_WORDS + ("permission denied", "read-only file system")
+
+
+def _no_space(root: Path, detail: str) -> StoreError:
+    return StoreError(f"{root}: no space left to write this store ({detail}); every run "
+                      "recorded before is kept: free some space (or give another --store) "
+                      "and run the same command again to finish the rest")
+
+
+def _write_error(root: Path, exc: BaseException) -> Optional[StoreError]:
+    """The :class:`StoreError` of a write to the store at ``root`` that failed with
+    ``exc``, or None when ``exc`` is not a failed write (a bug: raised as it is)."""
+    text = " ".join(str(exc).split())
+    low = text.lower()
+    if isinstance(exc, OSError):
+        detail = exc.strerror or text
+        if exc.filename:
+            detail += f": {exc.filename}"
+        if exc.errno in _SPACE_ERRNOS:
+            return _no_space(root, detail)
+        if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return _not_writable(root, detail)
+        return StoreError(f"{root}: cannot write this store: {detail}")
+    duckdb = _duckdb()
+    if not isinstance(exc, duckdb.Error):
+        return None
+    if any(w in low for w in _SPACE_WORDS):
+        return _no_space(root, text)
+    if any(w in low for w in _NO_WRITE_WORDS):
+        return _not_writable(root, text)
+    if (isinstance(exc, (duckdb.IOException, duckdb.FatalException))
+            or any(w in low for w in ("could not write", "failed to commit", "invalidated"))):
+        return StoreError(f"{root}: cannot write this store: {text}")
+    return None
+
+
+#: Seconds a writer waits for a store another process holds (a reader holds it for a
+#: moment; another sweep for as long as it runs: then the error says which process).
+LOCK_WAIT = 3.0
+
+
+def _holder(message: str) -> str:
+    """``pid N: its command line`` of the process DuckDB names as holding a lock."""
+    import re
+
+    m = re.search(r"\(PID (\d+)\)", message)
+    if not m:
+        return "another process"
+    pid = m.group(1)
+    try:
+        with builtins_open(f"/proc/{pid}/cmdline", "rb") as fh:
+            cmd = " ".join(fh.read().decode("utf-8", "replace").replace("\0", " ").split())
+    except OSError:
+        cmd = ""
+    if len(cmd) > 120:
+        cmd = cmd[:117] + "..."
+    return f"another process (pid {pid}{': ' + cmd if cmd else ''})"
+
+
+def _create_tables(c: Any) -> None:
+    """The store's tables (those missing), in the database of connection ``c``."""
+    cols = ", ".join(f"{_q(k)} {t}" for k, t in FIXED_COLUMNS.items())
+    c.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    c.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", [SCHEMA_VERSION])
+    c.execute("CREATE TABLE IF NOT EXISTS scenarios (hash VARCHAR PRIMARY KEY, "
+              "scenario JSON NOT NULL)")
+    c.execute(f"CREATE TABLE IF NOT EXISTS runs ({cols}, PRIMARY KEY (hash, seed))")
+    c.execute("CREATE TABLE IF NOT EXISTS sweeps (name VARCHAR PRIMARY KEY, spec JSON, "
+              "params JSON, metrics JSON, series JSON, updated_at TIMESTAMP)")
+    c.execute("CREATE TABLE IF NOT EXISTS sweep_runs (sweep VARCHAR NOT NULL, "
+              "hash VARCHAR NOT NULL, seed UBIGINT NOT NULL, position INTEGER, "
+              "PRIMARY KEY (sweep, hash, seed))")
+
+
+def _create_db(db: Path, root: Path) -> None:
+    """Make a new store database under a temporary name, then link it into place: a store
+    never has a half-made database file (a disk that fills, or a kill, while DuckDB writes
+    its first blocks would leave one that no later run could open). When another process
+    made it meanwhile, theirs is the store. An empty file (an older aqmsim's failed start)
+    is made again."""
+    duckdb = _duckdb()
+    for stale in root.glob(f"{db.name}{TMP_MARK}*"):  # left by killed processes
+        pid = stale.name[len(db.name + TMP_MARK):].split(".")[0]
+        if not pid.isdigit() or int(pid) == os.getpid() or not _alive(int(pid)):
+            with contextlib.suppress(OSError):
+                stale.unlink()
+    with contextlib.suppress(OSError):
+        if db.stat().st_size == 0 and not db.with_name(db.name + ".wal").exists():
+            db.unlink()
+    if db.exists():
+        return
+    tmp = db.with_name(f"{db.name}{TMP_MARK}{os.getpid()}")
+    try:
+        con = duckdb.connect(str(tmp))
+        try:
+            _create_tables(con)
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, db)  # (never over a database another process has just made)
+        except FileExistsError:
+            pass
+        except OSError:  # a file system without hard links
+            if not db.exists():
+                os.replace(tmp, db)
+    except (OSError, duckdb.Error) as exc:
+        err = _write_error(root, exc)
+        if err is None:
+            raise
+        raise err from None
+    finally:
+        for f in (tmp, tmp.with_name(tmp.name + ".wal")):
+            with contextlib.suppress(OSError):
+                f.unlink()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _connect_write(db: Path, root: Path) -> Any:
+    """A connection to ``db`` for writing; a :class:`StoreError` naming the store when
+    another process holds it past :data:`LOCK_WAIT`, or it cannot be written."""
+    duckdb = _duckdb()
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        try:
+            return duckdb.connect(str(db))
+        except duckdb.IOException as exc:
+            msg = " ".join(str(exc).split())
+            if "lock" in msg.lower():
+                if time.monotonic() < deadline:
+                    time.sleep(0.1)
+                    continue
+                raise StoreError(
+                    f"{root}: in use by {_holder(msg)}: DuckDB lets one process write a "
+                    "store at a time (another sweep writing to it, or an open connection); "
+                    "run this sweep when it has finished, or give another --store") from None
+            if any(w in msg.lower() for w in _NO_WRITE_WORDS):
+                raise _write_error(root, exc) from None  # (no space, no permission)
+            raise StoreError(f"{db}: {msg}") from None
+        except duckdb.Error as exc:
+            if any(w in str(exc).lower() for w in _NO_WRITE_WORDS):
+                raise _write_error(root, exc) from None
+            raise StoreError(f"{db}: not a usable DuckDB database: {exc}") from None
 
 
 def check_writable(path: PathLike) -> None:
