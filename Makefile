@@ -18,7 +18,7 @@ BUILD_STAMP  := $(VENV)/.build-stamp
 
 PY_DEPS := numpy pandas matplotlib typer rich pytest hypothesis duckdb pyarrow dask distributed
 
-.PHONY: help venv build ns2 ns3 chromium test pytest cargo-test demo bench clean
+.PHONY: help venv build ns2 ns3 chromium tshark test pytest cargo-test demo bench clean
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | \
@@ -51,13 +51,21 @@ chromium: ## install Chromium (Debian package chromium) when `chromium` is not o
 	@command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium)
 
+# The pcap tests (tests/test_trace_pcap.py, crates/aqmsim-core/tests/it/pcap.rs) read aqmsim's
+# pcap with tshark. The debconf preseed answers wireshark-common's "non-superusers capture"
+# question (no).
+tshark: ## install tshark (Debian package tshark) when `tshark` is not on PATH
+	@command -v tshark >/dev/null || ($(SUDO) apt-get update -qq && \
+	  echo 'wireshark-common wireshark-common/install-setuid boolean false' | $(SUDO) debconf-set-selections && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq tshark)
+
 cargo-test: ## run the Rust engine's tests
 	$(CARGO) test --release -p aqmsim-core
 
 pytest: build ## run the Python test suite only
 	$(PY) -m pytest -q
 
-test: build ns2 chromium ## run every test: cargo test (engine) + pytest (Python, CLI, ns-2 cross-checks, report in Chromium)
+test: build ns2 chromium tshark ## run every test: cargo test (engine) + pytest (Python, CLI, ns-2 cross-checks, report in Chromium)
 	$(CARGO) test --release -p aqmsim-core
 	$(PY) -m pytest -q
 

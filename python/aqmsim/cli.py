@@ -191,6 +191,11 @@ def run(
         False, "--delays", help="keep the delay distributions (monitor.delays): quantiles "
         "and jitter in the summary and flows table; with --out, delay_cdf.csv and .png",
     ),
+    trace: Optional[str] = typer.Option(
+        None, "--trace", help="packet trace of the monitored links (or [trace] links) into "
+        "--out: ns2 (trace.tr, ns-2's + - r d lines) or pcap (one <from>-<to>.pcap per link)",
+        show_default=False,
+    ),
 ) -> None:
     """Run one scenario: print the summary; with --out, save data and figures."""
     if fmt not in ("csv", "parquet"):
@@ -205,6 +210,8 @@ def run(
         sc = _with_tcp_flows(sc, tcp)
     if delays:
         sc = sc.with_overrides(**{"monitor.delays": True})
+    if trace is not None:
+        sc = _with_trace(sc, trace, out_dir)
     t0 = time.perf_counter()
     try:
         with err.status(f"simulating {sc.name or file} …", spinner="dots"):
@@ -228,6 +235,22 @@ def run(
             _fail(f"{out_dir}: could not save results: {exc}", code=1)
         out.print(f"wrote {len(written)} files to {out_dir}/: "
                   + ", ".join(p.name for p in written))
+    if res.trace_error:
+        err.print(f"[yellow]warning: packet trace incomplete: {res.trace_error}[/yellow]")
+
+
+def _with_trace(sc: Any, fmt: str, out_dir: Optional[Path]) -> Any:
+    """``--trace ns2|pcap``: [trace] written into the --out directory."""
+    if fmt not in ("ns2", "pcap"):
+        _fail(f"--trace: must be ns2 or pcap, got {fmt!r}")
+    if out_dir is None:
+        _fail("--trace needs --out DIR: the trace is written there")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / ("trace.tr" if fmt == "ns2" else "pcap")
+    try:
+        return sc.with_overrides(**{"trace.format": fmt, "trace.path": str(path)})
+    except ScenarioError as exc:
+        _fail(str(exc))
 
 
 def _with_tcp_flows(sc: Any, spec: str) -> Any:

@@ -244,6 +244,14 @@ class Results:
         if isinstance(resolved, str):
             resolved = json.loads(resolved) if resolved else {}
         self._resolved: Dict[str, Any] = dict(resolved or {})
+        #: Why the packet trace (``[trace]``) stopped before the end of the run (a full
+        #: disk), or None: the run itself went on, and every other result is complete.
+        self.trace_error: Optional[str] = self._raw.get("trace_error")
+        if self.trace_error:
+            import warnings
+
+            warnings.warn(f"packet trace incomplete: {self.trace_error}", RuntimeWarning,
+                          stacklevel=3)
 
     def __getstate__(self) -> Dict[str, Any]:
         # A long run's drop log arrives as maps of the engine's files: pickle (to another

@@ -18,6 +18,7 @@ pub mod sched;
 pub mod sim;
 pub mod tcp;
 pub mod time;
+pub mod trace;
 
 pub use error::ScenarioError;
 pub use sim::{run_json, run_toml, RunResults, Simulation};

@@ -46,8 +46,10 @@ pub struct Packet {
     pub kind: Kind,
     /// `ecn::*` bits.
     pub ecn: u8,
-    /// Data: a retransmission.
-    pub rtx: bool,
+    /// Data: 1 for a retransmission ([`Packet::rtx`]). ACK: the sink's count of ACKs sent,
+    /// mod 256, which tells apart duplicate ACKs that are otherwise identical (packet traces
+    /// match packets by content).
+    pub tag: u8,
     /// Number of valid entries of `sack`.
     pub nsack: u8,
     /// Data: when the source handed it to the network. ACK: echo of that for the acked packet.
@@ -70,13 +72,19 @@ impl Packet {
             dst,
             kind,
             ecn: 0,
-            rtx: false,
+            tag: 0,
             nsack: 0,
             t_sent: now,
             t_enq: now,
             sack: [(0, 0); MAX_SACK],
         }
     }
+    /// A retransmitted data packet.
+    #[inline]
+    pub fn rtx(&self) -> bool {
+        self.kind == Kind::Data && self.tag != 0
+    }
+
     #[inline]
     pub fn has(&self, bit: u8) -> bool {
         self.ecn & bit != 0

@@ -150,6 +150,7 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
     l.set_item("utilisation", col(py, "<f8", &r.links.utilisation)?)?;
     d.set_item("links", l)?;
     d.set_item("resolved", &r.resolved)?;
+    d.set_item("trace_error", r.trace_error.as_deref())?;
     Ok(d)
 }
 

@@ -397,6 +397,7 @@ def run_ns2(
     samples: bool = True,
     flow_monitor: bool = False,
     max_queue: bool = False,
+    trace_all: bool = False,
 ) -> Dict[str, Any]:
     """Export ``scenario`` for ``seed``, run ``ns`` and return the parsed results.
 
@@ -420,7 +421,8 @@ def run_ns2(
     script = out / "script.tcl"
     max_queue = max_queue or "max_queue_pkts" in plan.measure
     script.write_text(render_tcl(plan, str(out), full_trace=full_trace, samples=samples,
-                                 flow_monitor=flow_monitor, max_queue=max_queue))
+                                 flow_monitor=flow_monitor, max_queue=max_queue,
+                                 trace_all=trace_all))
     # ns writes straight to files (a run with 0-byte headers prints a line per packet:
     # tens of MB that a pipe would make Python read); only their ends are read back
     with open(out / "ns.stdout", "wb") as fo, open(out / "ns.stderr", "wb") as fe:

@@ -534,7 +534,7 @@ def _tcp_tcl(fp: FlowPlan) -> Tuple[List[str], List[str]]:
 
 
 def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples: bool = True,
-               flow_monitor: bool = False, max_queue: bool = False) -> str:
+               flow_monitor: bool = False, max_queue: bool = False, trace_all: bool = False) -> str:
     """Write the Tcl script for a resolved :class:`Plan` (see :func:`to_tcl`)."""
     import os
 
@@ -550,6 +550,10 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
     add("# Every random value of the scenario was drawn in Python and is written here as a number;")
     add("# every parameter is set on its object, so no ns-2 class default is relied on.")
     add("set ns [new Simulator]")
+    if trace_all:
+        # every link's + - r d lines (before the links are made), for aqmsim's ns-2 trace
+        add(f"set tall [open {_brace(os.path.join(tdir, 'trace_all.tr'))} w]")
+        add("$ns trace-all $tall")
     add("")
     add("# ns-2's default RNG (RED's coin, TCP boot_time_): MRG32k3a seed 1, substream <seed>.")
     add("# next-substream gives independent streams; `ns-random N` would give correlated ones.")
@@ -655,7 +659,7 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
         add("")
     add("# At the end: flush the integrators and write `key value` lines")
     add("proc finish {} {")
-    add("    global ns qm ds src dst rxm sf tf" + (" fmon" if fmon else ""))
+    add("    global ns qm ds src dst rxm sf tf" + (" fmon" if fmon else "") + (" tall" if trace_all else ""))
     add("    set now [$ns now]")
     add(f"    set f [open {_brace(os.path.join(tdir, 'summary.txt'))} w]")
     add("    puts $f \"duration $now\"")
@@ -701,6 +705,9 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
     if traced:
         for mi in range(len(plan.monitored)):
             add(f"    close $tf({mi})")
+    if trace_all:
+        add("    $ns flush-trace")
+        add("    close $tall")
     add("    $ns halt")
     add("}")
     add(f"$ns at {_num(plan.duration)} finish")
@@ -710,7 +717,8 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
 
 
 def to_tcl(scenario: Mapping[str, Any], seed: int, trace_dir: str, *, full_trace: bool = False,
-           samples: bool = True, flow_monitor: bool = False, max_queue: bool = False) -> str:
+           samples: bool = True, flow_monitor: bool = False, max_queue: bool = False,
+           trace_all: bool = False) -> str:
     """The ns-2 Tcl script for ``scenario`` run with ``seed``.
 
     ``trace_dir`` is where the script writes ``summary.txt`` (``key value`` lines: the
@@ -723,7 +731,9 @@ def to_tcl(scenario: Mapping[str, Any], seed: int, trace_dir: str, *, full_trace
     there (``fmon.present 1``; a flow that never reached the link has no lines).
     With ``max_queue`` (or ``ns2.measure = ["max_queue_pkts"]`` in the scenario) each
     monitored link's queue is traced to ``trace_<i>.tr`` as with ``full_trace``, for the
-    largest queue (:func:`aqmsim.ns2.trace.max_queue`).
+    largest queue (:func:`aqmsim.ns2.trace.max_queue`). With ``trace_all``, ``$ns
+    trace-all`` writes every link's events to ``trace_all.tr`` (what aqmsim's ``[trace]``
+    with ``links = "all"`` and ``format = "ns2"`` writes).
     """
     return render_tcl(build_plan(scenario, seed), trace_dir, full_trace=full_trace, samples=samples,
-                      flow_monitor=flow_monitor, max_queue=max_queue)
+                      flow_monitor=flow_monitor, max_queue=max_queue, trace_all=trace_all)

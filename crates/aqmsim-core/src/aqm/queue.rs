@@ -65,6 +65,8 @@ pub struct FrontEvent {
     pub marked: bool,
     /// Packets waiting when it happened.
     pub qlen: u32,
+    /// The packet (as marked, or as it was when dropped).
+    pub pkt: Packet,
 }
 
 #[derive(Clone, Debug)]
@@ -175,11 +177,11 @@ impl QueueDisc {
                 FrontAction::Mark(r) => {
                     pkt.ecn |= ecn::CE;
                     self.stats.marks += 1;
-                    self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: true, qlen: view.len_pkts });
+                    self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: true, qlen: view.len_pkts, pkt });
                 }
                 FrontAction::Drop(r) => {
                     self.stats.drops[r as usize] += 1;
-                    self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: false, qlen: view.len_pkts });
+                    self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: false, qlen: view.len_pkts, pkt });
                     continue;
                 }
             }
@@ -212,13 +214,13 @@ impl QueueDisc {
         match self.aqm.on_enqueue(&pkt, &view, now, rng) {
             Verdict::Drop(r) | Verdict::DropHead(r) => {
                 self.stats.drops[r as usize] += 1;
-                self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: false, qlen: 0 });
+                self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: false, qlen: 0, pkt });
                 return None;
             }
             Verdict::Mark(r) => {
                 pkt.ecn |= ecn::CE;
                 self.stats.marks += 1;
-                self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: true, qlen: 0 });
+                self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: true, qlen: 0, pkt });
             }
             Verdict::Enqueue => {}
         }
@@ -230,11 +232,11 @@ impl QueueDisc {
             FrontAction::Mark(r) => {
                 pkt.ecn |= ecn::CE;
                 self.stats.marks += 1;
-                self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: true, qlen: 0 });
+                self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: true, qlen: 0, pkt });
             }
             FrontAction::Drop(r) => {
                 self.stats.drops[r as usize] += 1;
-                self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: false, qlen: 0 });
+                self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: false, qlen: 0, pkt });
                 self.aqm.on_idle(now);
                 return None;
             }

@@ -61,8 +61,24 @@ pub struct Model {
     pub max_events: u64,
     /// The run stops with an error when more packets are held at once (`max_packets`).
     pub max_packets: u64,
+    /// Packet traces (`[trace]`).
+    pub trace: Option<TraceModel>,
     /// The scenario with every value explicit and every "auto" resolved.
     pub resolved: Value,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum TraceFormat {
+    Ns2,
+    Pcap,
+}
+
+/// `[trace]` resolved: the traced links (indexes), the format and where to write.
+#[derive(Clone, Debug)]
+pub struct TraceModel {
+    pub links: Vec<u32>,
+    pub format: TraceFormat,
+    pub path: std::path::PathBuf,
 }
 
 /// Shortest `duration`, seconds.
@@ -506,6 +522,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
     }
 
     let delays = spec.monitor.delays.unwrap_or(false);
+    let trace = trace_model(spec.trace.as_ref(), &b.links, &monitored)?;
     let mut monitor = json!({"queues": queues, "sample_interval": sample_interval, "link_interval": link_interval, "tcp_flows": tcp_flows, "delays": delays});
     if let Some(dt) = tcp_interval {
         monitor["tcp_interval"] = json!(dt);
@@ -517,6 +534,14 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         "monitor": monitor,
         "max_events": max_events, "max_packets": max_packets,
     });
+    let mut resolved = resolved;
+    if let Some(t) = &trace {
+        resolved["trace"] = json!({
+            "links": t.links.iter().map(|&l| b.links[l as usize].name.clone()).collect::<Vec<_>>(),
+            "format": if t.format == TraceFormat::Ns2 { "ns2" } else { "pcap" },
+            "path": t.path.display().to_string(),
+        });
+    }
     Ok(Model {
         name: spec.name.clone(),
         duration,
@@ -532,6 +557,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         delays,
         max_events,
         max_packets,
+        trace,
         resolved,
     })
 }
@@ -588,6 +614,55 @@ fn check_serialisation(b: &Builder, flows: &[FlowModel]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `[trace]`: the links ("all", names, default the monitored queues), the format and the
+/// path (required: nothing is written unless asked).
+fn trace_model(t: Option<&crate::scenario::schema::TraceSpec>, links: &[LinkModel], monitored: &[u32]) -> Result<Option<TraceModel>> {
+    let Some(t) = t else { return Ok(None) };
+    let format = match t.format.as_deref() {
+        None | Some("ns2") => TraceFormat::Ns2,
+        Some("pcap") => TraceFormat::Pcap,
+        Some(other) => return err("trace.format", format!("unknown format {other:?} (expected one of: ns2, pcap)")),
+    };
+    let path = match t.path.as_deref() {
+        Some(p) if !p.trim().is_empty() => std::path::PathBuf::from(p),
+        _ => return err("trace.path", "required: the file (ns2) or directory (pcap) to write the trace to"),
+    };
+    let named = |s: &str| links.iter().position(|l| l.name == s);
+    let mut out: Vec<u32> = match &t.links {
+        None => monitored.to_vec(),
+        Some(Value::String(s)) if s == "all" => (0..links.len() as u32).collect(),
+        Some(Value::Array(items)) => {
+            let mut v = Vec::new();
+            for (k, item) in items.iter().enumerate() {
+                match item.as_str().and_then(named) {
+                    Some(i) => v.push(i as u32),
+                    None => {
+                        let some: Vec<&str> = links.iter().take(6).map(|l| l.name.as_str()).collect();
+                        return err(format!("trace.links[{k}]"), format!("no link {item} (links are named \"from->to\", e.g. {})", some.join(", ")));
+                    }
+                }
+            }
+            v
+        }
+        Some(other) => return err("trace.links", format!("expected \"all\" or a list of link names (\"from->to\"), got {other}")),
+    };
+    if out.is_empty() {
+        return err("trace.links", "no link to trace: name them (e.g. [\"R1->R2\"]) or use \"all\"");
+    }
+    if format == TraceFormat::Pcap {
+        // a capture is a tap on the cable: both directions of each link
+        let reverse: Vec<u32> = out
+            .iter()
+            .filter_map(|&l| links.iter().position(|r| r.from == links[l as usize].to && r.to == links[l as usize].from))
+            .map(|r| r as u32)
+            .collect();
+        out.extend(reverse);
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(Some(TraceModel { links: out, format, path }))
 }
 
 /// `monitor.tcp_flows`: flow indexes (as in the flows table), flow labels (every flow with

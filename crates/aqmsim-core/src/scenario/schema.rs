@@ -33,6 +33,20 @@ pub struct ScenarioSpec {
     /// Stop with an error when more packets than this wait in queues or travel on links at
     /// once (default `build::DEFAULT_MAX_PACKETS`): a memory guard.
     pub max_packets: Option<u64>,
+    /// Packet traces of some links.
+    pub trace: Option<TraceSpec>,
+}
+
+/// `[trace]`: which links, in which format, to which file or directory.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceSpec {
+    /// "all", or link names `"a->b"` (default: the monitored queues).
+    pub links: Option<serde_json::Value>,
+    /// "ns2" (default) or "pcap".
+    pub format: Option<String>,
+    /// ns2: the trace file; pcap: a directory, one `<from>-<to>.pcap` per link.
+    pub path: Option<String>,
 }
 
 fn one() -> u64 {

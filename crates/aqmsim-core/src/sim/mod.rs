@@ -10,6 +10,9 @@ use crate::monitor::{jain, DropLog, FlowTable, LinkBins, QueueSamples, RttLog, S
 
 mod delays;
 mod tcp_watch;
+mod trace_hooks;
+
+use crate::trace::TraceEvent;
 use crate::net::{link_inputs, Link, Routes, NO_FEEDER, NO_ROUTE};
 use crate::packet::{Kind, Packet};
 use crate::rng::{stream, Rng};
@@ -58,6 +61,8 @@ pub struct RunResults {
     pub rtt: RttLog,
     /// The delay distributions' quantile tables (empty unless `monitor.delays`).
     pub delay_cdf: crate::monitor::delays::DelayCdf,
+    /// Why the packet trace stopped before the end of the run (a full disk), if it did.
+    pub trace_error: Option<String>,
     pub flows: FlowTable,
     pub links: LinkBins,
     pub link_names: Vec<String>,
@@ -86,6 +91,9 @@ pub struct Simulation {
     /// `monitor.tcp_interval`: sample every this long instead of at every change.
     tcp_dt: Option<Dur>,
     delays: delays::Delays,
+    /// `[trace]`: what to trace (opened by [`Simulation::open_traces`]) and the open files.
+    trace_spec: Option<crate::scenario::build::TraceModel>,
+    tracer: Option<Box<trace_hooks::Tracer>>,
     pub bins: LinkBins,
     nodes: Vec<String>,
     resolved: String,
@@ -101,6 +109,8 @@ pub struct Simulation {
     /// at most 1/16 of a step per event); `overfull` holds the count that passed it.
     max_packets: u64,
     guard_mask: u64,
+    /// The event count at which `check_limits` runs next.
+    next_check: u64,
     overfull: Option<u64>,
     /// The first monitored link (the "bottleneck" of the summary), or u32::MAX.
     primary: u32,
@@ -199,18 +209,35 @@ impl Simulation {
         // Shortcut targets: a link whose DropTail queue lets packets pass untouched when
         // idle, with no deterministic losses and no monitor, that no agent sends on first.
         // Fed by one link: cut-through from it; by several: merge cut-through.
-        let target = |i: usize, l: &Link| l.queue.transparent_when_idle() && l.drop_seqs.is_empty() && !model.monitored.contains(&(i as u32)) && !inputs.from_agent[i];
+        // A traced link is never skipped, nor left by a shortcut: its events are all real.
+        let mut traced = vec![false; links.len()];
+        for &l in model.trace.iter().flat_map(|t| t.links.iter()) {
+            traced[l as usize] = true;
+        }
+        let target = |i: usize, l: &Link| l.queue.transparent_when_idle() && l.drop_seqs.is_empty() && !model.monitored.contains(&(i as u32)) && !inputs.from_agent[i] && !traced[i];
         let cut_from: Vec<u32> = links
             .iter()
             .enumerate()
             .map(|(i, l)| if target(i, l) { inputs.single_feeder(i) } else { NO_FEEDER })
+            .map(|f| if f != NO_FEEDER && traced[f as usize] { NO_FEEDER } else { f })
             .collect();
         let merge_inputs: Vec<Vec<u32>> = links
             .iter()
             .enumerate()
-            .map(|(i, l)| if target(i, l) && inputs.links[i].len() > 1 { inputs.links[i].clone() } else { Vec::new() })
+            .map(|(i, l)| {
+                if target(i, l) && inputs.links[i].len() > 1 && !inputs.links[i].iter().any(|&j| traced[j as usize]) {
+                    inputs.links[i].clone()
+                } else {
+                    Vec::new()
+                }
+            })
             .collect();
         let mut links = links;
+        for (l, &t) in links.iter_mut().zip(&traced) {
+            if t {
+                l.transparent = false;
+            }
+        }
         for (i, feeders) in merge_inputs.iter().enumerate() {
             let la = feeders.iter().map(|&j| links[j as usize].delay + links[j as usize].tx_time(min_size)).min();
             links[i].lookahead = la.unwrap_or(Dur::ZERO);
@@ -242,6 +269,8 @@ impl Simulation {
             tcp_flows: model.tcp_flows,
             tcp_dt: model.tcp_interval.map(Dur::from_secs),
             delays,
+            trace_spec: model.trace,
+            tracer: None,
             bins: LinkBins::default(),
             nodes: model.nodes,
             resolved: model.resolved.to_string(),
@@ -253,6 +282,7 @@ impl Simulation {
             truncated: false,
             max_packets: model.max_packets,
             guard_mask,
+            next_check: 0,
             overfull: None,
             primary: u32::MAX,
             per_flow: Vec::new(),
@@ -291,6 +321,19 @@ impl Simulation {
         }
     }
 
+    /// Open the files of `[trace]` (before the run starts; [`Simulation::try_run`] does it).
+    pub fn open_traces(&mut self) -> crate::error::Result<()> {
+        let Some(spec) = &self.trace_spec else { return Ok(()) };
+        if self.tracer.is_some() {
+            return Ok(());
+        }
+        let links: Vec<(u32, u32, String)> = self.links.iter().map(|l| (l.from, l.to, l.name.clone())).collect();
+        let flows = self.flows.iter().map(trace_hooks::flow_info).collect();
+        let t = trace_hooks::Tracer::open(spec, &links, flows).map_err(|e| crate::error::ScenarioError::new("trace.path", e))?;
+        self.tracer = Some(Box::new(t));
+        Ok(())
+    }
+
     /// Events processed so far.
     pub fn events(&self) -> u64 {
         self.sched.events_processed()
@@ -305,6 +348,7 @@ impl Simulation {
 
     /// Run to the end and collect the results, or fail if the run reached `max_events`.
     pub fn try_run(mut self) -> crate::error::Result<RunResults> {
+        self.open_traces()?;
         self.run_until(self.end);
         if let Some(n) = self.overfull {
             return Err(crate::error::ScenarioError::new(
@@ -339,18 +383,9 @@ impl Simulation {
         let limit = t.min(self.end);
         while !self.ended {
             let n = self.sched.events_processed();
-            if n >= self.max_events {
-                self.truncated = true;
-                self.ended = true;
+            // one compare per event: the next stop is the event limit or the memory check
+            if n >= self.next_check && self.check_limits(n) {
                 break;
-            }
-            if n & self.guard_mask == 0 {
-                let held = self.packets_held();
-                if held > self.max_packets {
-                    self.overfull = Some(held);
-                    self.ended = true;
-                    break;
-                }
             }
             let Some((t, ev)) = self.sched.pop_until(limit) else { break };
             self.now = t;
@@ -358,6 +393,25 @@ impl Simulation {
                 self.ended = true;
             }
         }
+    }
+
+    /// The event limit and the memory guard, at event `n`; true: the run must stop.
+    #[cold]
+    #[inline(never)]
+    fn check_limits(&mut self, n: u64) -> bool {
+        if n >= self.max_events {
+            self.truncated = true;
+            self.ended = true;
+            return true;
+        }
+        let held = self.packets_held();
+        if held > self.max_packets {
+            self.overfull = Some(held);
+            self.ended = true;
+            return true;
+        }
+        self.next_check = (n | self.guard_mask).saturating_add(1).min(self.max_events);
+        false
     }
 
     /// Packets waiting in queues or travelling on links now.
@@ -392,6 +446,9 @@ impl Simulation {
             Event::TxDone { link } => self.tx_done(link),
             Event::Deliver { slot } => {
                 let pkt = self.take(slot);
+                if self.tracer.is_some() {
+                    self.trace_receive(&pkt, true);
+                }
                 self.deliver(pkt);
             }
             Event::Forward { link, slot, counted } => self.forward(link, slot, counted),
@@ -412,6 +469,9 @@ impl Simulation {
 
     #[inline]
     fn send_from(&mut self, node: u32, pkt: Packet) {
+        if let Some(t) = &mut self.tracer {
+            t.created(&pkt);
+        }
         let l = self.routes.next(node, pkt.dst);
         debug_assert!(l != NO_ROUTE, "no route from {node} to {}", pkt.dst);
         self.link_recv(l, pkt);
@@ -419,12 +479,18 @@ impl Simulation {
 
     #[inline]
     fn link_recv(&mut self, l: u32, pkt: Packet) {
+        if self.tracer.is_some() {
+            self.trace(TraceEvent::Enqueue, l, &pkt);
+        }
         let now = self.now;
         let link = &mut self.links[l as usize];
         let qlen = link.queue.len();
-        if link.has_drop_seqs && pkt.kind == Kind::Data && !pkt.rtx && link.drop_seqs.binary_search(&pkt.seq).is_ok() {
+        if link.has_drop_seqs && pkt.kind == Kind::Data && !pkt.rtx() && link.drop_seqs.binary_search(&pkt.seq).is_ok() {
             link.lost += 1;
             self.log_drop(l, pkt.flow, LOSS, 0, qlen);
+            if let Some(t) = &mut self.tracer {
+                t.gone(&pkt);
+            }
             return;
         }
         if l == self.primary {
@@ -444,14 +510,16 @@ impl Simulation {
             debug_assert!(link.queue.is_empty(), "packets wait only behind a pending TxDone");
             if link.transparent {
                 link.count_cut_through(pkt.size);
-                if crate::aqm::queue::is_marked(&pkt) {
-                    link.queue.stats.marked_departures += 1;
+                if l == self.primary || self.delays.on {
+                    self.note_passed(l, &pkt);
                 }
-                self.note_departure(l, Some(&pkt), false);
                 self.start_tx(l, pkt, false);
                 return;
             }
             let sent = link.queue.pass_through(pkt, now, &mut self.qrng[l as usize]);
+            if sent.is_none() && self.tracer.is_some() && self.links[l as usize].queue.front_events.is_empty() {
+                self.trace(TraceEvent::Drop, l, &pkt);
+            }
             self.log_queue_events(l);
             self.note_departure(l, sent.as_ref(), false);
             if let Some(p) = sent {
@@ -460,8 +528,18 @@ impl Simulation {
             return;
         }
         match link.queue.enqueue(pkt, now, &mut self.qrng[l as usize]) {
-            Enqueued::Dropped(r) => self.log_drop(l, pkt.flow, r as u8, 0, qlen),
-            Enqueued::DroppedHead(head, r) => self.log_drop(l, head.flow, r as u8, 0, qlen),
+            Enqueued::Dropped(r) => {
+                if self.tracer.is_some() {
+                    self.trace(TraceEvent::Drop, l, &pkt);
+                }
+                self.log_drop(l, pkt.flow, r as u8, 0, qlen)
+            }
+            Enqueued::DroppedHead(head, r) => {
+                if self.tracer.is_some() {
+                    self.trace(TraceEvent::Drop, l, &head);
+                }
+                self.log_drop(l, head.flow, r as u8, 0, qlen)
+            }
             Enqueued::Queued { marked } => {
                 if let Some(r) = marked {
                     self.log_drop(l, pkt.flow, r as u8, 1, qlen);
@@ -490,6 +568,17 @@ impl Simulation {
         p
     }
 
+    /// A packet that passed straight through link `l`'s idle queue without the discipline
+    /// (a transparent DropTail): what a departure from the queue would have counted.
+    #[cold]
+    #[inline(never)]
+    fn note_passed(&mut self, l: u32, pkt: &Packet) {
+        if crate::aqm::queue::is_marked(pkt) {
+            self.links[l as usize].queue.stats.marked_departures += 1;
+        }
+        self.note_departure(l, Some(pkt), false);
+    }
+
     /// Per-flow count of marked packets leaving the primary queue.
     #[inline]
     fn note_departure(&mut self, l: u32, p: Option<&Packet>, waited: bool) {
@@ -510,6 +599,9 @@ impl Simulation {
         if !q.front_events.is_empty() {
             let mut evs = std::mem::take(&mut q.front_events);
             for e in &evs {
+                if !e.marked && self.tracer.is_some() {
+                    self.trace(TraceEvent::Drop, l, &e.pkt);
+                }
                 self.log_drop(l, e.flow, e.reason as u8, e.marked as u8, e.qlen);
             }
             evs.clear();
@@ -556,6 +648,9 @@ impl Simulation {
     /// it is empty: then the queue is not even looked at).
     #[inline(always)]
     fn start_tx(&mut self, l: u32, pkt: Packet, maybe_queued: bool) {
+        if self.tracer.is_some() {
+            self.trace(TraceEvent::Dequeue, l, &pkt);
+        }
         let now = self.now;
         let link = &mut self.links[l as usize];
         let tx = link.tx_time(pkt.size);
@@ -671,6 +766,9 @@ impl Simulation {
     /// A packet reaches a node and goes on on link `l`.
     fn forward(&mut self, l: u32, slot: u32, counted: bool) {
         let pkt = self.take(slot);
+        if self.tracer.is_some() {
+            self.trace_receive(&pkt, false);
+        }
         if counted {
             // it did not cut through when it left (start_tx)
             self.links[l as usize].pending -= 1;
@@ -862,6 +960,9 @@ impl Simulation {
         let now = self.end;
         self.now = now;
         self.drops.finish_spill();
+        if let Some(t) = &mut self.tracer {
+            t.finish();
+        }
         self.tcp_log.finish_spill();
         self.rtt_log.finish_spill();
         // Close the last utilisation bin and the time integrals.
@@ -981,6 +1082,7 @@ impl Simulation {
             tcp: self.tcp_log,
             rtt: self.rtt_log,
             delay_cdf,
+            trace_error: self.tracer.as_ref().and_then(|t| t.error.clone()),
             flows: ft,
             links: self.bins,
             link_names: self.links.iter().map(|l| l.name.clone()).collect(),

@@ -269,7 +269,7 @@ impl TcpSender {
             flags = (flags & !ecn::ECT) | ecn::ECE;
         }
         let mut pkt = Packet::new(Kind::Data, self.flow, seqno, size, self.dst, now);
-        pkt.rtx = is_rtx;
+        pkt.tag = is_rtx as u8;
         pkt.ecn = flags;
         let force_timer = self.highest_ack == self.maxseq;
         out.push(pkt);

@@ -159,6 +159,7 @@ impl TcpSink {
         let mut ack = Packet::new(Kind::Ack, self.flow, self.cum_ack(), self.ack_size, self.dst, now);
         ack.ecn = if echo { ecn::ECE } else { 0 };
         ack.t_sent = data.t_sent;
+        ack.tag = self.stats.acks_sent as u8;
         if self.sack {
             let (blocks, n) = self.sack_blocks();
             ack.set_sack(&blocks[..n as usize]);

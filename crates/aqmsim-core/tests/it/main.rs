@@ -4,6 +4,7 @@ mod common;
 mod cut_through;
 mod invariants;
 mod markfront;
+mod pcap;
 mod properties;
 mod tcp_behaviour;
 mod tcp_series;

@@ -1,0 +1,201 @@
+//! Packet traces (`[trace]`): the simulation's side. A traced link reports every packet
+//! handed to it (`+`), leaving its queue (`-`), dropped there (`d`) and reaching its far end
+//! (`r`); the writers (`crate::trace`) stream them to disk. A traced link is never cut
+//! through (its events are all real), so the lines come in the order the events happen.
+//!
+//! A write that fails (a full disk) stops the tracing, not the run: the run finishes, and
+//! the results say why the trace is short (`RunResults::trace_error`).
+//!
+//! ns-2 numbers packets (`uid`) in the order the agents create them; the trace needs that
+//! number and the link a packet last left (for `r`). Packets carry neither (they stay 48
+//! bytes, and a run without a trace pays nothing): while tracing, a table keyed by what
+//! tells a packet apart (flow, kind, sequence number, send stamp) holds them from the
+//! packet's creation to its delivery or drop; an ACK's key includes its sink's ACK count
+//! (mod 256), so duplicate ACKs echoing data sent at one instant are told apart. Packets
+//! that are still alike (256 ACKs apart and in flight together) are matched first in, first
+//! out.
+use std::collections::HashMap;
+
+use super::{Agent, Simulation};
+use crate::packet::Packet;
+use crate::scenario::build::{TraceFormat, TraceModel};
+use crate::trace::ns2::{ports, Ns2Writer};
+use crate::trace::pcap::PcapWriter;
+use crate::trace::{FlowInfo, TraceEvent, Where};
+
+/// The open trace files of a run.
+pub(crate) struct Tracer {
+    /// Per link: traced?
+    pub traced: Vec<bool>,
+    flows: Vec<FlowInfo>,
+    ports: Vec<(u32, u32)>,
+    ns2: Option<Ns2Writer>,
+    /// pcap: one file per traced link, both directions (a tap on the cable): the writer
+    /// of each link (by link index), if any.
+    pcap_of: Vec<Option<usize>>,
+    pcap: Vec<PcapWriter>,
+    /// Why the trace stopped early, if it did.
+    pub error: Option<String>,
+    /// ns-2's uid counter: packets created by the agents so far.
+    next_uid: u32,
+    /// Packets alive: key -> (uid, the link it last left or u32::MAX), first in first out.
+    alive: HashMap<Key, Vec<(u32, u32)>>,
+}
+
+/// What tells packets apart: flow, kind, sequence number, send stamp, tag (an ACK's count
+/// at its sink, a data packet's retransmission flag).
+type Key = (u32, u8, i32, u64, u8);
+
+fn key(p: &Packet) -> Key {
+    (p.flow, p.kind as u8, p.seq, p.t_sent.0, p.tag)
+}
+
+impl Tracer {
+    /// Open the files `spec` names; the error names the file.
+    pub fn open(spec: &TraceModel, links: &[(u32, u32, String)], flows: Vec<FlowInfo>) -> Result<Tracer, String> {
+        let mut traced = vec![false; links.len()];
+        for &l in &spec.links {
+            traced[l as usize] = true;
+        }
+        let mut t = Tracer { traced, ports: ports(&flows), flows, ns2: None, pcap_of: Vec::new(), pcap: Vec::new(), error: None, next_uid: 0, alive: HashMap::new() };
+        match spec.format {
+            TraceFormat::Ns2 => {
+                t.ns2 = Some(Ns2Writer::create(&spec.path).map_err(|e| format!("cannot write {}: {e}", spec.path.display()))?);
+            }
+            TraceFormat::Pcap => {
+                std::fs::create_dir_all(&spec.path).map_err(|e| format!("cannot create the directory {}: {e}", spec.path.display()))?;
+                t.pcap_of = vec![None; links.len()];
+                for &l in &spec.links {
+                    let (a, b, name) = &links[l as usize];
+                    if t.pcap_of[l as usize].is_some() {
+                        continue; // its reverse direction was named first
+                    }
+                    let file = spec.path.join(format!("{}.pcap", name.replace("->", "-")));
+                    let w = PcapWriter::create(&file).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+                    t.pcap.push(w);
+                    let k = t.pcap.len() - 1;
+                    t.pcap_of[l as usize] = Some(k);
+                    if let Some(r) = links.iter().position(|(x, y, _)| (x, y) == (b, a)) {
+                        t.pcap_of[r] = Some(k);
+                        t.traced[r] = true;
+                    }
+                }
+            }
+        }
+        Ok(t)
+    }
+
+    /// An agent created `pkt`: it takes the next uid.
+    pub fn created(&mut self, pkt: &Packet) {
+        self.alive.entry(key(pkt)).or_default().push((self.next_uid, u32::MAX));
+        self.next_uid = self.next_uid.wrapping_add(1);
+    }
+
+    /// `pkt`'s (uid, last link), if it is known.
+    fn lookup(&mut self, pkt: &Packet) -> Option<&mut (u32, u32)> {
+        self.alive.get_mut(&key(pkt)).and_then(|v| v.first_mut())
+    }
+
+    /// `pkt` was delivered or dropped: forget it.
+    pub fn gone(&mut self, pkt: &Packet) {
+        let k = key(pkt);
+        if let Some(v) = self.alive.get_mut(&k) {
+            v.remove(0);
+            if v.is_empty() {
+                self.alive.remove(&k);
+            }
+        }
+    }
+
+    /// Write one event; on failure stop tracing and remember why.
+    #[cold]
+    #[inline(never)]
+    pub fn record(&mut self, at: Where, link: u32, pkt: &Packet) {
+        if at.ev == TraceEvent::Dequeue {
+            if let Some(e) = self.lookup(pkt) {
+                e.1 = link;
+            }
+        }
+        if !self.traced[link as usize] || self.error.is_some() {
+            return;
+        }
+        let uid = self.lookup(pkt).map_or(-1, |e| e.0 as i32);
+        let flow = &self.flows[pkt.flow as usize];
+        let r = if let Some(w) = &mut self.ns2 {
+            w.write(&at, pkt, uid, flow, self.ports[pkt.flow as usize])
+        } else if let Some(&Some(k)) = self.pcap_of.get(link as usize) {
+            // pcap: what is on the wire, once per packet: when it starts to leave
+            if at.ev == TraceEvent::Dequeue {
+                self.pcap[k].write(&at, pkt, flow)
+            } else {
+                Ok(())
+            }
+        } else {
+            Ok(())
+        };
+        if let Err(e) = r {
+            self.error = Some(format!("the trace stopped at t = {} s: {e}", at.t.secs()));
+            self.ns2 = None;
+            self.pcap.clear();
+            self.pcap_of.clear();
+        }
+    }
+
+    /// Flush the files; the first failure is remembered.
+    pub fn finish(&mut self) {
+        let mut errs = Vec::new();
+        if let Some(w) = self.ns2.take() {
+            if let Err(e) = w.finish() {
+                errs.push(e.to_string());
+            }
+        }
+        self.pcap_of.clear();
+        for w in self.pcap.drain(..) {
+            if let Err(e) = w.finish() {
+                errs.push(e.to_string());
+            }
+        }
+        if self.error.is_none() && !errs.is_empty() {
+            self.error = Some(format!("writing the trace out failed: {}", errs.join("; ")));
+        }
+    }
+}
+
+/// What the writers need of a flow.
+pub(super) fn flow_info(f: &super::Flow) -> FlowInfo {
+    match &f.agent {
+        Agent::Tcp { snd, .. } => FlowInfo { src: f.src, dst: f.dst, tcp: true, payload: snd.p.packet_size, header: snd.p.header, syn: snd.p.syn },
+        Agent::Cbr(c) => FlowInfo { src: f.src, dst: f.dst, tcp: false, payload: c.size, header: 0, syn: false },
+    }
+}
+
+impl Simulation {
+    /// Trace event `ev` of `pkt` at link `l` now (a drop also forgets the packet).
+    pub(super) fn trace(&mut self, ev: TraceEvent, l: u32, pkt: &Packet) {
+        if let Some(t) = &mut self.tracer {
+            let link = &self.links[l as usize];
+            let at = Where { t: self.now, ev, from: link.from, to: link.to };
+            t.record(at, l, pkt);
+            if ev == TraceEvent::Drop {
+                t.gone(pkt);
+            }
+        }
+    }
+
+    /// `pkt` reached the far end of the link it last left (`delivered`: its destination,
+    /// where it leaves the network).
+    pub(super) fn trace_receive(&mut self, pkt: &Packet, delivered: bool) {
+        if let Some(t) = &mut self.tracer {
+            if let Some(&mut (_, l)) = t.lookup(pkt) {
+                if l != u32::MAX {
+                    let link = &self.links[l as usize];
+                    let at = Where { t: self.now, ev: TraceEvent::Receive, from: link.from, to: link.to };
+                    t.record(at, l, pkt);
+                }
+            }
+            if delivered {
+                t.gone(pkt);
+            }
+        }
+    }
+}
