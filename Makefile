@@ -18,7 +18,7 @@ BUILD_STAMP  := $(VENV)/.build-stamp
 
 PY_DEPS := numpy pandas matplotlib typer rich pytest hypothesis duckdb pyarrow dask distributed
 
-.PHONY: help venv build ns2 ns3 chromium tshark test pytest cargo-test demo bench clean
+.PHONY: help venv build ns2 ns3 chromium tshark test pytest cargo-test demo bench clean fuzz fuzz-short
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | \
@@ -51,9 +51,8 @@ chromium: ## install Chromium (Debian package chromium) when `chromium` is not o
 	@command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium)
 
-# The pcap tests (tests/test_trace_pcap.py, crates/aqmsim-core/tests/it/pcap.rs) read aqmsim's
-# pcap with tshark. The debconf preseed answers wireshark-common's "non-superusers capture"
-# question (no).
+# The pcap tests (crates/aqmsim-core/tests/it/pcap.rs) read aqmsim's pcap with tshark. The
+# debconf preseed answers wireshark-common's "non-superusers capture" question (no).
 tshark: ## install tshark (Debian package tshark) when `tshark` is not on PATH
 	@command -v tshark >/dev/null || ($(SUDO) apt-get update -qq && \
 	  echo 'wireshark-common wireshark-common/install-setuid boolean false' | $(SUDO) debconf-set-selections && \
@@ -67,7 +66,28 @@ pytest: build ## run the Python test suite only
 
 test: build ns2 chromium tshark ## run every test: cargo test (engine) + pytest (Python, CLI, ns-2 cross-checks, report in Chromium)
 	$(CARGO) test --release -p aqmsim-core
+	@$(MAKE) --no-print-directory fuzz-short
 	$(PY) -m pytest -q
+
+# Fuzzing (docs/fuzzing.md). The short run is part of `make test` and needs only stable Rust;
+# the long run uses cargo-fuzz (libFuzzer, installed when missing; stable Rust with -s none):
+# `make fuzz FUZZ_TIME=3600` fuzzes each target an hour, then runs the Hypothesis tests long.
+FUZZ_CASES   ?= 40000
+FUZZ_TIME    ?= 600
+FUZZ_TARGETS ?= scenario_mutate scenario_json scenario_toml
+
+fuzz-short: ## short fuzz run (stable Rust, part of `make test`): FUZZ_CASES seeded mutations of the example scenarios, parsed, built and run
+	FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --release -p aqmsim-core --test fuzz_scenarios
+
+fuzz: build ## long fuzz run: cargo-fuzz on each of FUZZ_TARGETS for FUZZ_TIME s, then the Hypothesis fuzz/property tests with many examples
+	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz --locked
+	fuzz/seed-corpus.sh
+	cd fuzz && for t in $(FUZZ_TARGETS); do \
+	  extra=; [ $$t = scenario_mutate ] && extra="-max_len=128 -len_control=0"; \
+	  $(CARGO) fuzz run -s none $$t corpus/$$t -- -dict=scenario.dict $$extra -max_total_time=$(FUZZ_TIME) \
+	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 || exit 1; done
+	AQMSIM_FUZZ_EXAMPLES=20000 AQMSIM_PROPERTY_EXAMPLES=5000 $(PY) -m pytest -q -p no:cacheprovider \
+	  tests/test_fuzz_from_dict.py tests/test_properties.py
 
 demo: build ## reproduce the RTRED paper: prints its numbers beside the published ones; HTML report in out/reproduce
 	$(VENV)/bin/aqmsim reproduce rtred

@@ -238,10 +238,12 @@ def test_not_a_parameter_did_you_mean(core):
     ("tcp.window", "x", 'tcp.window: expected a number, got "x"'),
     ("monitor.queues", "x", 'monitor.queues: expected a list, got "x"'),
     ("dumbbell", 3, "dumbbell: expected a table, got 3"),
+    ("dumbbell", [], "dumbbell: expected a table, got []"),
+    ("dumbbell.bottleneck", [1, 2], "dumbbell.bottleneck: expected a table, got [1, 2]"),
 ])
 def test_no_serde_jargon(core, field, value, want):
     msg = _refused(Scenario.from_toml(RED).with_overrides(**{field: value}).validate, want)
-    for jargon in ("untagged enum", "u32", "f64", "a sequence", "struct "):
+    for jargon in ("untagged enum", "u32", "f64", "a sequence", "struct ", "invalid length"):
         assert jargon not in msg, msg
 
 

@@ -241,6 +241,8 @@ _JSON_POSITION = re.compile(r" at line \d+ column \d+$")
 # ---------------------------------------------------------------------- the engine's words
 _UNTAGGED = re.compile(r"data did not match any variant of untagged enum (\w+)")
 _SERDE_TYPE = re.compile(r"invalid (?:type|value): (.+?), expected (.+)$")
+# serde reads a struct from a list of its fields in order: a list where a table belongs
+_SERDE_SEQ = re.compile(r"invalid length \d+, expected (?:struct \w+|a tuple|an array)[^,]*$")
 _UNKNOWN = re.compile(r"unknown (field|variant) `([^`]*)`, expected (.+)$")
 _NOT_A_PARAM = re.compile(r"(?:^|\.)([^.]+): not a parameter of (\w+)")
 _TIME_FIELDS = ("delay", "duration", "start", "stop", "tick", "rto", "interval", "target",
@@ -341,6 +343,10 @@ def _plain_words(msg: str, data: Any) -> str:
     if m:
         rest = (rest[:m.start()] + f"expected {_serde_expected(m.group(2))}, "
                 f"got {_serde_got(m.group(1))}")
+    m = _SERDE_SEQ.search(rest)
+    if m:
+        expected = "a table" if "struct" in m.group(0) else "a list of another length"
+        rest = rest[:m.start()] + f"expected {expected}" + (_shown(data, path) or ", got a list")
     m = _UNKNOWN.search(rest)
     if m:
         names = re.findall(r"`([^`]*)`", m.group(3))

@@ -9,6 +9,7 @@
 
 pub mod aqm;
 pub mod error;
+pub mod fuzzing;
 pub mod monitor;
 pub mod net;
 pub mod packet;

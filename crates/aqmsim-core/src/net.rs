@@ -45,6 +45,9 @@ pub struct Link {
     /// The queue lets a packet pass untouched when it is empty and the link idle
     /// ([`QueueDisc::transparent_when_idle`]).
     pub transparent: bool,
+    /// Departures from this link are noted (the primary monitored link's marked departures,
+    /// the queueing delays of monitored links with `monitor.delays`).
+    pub note: bool,
     /// Some link downstream takes this link's packets by cut-through (set by the
     /// simulation; see `Simulation::start_tx`).
     pub feeds_cut: bool,
@@ -86,6 +89,7 @@ impl Link {
     pub fn new(from: u32, to: u32, rate_bps: f64, delay_s: f64, queue: QueueDisc, name: String) -> Link {
         Link {
             transparent: queue.transparent_when_idle(),
+            note: false,
             idle_matters: queue.cares_about_idle(),
             feeds_cut: false,
             cut_from: NO_FEEDER,

@@ -113,7 +113,15 @@ pub fn scale_below_one(p: f64, w: f64) -> f64 {
 /// `w_q = 1 − exp(−1 / (10 · rtt · ptc))`.
 pub fn auto_w_q(ptc: f64, delay_secs: f64) -> f64 {
     let rtt = (3.0 * (delay_secs + 1.0 / ptc)).max(0.1);
-    1.0 - (-1.0 / (10.0 * rtt * ptc)).exp()
+    let x = 1.0 / (10.0 * rtt * ptc);
+    // ns-2's arithmetic, bit for bit; where it rounds to 0 (x below ~1e-16: a very long or
+    // very fast link), the same quantity without the cancellation (fuzzing finding F4).
+    let w = 1.0 - (-x).exp();
+    if w > 0.0 {
+        w
+    } else {
+        -(-x).exp_m1()
+    }
 }
 
 /// ns-2 automatic min threshold (`thresh_ = 0`): `max(5, targetdelay · ptc / 2)` packets.

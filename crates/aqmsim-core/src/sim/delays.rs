@@ -18,6 +18,13 @@ pub(super) struct Delays {
 }
 
 impl Delays {
+    /// Flow `fi`'s packet reached its receiver `d` s after it was sent.
+    #[cold]
+    #[inline(never)]
+    pub fn add_e2e(&mut self, fi: usize, d: f64) {
+        self.e2e[fi].add(d);
+    }
+
     pub fn new(on: bool, links: usize, monitored: &[u32], flows: usize) -> Delays {
         if !on {
             return Delays::default();
@@ -33,7 +40,8 @@ impl Delays {
 impl Simulation {
     /// `p` left link `l`'s queue now; `waited`: it came out of the buffer (else it passed
     /// straight through, waiting 0).
-    #[inline]
+    #[cold]
+    #[inline(never)]
     pub(super) fn note_queue_delay(&mut self, l: u32, p: &Packet, waited: bool) {
         if let Some(Some(d)) = self.delays.queue.get_mut(l as usize) {
             let w = if waited { self.now.saturating_since(p.t_enq).secs() } else { 0.0 };

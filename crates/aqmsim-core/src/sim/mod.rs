@@ -243,6 +243,10 @@ impl Simulation {
             links[i].lookahead = la.unwrap_or(Dur::ZERO);
         }
         let guard_mask = (links.len() as u64 * 16).next_power_of_two().max(1 << 16) - 1;
+        let primary_link = model.monitored.first().copied();
+        for (i, l) in links.iter_mut().enumerate() {
+            l.note = primary_link == Some(i as u32) || (model.delays && model.monitored.contains(&(i as u32)));
+        }
         let mut sim = Simulation {
             now: SimTime::ZERO,
             end: SimTime::from_secs(model.duration),
@@ -469,8 +473,8 @@ impl Simulation {
 
     #[inline]
     fn send_from(&mut self, node: u32, pkt: Packet) {
-        if let Some(t) = &mut self.tracer {
-            t.created(&pkt);
+        if self.tracer.is_some() {
+            self.trace_created(&pkt);
         }
         let l = self.routes.next(node, pkt.dst);
         debug_assert!(l != NO_ROUTE, "no route from {node} to {}", pkt.dst);
@@ -488,8 +492,8 @@ impl Simulation {
         if link.has_drop_seqs && pkt.kind == Kind::Data && !pkt.rtx() && link.drop_seqs.binary_search(&pkt.seq).is_ok() {
             link.lost += 1;
             self.log_drop(l, pkt.flow, LOSS, 0, qlen);
-            if let Some(t) = &mut self.tracer {
-                t.gone(&pkt);
+            if self.tracer.is_some() {
+                self.trace_gone(&pkt);
             }
             return;
         }
@@ -510,7 +514,7 @@ impl Simulation {
             debug_assert!(link.queue.is_empty(), "packets wait only behind a pending TxDone");
             if link.transparent {
                 link.count_cut_through(pkt.size);
-                if l == self.primary || self.delays.on {
+                if link.note {
                     self.note_passed(l, &pkt);
                 }
                 self.start_tx(l, pkt, false);
@@ -521,7 +525,9 @@ impl Simulation {
                 self.trace(TraceEvent::Drop, l, &pkt);
             }
             self.log_queue_events(l);
-            self.note_departure(l, sent.as_ref(), false);
+            if self.links[l as usize].note {
+                self.note_departure(l, sent.as_ref(), false);
+            }
             if let Some(p) = sent {
                 self.start_tx(l, p, false);
             }
@@ -564,7 +570,9 @@ impl Simulation {
         let now = self.now;
         let p = self.links[l as usize].queue.dequeue(now);
         self.log_queue_events(l);
-        self.note_departure(l, p.as_ref(), true);
+        if self.links[l as usize].note {
+            self.note_departure(l, p.as_ref(), true);
+        }
         p
     }
 
@@ -579,7 +587,7 @@ impl Simulation {
         self.note_departure(l, Some(pkt), false);
     }
 
-    /// Per-flow count of marked packets leaving the primary queue.
+    /// Per-flow count of marked packets leaving the primary queue; queueing delays.
     #[inline]
     fn note_departure(&mut self, l: u32, p: Option<&Packet>, waited: bool) {
         if let Some(p) = p {
@@ -786,7 +794,7 @@ impl Simulation {
             (Agent::Tcp { sink, .. }, Kind::Data) => {
                 let dst = flow.dst;
                 if self.delays.on {
-                    self.delays.e2e[fi].add(now.saturating_since(pkt.t_sent).secs());
+                    self.delays.add_e2e(fi, now.saturating_since(pkt.t_sent).secs());
                 }
                 if let Some(ack) = sink.recv(&pkt, now) {
                     self.send_from(dst, ack);
@@ -803,7 +811,7 @@ impl Simulation {
             }
             (Agent::Cbr(c), Kind::Udp) => {
                 if self.delays.on {
-                    self.delays.e2e[fi].add(now.saturating_since(pkt.t_sent).secs());
+                    self.delays.add_e2e(fi, now.saturating_since(pkt.t_sent).secs());
                 }
                 c.received += 1;
                 c.received_bytes += pkt.size as u64;

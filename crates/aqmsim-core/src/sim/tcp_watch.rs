@@ -7,7 +7,8 @@ use crate::sched::Event;
 
 impl Simulation {
     /// Log flow `fi`'s state if it changed (and its RTT sample, if it took one).
-    #[inline]
+    #[cold]
+    #[inline(never)]
     pub(super) fn watch_tcp(&mut self, fi: usize) {
         let t = self.now.secs();
         let every = self.tcp_dt.is_some();

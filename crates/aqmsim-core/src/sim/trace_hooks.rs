@@ -86,6 +86,8 @@ impl Tracer {
     }
 
     /// An agent created `pkt`: it takes the next uid.
+    #[cold]
+    #[inline(never)]
     pub fn created(&mut self, pkt: &Packet) {
         self.alive.entry(key(pkt)).or_default().push((self.next_uid, u32::MAX));
         self.next_uid = self.next_uid.wrapping_add(1);
@@ -97,6 +99,8 @@ impl Tracer {
     }
 
     /// `pkt` was delivered or dropped: forget it.
+    #[cold]
+    #[inline(never)]
     pub fn gone(&mut self, pkt: &Packet) {
         let k = key(pkt);
         if let Some(v) = self.alive.get_mut(&k) {
@@ -170,7 +174,25 @@ pub(super) fn flow_info(f: &super::Flow) -> FlowInfo {
 }
 
 impl Simulation {
+    #[cold]
+    #[inline(never)]
+    pub(super) fn trace_created(&mut self, pkt: &Packet) {
+        if let Some(t) = &mut self.tracer {
+            t.created(pkt);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    pub(super) fn trace_gone(&mut self, pkt: &Packet) {
+        if let Some(t) = &mut self.tracer {
+            t.gone(pkt);
+        }
+    }
+
     /// Trace event `ev` of `pkt` at link `l` now (a drop also forgets the packet).
+    #[cold]
+    #[inline(never)]
     pub(super) fn trace(&mut self, ev: TraceEvent, l: u32, pkt: &Packet) {
         if let Some(t) = &mut self.tracer {
             let link = &self.links[l as usize];
@@ -184,6 +206,8 @@ impl Simulation {
 
     /// `pkt` reached the far end of the link it last left (`delivered`: its destination,
     /// where it leaves the network).
+    #[cold]
+    #[inline(never)]
     pub(super) fn trace_receive(&mut self, pkt: &Packet, delivered: bool) {
         if let Some(t) = &mut self.tracer {
             if let Some(&mut (_, l)) = t.lookup(pkt) {
