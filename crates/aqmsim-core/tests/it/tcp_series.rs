@@ -44,34 +44,75 @@ fn the_series_is_the_senders_state_at_every_instant() {
     }
 }
 
+/// ns-2's window rules, read off the series: cwnd ≥ 1; entering fast recovery halves the
+/// window (ssthresh = max(2, ⌊min(cwnd, window)/2⌋), Reno/NewReno cwnd = min(cwnd, window)/2);
+/// a timeout (or a further backoff) restarts cwnd at 1. Returns (halvings, timeouts).
+fn check_window_rules(l: &TcpLog, variant: &str, window: f64) -> (u32, u32) {
+    let (mut halvings, mut timeouts) = (0, 0);
+    for i in 0..l.t.len() {
+        assert!(l.cwnd[i] >= 1.0 && l.ssthresh[i] >= 2 && l.outstanding[i] >= 0, "{variant} row {i}");
+        let Some(p) = l.flow[..i].iter().rposition(|&f| f == l.flow[i]) else { continue };
+        let (was, now) = (l.state[p], l.state[i]);
+        let half = l.cwnd[p].min(window) / 2.0;
+        if now == TcpState::FastRecovery as u8 && was != now {
+            halvings += 1;
+            assert_eq!(l.ssthresh[i], (half as i32).max(2), "{variant} row {i}: ssthresh after a fast retransmit");
+            if variant != "sack" {
+                assert_eq!(l.cwnd[i], half, "{variant} row {i}: cwnd after a fast retransmit");
+            }
+        }
+        if now == TcpState::Timeout as u8 && (was != now || l.rto[i] > l.rto[p]) {
+            timeouts += 1;
+            assert_eq!(l.cwnd[i], 1.0, "{variant} row {i}: cwnd after a timeout");
+        }
+    }
+    (halvings, timeouts)
+}
+
 #[test]
 fn fast_retransmit_halves_and_a_timeout_restarts_at_one() {
     for variant in ["reno", "newreno", "sack", "tahoe"] {
         let r = traced(variant, 5).run();
-        let l = &r.tcp;
-        let (mut halvings, mut timeouts) = (0, 0);
-        for i in 0..l.t.len() {
-            assert!(l.cwnd[i] >= 1.0 && l.ssthresh[i] >= 2 && l.outstanding[i] >= 0, "{variant} row {i}");
-            let Some(p) = l.flow[..i].iter().rposition(|&f| f == l.flow[i]) else { continue };
-            let was = l.state[p];
-            let now = l.state[i];
-            let half = l.cwnd[p].min(40.0) / 2.0;
-            if now == TcpState::FastRecovery as u8 && was != now {
-                halvings += 1;
-                assert_eq!(l.ssthresh[i], (half as i32).max(2), "{variant} row {i}: ssthresh after a fast retransmit");
-                if variant != "sack" {
-                    assert_eq!(l.cwnd[i], half, "{variant} row {i}: cwnd after a fast retransmit");
-                }
-            }
-            if now == TcpState::Timeout as u8 && (was != now || l.rto[i] > l.rto[p]) {
-                timeouts += 1;
-                assert_eq!(l.cwnd[i], 1.0, "{variant} row {i}: cwnd after a timeout");
-            }
-        }
+        let (halvings, timeouts) = check_window_rules(&r.tcp, variant, 40.0);
         assert!(timeouts > 0, "{variant}: no timeout seen");
         if variant != "tahoe" {
             assert!(halvings > 0, "{variant}: no fast retransmit seen");
         }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 24, ..Default::default() })]
+    /// The same rules on random dumbbells: variant, flows, buffer, window, rates, delays,
+    /// delayed ACKs, seed.
+    #[test]
+    fn window_rules_hold_on_random_scenarios(
+        v in 0usize..4, n in 1u32..8, limit in 3u32..40, window in 4u32..80,
+        bneck_kb in 200u32..5000, delay_ms in 1u32..80, delack: bool, seed in 0u64..1000,
+    ) {
+        let variant = ["tahoe", "reno", "newreno", "sack"][v];
+        let sc = format!(
+            r#"
+duration = 15
+[tcp]
+variant = "{variant}"
+window = {window}
+delayed_ack = {delack}
+[dumbbell.bottleneck]
+rate = "{bneck_kb}Kb"
+delay = "{delay_ms}ms"
+queue = {{ kind = "droptail", limit = {limit} }}
+[[dumbbell.groups]]
+count = {n}
+access = {{ rate = "10Mb", delay = {{ uniform = ["1ms", "5ms"] }} }}
+start = {{ uniform = [0, 1] }}
+[monitor]
+tcp_flows = "all"
+"#
+        );
+        let r = Simulation::new(build(&from_toml(&sc).unwrap(), seed).unwrap()).run();
+        proptest::prop_assert!(!r.tcp.t.is_empty());
+        check_window_rules(&r.tcp, variant, window as f64);
     }
 }
 
