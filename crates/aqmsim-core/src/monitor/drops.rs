@@ -1,6 +1,6 @@
 //! Every drop and mark, at every queue.
 
-use super::spill::{self, joined, Spill, SpillState, Spilling, LeColumn, SPILL_ROWS};
+use super::spill::{joined, LeColumn, SpillState, Spilling};
 
 /// Every drop and mark, at every queue.
 ///
@@ -51,29 +51,12 @@ impl Spilling for DropLog {
     fn state(&mut self) -> &mut SpillState {
         &mut self.spill
     }
+    fn state_ref(&self) -> &SpillState {
+        &self.spill
+    }
 }
 
 impl DropLog {
-    /// Keep at most [`SPILL_ROWS`] rows in memory; write full chunks to files created in
-    /// `dir`. If the files cannot be written, the rows simply stay in memory.
-    pub fn spill_to(&mut self, dir: std::path::PathBuf) {
-        self.spill.dir = Some(dir);
-    }
-
-    /// The rows written out so far (the first `rows` rows, before the in-memory ones).
-    pub fn spilled(&self) -> Option<&Spill> {
-        self.spill.spilled.as_ref()
-    }
-
-    /// Rows logged (in memory and written out).
-    pub fn len(&self) -> usize {
-        self.t.len() + self.spilled().map_or(0, |s| s.rows)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Log one row.
     #[inline]
     pub fn push(&mut self, t: f64, link: u32, flow: u32, reason: u8, action: u8, qlen: u32) {
@@ -83,25 +66,14 @@ impl DropLog {
         self.reason.push(reason);
         self.action.push(action);
         self.qlen.push(qlen);
-        if self.t.len() >= SPILL_ROWS && self.spill.dir.is_some() {
-            spill::write_out(self);
-        }
-    }
-
-    /// At the end of the run: write the tail out too when rows were written out.
-    pub fn finish_spill(&mut self) {
-        spill::finish(self);
-    }
-
-    /// Every row in memory (reads back what was written out).
-    pub fn load(&mut self) -> std::io::Result<()> {
-        spill::load(self)
+        self.after_push();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::monitor::spill::SPILL_ROWS;
 
     fn rows(n: usize) -> Vec<(f64, u32, u32, u8, u8, u32)> {
         (0..n).map(|i| (i as f64 * 0.5, i as u32 % 7, i as u32, (i % 3) as u8, (i % 2) as u8, i as u32 * 3)).collect()

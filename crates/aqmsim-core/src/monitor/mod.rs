@@ -8,7 +8,7 @@ pub mod spill;
 pub mod tcp;
 
 pub use drops::DropLog;
-pub use spill::{Spill, SPILL_ROWS};
+pub use spill::{Spill, Spilling, SPILL_ROWS};
 pub use tcp::{RttLog, TcpLog, TcpState};
 
 /// Samples of the monitored queues, every `sample_interval`.
@@ -96,8 +96,6 @@ pub fn jain(xs: &[f64]) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn jain_by_hand() {
         assert_eq!(super::jain(&[1.0, 1.0, 1.0]), 1.0);

@@ -106,6 +106,54 @@ pub trait Spilling {
     /// Put rows read back from files (column by column) before the in-memory ones.
     fn prepend(&mut self, cols: Vec<Vec<u8>>);
     fn state(&mut self) -> &mut SpillState;
+    fn state_ref(&self) -> &SpillState;
+
+    /// Keep at most [`SPILL_ROWS`] rows in memory; write full chunks to files created in
+    /// `dir`. If the files cannot be written, the rows simply stay in memory.
+    fn spill_to(&mut self, dir: std::path::PathBuf) {
+        self.state().dir = Some(dir);
+    }
+
+    /// The rows written out so far (the first `rows` rows, before the in-memory ones).
+    fn spilled(&self) -> Option<&Spill> {
+        self.state_ref().spilled.as_ref()
+    }
+
+    /// Rows logged (in memory and written out).
+    fn len(&self) -> usize {
+        self.mem_rows() + self.spilled().map_or(0, |s| s.rows)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// After a push: write a full chunk out.
+    #[inline]
+    fn after_push(&mut self)
+    where
+        Self: Sized,
+    {
+        if self.mem_rows() >= SPILL_ROWS && self.state_ref().dir.is_some() {
+            write_out(self);
+        }
+    }
+
+    /// At the end of the run: write the tail out too when rows were written out.
+    fn finish_spill(&mut self)
+    where
+        Self: Sized,
+    {
+        finish(self);
+    }
+
+    /// Every row in memory (reads back what was written out).
+    fn load(&mut self) -> std::io::Result<()>
+    where
+        Self: Sized,
+    {
+        load(self)
+    }
 }
 
 /// Where a log spills to, and what it spilled.

@@ -1,6 +1,6 @@
 //! TCP senders' state over time (`monitor.tcp_flows`) and every RTT sample they take.
 
-use super::spill::{self, joined, LeColumn, Spill, SpillState, Spilling, SPILL_ROWS};
+use super::spill::{joined, LeColumn, SpillState, Spilling};
 
 /// What a sender is doing (the state column of [`TcpLog`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -100,29 +100,15 @@ impl Spilling for TcpLog {
     fn state(&mut self) -> &mut SpillState {
         &mut self.spill
     }
+    fn state_ref(&self) -> &SpillState {
+        &self.spill
+    }
 }
 
 impl TcpLog {
     /// Room for `flows` flows' last rows.
     pub fn new(flows: usize) -> TcpLog {
         TcpLog { last: vec![None; flows], ..Default::default() }
-    }
-
-    pub fn spill_to(&mut self, dir: std::path::PathBuf) {
-        self.spill.dir = Some(dir);
-    }
-
-    pub fn spilled(&self) -> Option<&Spill> {
-        self.spill.spilled.as_ref()
-    }
-
-    /// Rows logged (in memory and written out).
-    pub fn len(&self) -> usize {
-        self.t.len() + self.spilled().map_or(0, |s| s.rows)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 
     /// Log `row` for `flow` at `t` if it differs from the flow's last row (or always, with
@@ -143,17 +129,7 @@ impl TcpLog {
         self.rto.push(row.rto);
         self.outstanding.push(row.outstanding);
         self.state.push(row.state as u8);
-        if self.t.len() >= SPILL_ROWS && self.spill.dir.is_some() {
-            spill::write_out(self);
-        }
-    }
-
-    pub fn finish_spill(&mut self) {
-        spill::finish(self);
-    }
-
-    pub fn load(&mut self) -> std::io::Result<()> {
-        spill::load(self)
+        self.after_push();
     }
 }
 
@@ -191,39 +167,25 @@ impl Spilling for RttLog {
     fn state(&mut self) -> &mut SpillState {
         &mut self.spill
     }
+    fn state_ref(&self) -> &SpillState {
+        &self.spill
+    }
 }
 
 impl RttLog {
-    pub fn spill_to(&mut self, dir: std::path::PathBuf) {
-        self.spill.dir = Some(dir);
-    }
-
-    pub fn spilled(&self) -> Option<&Spill> {
-        self.spill.spilled.as_ref()
-    }
-
     #[inline]
     pub fn push(&mut self, t: f64, flow: u32, rtt: f64) {
         self.t.push(t);
         self.flow.push(flow);
         self.rtt.push(rtt);
-        if self.t.len() >= SPILL_ROWS && self.spill.dir.is_some() {
-            spill::write_out(self);
-        }
-    }
-
-    pub fn finish_spill(&mut self) {
-        spill::finish(self);
-    }
-
-    pub fn load(&mut self) -> std::io::Result<()> {
-        spill::load(self)
+        self.after_push();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::monitor::spill::SPILL_ROWS;
 
     fn row(cwnd: f64, state: TcpState) -> TcpRow {
         TcpRow { cwnd, ssthresh: 20, srtt: 0.1, rttvar: 0.05, rto: 1.0, outstanding: 3, state }

@@ -6,7 +6,7 @@
 
 use crate::aqm::queue::Enqueued;
 use crate::aqm::{Aqm, QueueDisc};
-use crate::monitor::{jain, DropLog, FlowTable, LinkBins, QueueSamples, RttLog, Summary, TcpLog};
+use crate::monitor::{jain, DropLog, FlowTable, LinkBins, QueueSamples, RttLog, Spilling, Summary, TcpLog};
 
 mod delays;
 mod tcp_watch;
