@@ -249,8 +249,10 @@ class Plan:
 
 #: (``max_events``, aqmsim's guard against a run that never ends, has no ns-2 counterpart:
 #: accepted and not written.)
+#: (``max_events``, ``max_packets``, ``trace`` and the TCP-state and delay monitors change
+#: nothing simulated: the script ignores them; ``trace_all`` asks ns-2 for its own trace)
 _TOP_FIELDS = {"name", "description", "notes", "duration", "seed", "tcp", "dumbbell", "nodes",
-               "links", "flows", "monitor", "ns2", "max_events"}
+               "links", "flows", "monitor", "ns2", "max_events", "max_packets", "trace"}
 #: What the ``ns2`` table of a scenario may ask of the ns-2 run (not a field of aqmsim's
 #: scenarios: ``aqmsim reproduce`` adds it to the scenarios it hands to ns-2 only):
 #: ``measure`` lists metrics ns-2 gives only on request, :data:`NS2_ON_REQUEST`.
@@ -428,7 +430,8 @@ def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
         seen.add(lk.name)
 
     mon = scenario.get("monitor") or {}
-    _check_fields(mon, {"queues", "sample_interval", "link_interval"}, "monitor")
+    _check_fields(mon, {"queues", "sample_interval", "link_interval", "tcp_flows", "tcp_interval",
+                        "delays"}, "monitor")
     monitored = mon.get("queues", monitored_default)
     if not isinstance(monitored, list):
         raise Ns2ExportError(f"monitor.queues: expected a list of \"a->b\", got {monitored!r}")
