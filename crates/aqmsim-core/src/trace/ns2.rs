@@ -40,26 +40,36 @@ pub fn ports(flows: &[FlowInfo]) -> Vec<(u32, u32)> {
 
 /// C's `%.15g` of `t` rounded to the microsecond (ns-2's `BaseTrace::round`).
 pub fn time_text(t: f64) -> String {
-    let r = (t * 1e6 + 0.5).floor() / 1e6;
-    if r == 0.0 {
-        return "0".into();
-    }
-    let exp = r.abs().log10().floor() as i32;
-    if (-4..15).contains(&exp) {
-        // fixed notation with 15 significant digits, trailing zeros dropped
-        let decimals = (14 - exp).max(0) as usize;
-        let s = format!("{r:.decimals$}");
-        if s.contains('.') {
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        } else {
-            s
-        }
+    let mut s = String::new();
+    write_time(&mut s, (t * 1e6 + 0.5).floor() as u64);
+    s
+}
+
+/// `%.15g` of `us` microseconds in seconds: fixed notation with the fraction's trailing
+/// zeros dropped (every time here has at most 13 significant digits), or C's exponent form
+/// below 1e-4 s.
+fn write_time(out: &mut String, us: u64) {
+    use std::fmt::Write as _;
+    if us == 0 {
+        out.push('0');
+    } else if us < 100 {
+        // 1e-06 .. 9.9e-05
+        let (m, e) = if us < 10 { (us as f64, 6) } else { (us as f64 / 10.0, 5) };
+        let _ = write!(out, "{m}e-{e:02}");
     } else {
-        let s = format!("{r:.14e}");
-        let (m, e) = s.split_once('e').expect("exponent form");
-        let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
-        let e: i32 = e.parse().expect("exponent");
-        format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+        let (int, frac) = (us / 1_000_000, us % 1_000_000);
+        let _ = write!(out, "{int}");
+        if frac != 0 {
+            let mut d = [b'0'; 6];
+            let mut f = frac;
+            for i in (0..6).rev() {
+                d[i] = b'0' + (f % 10) as u8;
+                f /= 10;
+            }
+            let n = 6 - d.iter().rev().take_while(|&&c| c == b'0').count();
+            out.push('.');
+            out.push_str(std::str::from_utf8(&d[..n]).expect("digits"));
+        }
     }
 }
 
@@ -101,10 +111,12 @@ impl Ns2Writer {
         };
         let f = flags(pkt);
         self.line.clear();
+        self.line.push(ev);
+        self.line.push(' ');
+        write_time(&mut self.line, (at.t.0 + 500) / 1000);
         let _ = writeln!(
             self.line,
-            "{ev} {} {} {} {name} {} {} {} {src}.{sport} {dst}.{dport} {} {}",
-            time_text(at.t.secs()),
+            " {} {} {name} {} {} {} {src}.{sport} {dst}.{dport} {} {}",
             at.from,
             at.to,
             pkt.size,
