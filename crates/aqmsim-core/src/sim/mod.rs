@@ -27,6 +27,8 @@ pub const LOSS: u8 = 3;
 
 pub struct Cbr {
     pub interval: Dur,
+    /// The interval in seconds as ns-2 computes it (packet traces' clock).
+    pub interval_s: f64,
     pub size: u32,
     pub running: bool,
     pub sent: u64,
@@ -186,6 +188,7 @@ impl Simulation {
                     }
                     AppModel::Cbr { rate_bps, packet_size } => Agent::Cbr(Cbr {
                         interval: Dur::from_secs(packet_size as f64 * 8.0 / rate_bps),
+                        interval_s: packet_size as f64 * 8.0 / rate_bps,
                         size: packet_size,
                         running: false,
                         sent: 0,
@@ -210,7 +213,8 @@ impl Simulation {
         // idle, with no deterministic losses and no monitor, that no agent sends on first.
         // Fed by one link: cut-through from it; by several: merge cut-through.
         // A traced link is never skipped, nor left by a shortcut: its events are all real.
-        let mut traced = vec![false; links.len()];
+        // With a trace, no link is: ns-2's floating-point clock is kept event by event.
+        let mut traced = vec![model.trace.is_some(); links.len()];
         for &l in model.trace.iter().flat_map(|t| t.links.iter()) {
             traced[l as usize] = true;
         }
@@ -331,7 +335,8 @@ impl Simulation {
         if self.tracer.is_some() {
             return Ok(());
         }
-        let links: Vec<(u32, u32, String)> = self.links.iter().map(|l| (l.from, l.to, l.name.clone())).collect();
+        let links: Vec<(u32, u32, String, f64, f64)> =
+            self.links.iter().map(|l| (l.from, l.to, l.name.clone(), l.rate_bps, l.delay.secs())).collect();
         let flows = self.flows.iter().map(trace_hooks::flow_info).collect();
         let t = trace_hooks::Tracer::open(spec, &links, flows).map_err(|e| crate::error::ScenarioError::new("trace.path", e))?;
         self.tracer = Some(Box::new(t));
@@ -446,6 +451,9 @@ impl Simulation {
     /// Handle one event; false at the end of the run.
     #[inline]
     fn dispatch(&mut self, ev: Event) -> bool {
+        if self.tracer.is_some() {
+            self.trace_clock(&ev);
+        }
         match ev {
             Event::TxDone { link } => self.tx_done(link),
             Event::Deliver { slot } => {
@@ -800,6 +808,9 @@ impl Simulation {
                     self.send_from(dst, ack);
                 } else if sink.wants_timer() {
                     let at = now + Dur::from_secs(sink.delack_interval);
+                    if let Some(t) = &mut self.tracer {
+                        t.delack_d[fi] = t.now_d + sink.delack_interval;
+                    }
                     let gen = sink.delack_gen;
                     self.sched.schedule(at, Event::DelAck { flow: pkt.flow, gen });
                 }
@@ -829,6 +840,9 @@ impl Simulation {
         }
         self.out = out;
         self.sync_timer(fi);
+        if self.tracer.is_some() {
+            self.trace_timer(fi);
+        }
         if self.tcp_traced[fi] {
             self.watch_tcp(fi);
         }
@@ -914,6 +928,9 @@ impl Simulation {
             let pkt = Packet::new(Kind::Udp, f, c.sent as i32, c.size, dst, now);
             let next = now + c.interval;
             self.sched.schedule(next, Event::CbrSend { flow: f });
+            if let Some(t) = &mut self.tracer {
+                t.cbr_d[f as usize] = t.now_d + c.interval_s;
+            }
             self.send_from(src, pkt);
         }
     }

@@ -38,8 +38,20 @@ pub(crate) struct Tracer {
     pub error: Option<String>,
     /// ns-2's uid counter: packets created by the agents so far.
     next_uid: u32,
-    /// Packets alive: key -> (uid, the link it last left or u32::MAX), first in first out.
-    alive: HashMap<Key, Vec<(u32, u32)>>,
+    /// Packets alive: key -> (uid, the link it last left or u32::MAX, ns-2's time of its
+    /// next arrival), first in first out.
+    alive: HashMap<Key, Vec<(u32, u32, f64)>>,
+    /// ns-2's clock: the current event's time as ns-2 computes it (floating-point sums),
+    /// and what it is computed from: each link's end of transmission, each flow's timers
+    /// and next CBR packet; links' rates and delays as ns-2 takes them.
+    pub now_d: f64,
+    pub link_end_d: Vec<f64>,
+    link_rate: Vec<f64>,
+    link_delay: Vec<f64>,
+    pub rtx_d: Vec<f64>,
+    pub rtx_at: Vec<Option<crate::time::SimTime>>,
+    pub delack_d: Vec<f64>,
+    pub cbr_d: Vec<f64>,
 }
 
 /// What tells packets apart: flow, kind, sequence number, send stamp, tag (an ACK's count
@@ -52,12 +64,31 @@ fn key(p: &Packet) -> Key {
 
 impl Tracer {
     /// Open the files `spec` names; the error names the file.
-    pub fn open(spec: &TraceModel, links: &[(u32, u32, String)], flows: Vec<FlowInfo>) -> Result<Tracer, String> {
+    pub fn open(spec: &TraceModel, links: &[(u32, u32, String, f64, f64)], flows: Vec<FlowInfo>) -> Result<Tracer, String> {
         let mut traced = vec![false; links.len()];
         for &l in &spec.links {
             traced[l as usize] = true;
         }
-        let mut t = Tracer { traced, ports: ports(&flows), flows, ns2: None, pcap_of: Vec::new(), pcap: Vec::new(), error: None, next_uid: 0, alive: HashMap::new() };
+        let nf = flows.len();
+        let mut t = Tracer {
+            traced,
+            ports: ports(&flows),
+            flows,
+            ns2: None,
+            pcap_of: Vec::new(),
+            pcap: Vec::new(),
+            error: None,
+            next_uid: 0,
+            alive: HashMap::new(),
+            now_d: 0.0,
+            link_end_d: vec![0.0; links.len()],
+            link_rate: links.iter().map(|l| l.3).collect(),
+            link_delay: links.iter().map(|l| l.4).collect(),
+            rtx_d: vec![0.0; nf],
+            rtx_at: vec![None; nf],
+            delack_d: vec![0.0; nf],
+            cbr_d: vec![0.0; nf],
+        };
         match spec.format {
             TraceFormat::Ns2 => {
                 t.ns2 = Some(Ns2Writer::create(&spec.path).map_err(|e| format!("cannot write {}: {e}", spec.path.display()))?);
@@ -66,7 +97,7 @@ impl Tracer {
                 std::fs::create_dir_all(&spec.path).map_err(|e| format!("cannot create the directory {}: {e}", spec.path.display()))?;
                 t.pcap_of = vec![None; links.len()];
                 for &l in &spec.links {
-                    let (a, b, name) = &links[l as usize];
+                    let (a, b, name, ..) = &links[l as usize];
                     if t.pcap_of[l as usize].is_some() {
                         continue; // its reverse direction was named first
                     }
@@ -75,7 +106,7 @@ impl Tracer {
                     t.pcap.push(w);
                     let k = t.pcap.len() - 1;
                     t.pcap_of[l as usize] = Some(k);
-                    if let Some(r) = links.iter().position(|(x, y, _)| (x, y) == (b, a)) {
+                    if let Some(r) = links.iter().position(|(x, y, ..)| (x, y) == (b, a)) {
                         t.pcap_of[r] = Some(k);
                         t.traced[r] = true;
                     }
@@ -89,12 +120,12 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     pub fn created(&mut self, pkt: &Packet) {
-        self.alive.entry(key(pkt)).or_default().push((self.next_uid, u32::MAX));
+        self.alive.entry(key(pkt)).or_default().push((self.next_uid, u32::MAX, self.now_d));
         self.next_uid = self.next_uid.wrapping_add(1);
     }
 
     /// `pkt`'s (uid, last link), if it is known.
-    fn lookup(&mut self, pkt: &Packet) -> Option<&mut (u32, u32)> {
+    fn lookup(&mut self, pkt: &Packet) -> Option<&mut (u32, u32, f64)> {
         self.alive.get_mut(&key(pkt)).and_then(|v| v.first_mut())
     }
 
@@ -116,8 +147,13 @@ impl Tracer {
     #[inline(never)]
     pub fn record(&mut self, at: Where, link: u32, pkt: &Packet) {
         if at.ev == TraceEvent::Dequeue {
+            // ns-2: the end of transmission at now + txt, the arrival at now + (txt + delay)
+            let txt = 8.0 * pkt.size as f64 / self.link_rate[link as usize];
+            let (now, delay) = (self.now_d, self.link_delay[link as usize]);
+            self.link_end_d[link as usize] = now + txt;
             if let Some(e) = self.lookup(pkt) {
                 e.1 = link;
+                e.2 = now + (txt + delay);
             }
         }
         if !self.traced[link as usize] || self.error.is_some() {
@@ -174,6 +210,39 @@ pub(super) fn flow_info(f: &super::Flow) -> FlowInfo {
 }
 
 impl Simulation {
+    /// ns-2's time of the event about to run (the packet arrivals set theirs in
+    /// [`Simulation::trace_receive`]).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn trace_clock(&mut self, ev: &crate::sched::Event) {
+        use crate::sched::Event as E;
+        let now = self.now.secs();
+        if let Some(t) = &mut self.tracer {
+            t.now_d = match *ev {
+                E::TxDone { link } => t.link_end_d[link as usize],
+                E::RtxTimer { flow, .. } => t.rtx_d[flow as usize],
+                E::DelAck { flow, .. } => t.delack_d[flow as usize],
+                E::CbrSend { flow } => t.cbr_d[flow as usize],
+                E::Deliver { .. } | E::Forward { .. } => t.now_d,
+                _ => now,
+            };
+        }
+    }
+
+    /// After a TCP sender ran: ns-2's time of its retransmission timer, when it was armed
+    /// now (now + the timeout, in floating point).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn trace_timer(&mut self, fi: usize) {
+        if let (Some(t), Agent::Tcp { snd, .. }) = (&mut self.tracer, &self.flows[fi].agent) {
+            let d = snd.rtx_deadline();
+            if d != t.rtx_at[fi] {
+                t.rtx_at[fi] = d;
+                t.rtx_d[fi] = t.now_d + snd.rtt.timeout();
+            }
+        }
+    }
+
     #[cold]
     #[inline(never)]
     pub(super) fn trace_created(&mut self, pkt: &Packet) {
@@ -196,7 +265,7 @@ impl Simulation {
     pub(super) fn trace(&mut self, ev: TraceEvent, l: u32, pkt: &Packet) {
         if let Some(t) = &mut self.tracer {
             let link = &self.links[l as usize];
-            let at = Where { t: self.now, ev, from: link.from, to: link.to };
+            let at = Where { t: self.now, secs: t.now_d, ev, from: link.from, to: link.to };
             t.record(at, l, pkt);
             if ev == TraceEvent::Drop {
                 t.gone(pkt);
@@ -210,10 +279,11 @@ impl Simulation {
     #[inline(never)]
     pub(super) fn trace_receive(&mut self, pkt: &Packet, delivered: bool) {
         if let Some(t) = &mut self.tracer {
-            if let Some(&mut (_, l)) = t.lookup(pkt) {
+            if let Some(&mut (_, l, at_d)) = t.lookup(pkt) {
+                t.now_d = at_d;
                 if l != u32::MAX {
                     let link = &self.links[l as usize];
-                    let at = Where { t: self.now, ev: TraceEvent::Receive, from: link.from, to: link.to };
+                    let at = Where { t: self.now, secs: at_d, ev: TraceEvent::Receive, from: link.from, to: link.to };
                     t.record(at, l, pkt);
                 }
             }

@@ -38,6 +38,9 @@ pub struct FlowInfo {
 #[derive(Copy, Clone, Debug)]
 pub struct Where {
     pub t: SimTime,
+    /// The same instant as ns-2 computes it (floating-point sums of transmission times and
+    /// delays), which the ns-2 format prints.
+    pub secs: f64,
     pub ev: TraceEvent,
     /// The link's two end nodes.
     pub from: u32,

@@ -113,7 +113,7 @@ impl Ns2Writer {
         self.line.clear();
         self.line.push(ev);
         self.line.push(' ');
-        write_time(&mut self.line, (at.t.0 + 500) / 1000);
+        write_time(&mut self.line, (at.secs * 1e6 + 0.5).floor() as u64);
         let _ = writeln!(
             self.line,
             " {} {} {name} {} {} {} {src}.{sport} {dst}.{dport} {} {}",
@@ -154,10 +154,10 @@ mod tests {
         let mut w = Ns2Writer::create(&path).unwrap();
         let mut p = Packet::new(Kind::Data, 0, 1, 1040, 3, SimTime::ZERO);
         p.ecn = ecn::ECT | ecn::CE;
-        w.write(&Where { t: SimTime::from_secs(0.046387), ev: TraceEvent::Enqueue, from: 0, to: 1 }, &p, 2, &flow, (0, 0)).unwrap();
+        w.write(&Where { t: SimTime::from_secs(0.046387), secs: 0.046387, ev: TraceEvent::Enqueue, from: 0, to: 1 }, &p, 2, &flow, (0, 0)).unwrap();
         let mut a = Packet::new(Kind::Ack, 0, 1, 40, 2, SimTime::ZERO);
         a.ecn = ecn::ECE;
-        w.write(&Where { t: SimTime::from_secs(0.0774796666), ev: TraceEvent::Receive, from: 1, to: 0 }, &a, 4, &flow, (0, 0)).unwrap();
+        w.write(&Where { t: SimTime::from_secs(0.0774796666), secs: 0.0774796666, ev: TraceEvent::Receive, from: 1, to: 0 }, &a, 4, &flow, (0, 0)).unwrap();
         w.finish().unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text, "+ 0.046387 0 1 tcp 1040 ----E-N 0 2.0 3.0 1 2\nr 0.07748 1 0 ack 40 C------ 0 3.0 2.0 1 4\n");

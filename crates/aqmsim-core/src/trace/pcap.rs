@@ -301,7 +301,7 @@ mod tests {
         FlowInfo { src: 1, dst: 2, tcp: true, payload: 1000, header: 40, syn }
     }
     fn at(ns: u64) -> Where {
-        Where { t: SimTime(ns), ev: TraceEvent::Dequeue, from: 1, to: 3 }
+        Where { t: SimTime(ns), secs: ns as f64 * 1e-9, ev: TraceEvent::Dequeue, from: 1, to: 3 }
     }
     fn bytes(pkts: &[(Packet, FlowInfo)]) -> Vec<u8> {
         let mut w = PcapWriter::new(Vec::new()).unwrap();

@@ -99,7 +99,7 @@ impl Net {
     fn capture(&mut self, c: usize, now: u64, p: &Packet) {
         let info = &self.conns[c].info;
         let (from, to) = if p.kind == Kind::Ack { (info.dst, info.src) } else { (info.src, info.dst) };
-        let at = Where { t: SimTime(now), ev: TraceEvent::Dequeue, from, to };
+        let at = Where { t: SimTime(now), secs: now as f64 * 1e-9, ev: TraceEvent::Dequeue, from, to };
         self.pcap.write(&at, p, info).unwrap();
         self.written.push(*p);
     }
@@ -395,7 +395,7 @@ fn registered_ports_and_udp_decode_cleanly() {
     let mut n = 0;
     for (i, &(f, tcp)) in flows.iter().enumerate() {
         let info = FlowInfo { src: 2 * f, dst: 2 * f + 1, tcp, payload: 1000, header: 40, syn: true };
-        let at = Where { t: SimTime(i as u64 * 1000), ev: TraceEvent::Dequeue, from: info.src, to: info.dst };
+        let at = Where { t: SimTime(i as u64 * 1000), secs: i as f64 * 1e-6, ev: TraceEvent::Dequeue, from: info.src, to: info.dst };
         let mut pkts = vec![];
         if tcp {
             let mut ack = Packet::new(Kind::Ack, f, 1, 56, info.src, SimTime::ZERO);
