@@ -212,36 +212,21 @@ impl Simulation {
         // Shortcut targets: a link whose DropTail queue lets packets pass untouched when
         // idle, with no deterministic losses and no monitor, that no agent sends on first.
         // Fed by one link: cut-through from it; by several: merge cut-through.
-        // A traced link is never skipped, nor left by a shortcut: its events are all real.
-        // With a trace, no link is: ns-2's floating-point clock is kept event by event.
-        let mut traced = vec![model.trace.is_some(); links.len()];
-        for &l in model.trace.iter().flat_map(|t| t.links.iter()) {
-            traced[l as usize] = true;
-        }
-        let target = |i: usize, l: &Link| l.queue.transparent_when_idle() && l.drop_seqs.is_empty() && !model.monitored.contains(&(i as u32)) && !inputs.from_agent[i] && !traced[i];
+        // With a packet trace there are none: every event is real, so that ns-2's
+        // floating-point clock can be kept event by event (`trace_hooks`).
+        let tracing = model.trace.is_some();
+        let target = |i: usize, l: &Link| !tracing && l.queue.transparent_when_idle() && l.drop_seqs.is_empty() && !model.monitored.contains(&(i as u32)) && !inputs.from_agent[i];
         let cut_from: Vec<u32> = links
             .iter()
             .enumerate()
             .map(|(i, l)| if target(i, l) { inputs.single_feeder(i) } else { NO_FEEDER })
-            .map(|f| if f != NO_FEEDER && traced[f as usize] { NO_FEEDER } else { f })
             .collect();
         let merge_inputs: Vec<Vec<u32>> = links
             .iter()
             .enumerate()
-            .map(|(i, l)| {
-                if target(i, l) && inputs.links[i].len() > 1 && !inputs.links[i].iter().any(|&j| traced[j as usize]) {
-                    inputs.links[i].clone()
-                } else {
-                    Vec::new()
-                }
-            })
+            .map(|(i, l)| if target(i, l) && inputs.links[i].len() > 1 { inputs.links[i].clone() } else { Vec::new() })
             .collect();
         let mut links = links;
-        for (l, &t) in links.iter_mut().zip(&traced) {
-            if t {
-                l.transparent = false;
-            }
-        }
         for (i, feeders) in merge_inputs.iter().enumerate() {
             let la = feeders.iter().map(|&j| links[j as usize].delay + links[j as usize].tx_time(min_size)).min();
             links[i].lookahead = la.unwrap_or(Dur::ZERO);
@@ -528,10 +513,8 @@ impl Simulation {
                 self.start_tx(l, pkt, false);
                 return;
             }
+            // (a drop here is a front event: log_queue_events traces it)
             let sent = link.queue.pass_through(pkt, now, &mut self.qrng[l as usize]);
-            if sent.is_none() && self.tracer.is_some() && self.links[l as usize].queue.front_events.is_empty() {
-                self.trace(TraceEvent::Drop, l, &pkt);
-            }
             self.log_queue_events(l);
             if self.links[l as usize].note {
                 self.note_departure(l, sent.as_ref(), false);

@@ -106,9 +106,9 @@ impl Tracer {
                     t.pcap.push(w);
                     let k = t.pcap.len() - 1;
                     t.pcap_of[l as usize] = Some(k);
+                    // the reverse direction (also in spec.links) goes into the same file
                     if let Some(r) = links.iter().position(|(x, y, ..)| (x, y) == (b, a)) {
                         t.pcap_of[r] = Some(k);
-                        t.traced[r] = true;
                     }
                 }
             }
@@ -124,7 +124,7 @@ impl Tracer {
         self.next_uid = self.next_uid.wrapping_add(1);
     }
 
-    /// `pkt`'s (uid, last link), if it is known.
+    /// `pkt`'s (uid, last link, ns-2's time of its next arrival), if it is known.
     fn lookup(&mut self, pkt: &Packet) -> Option<&mut (u32, u32, f64)> {
         self.alive.get_mut(&key(pkt)).and_then(|v| v.first_mut())
     }
@@ -142,24 +142,32 @@ impl Tracer {
         }
     }
 
-    /// Write one event; on failure stop tracing and remember why.
+    /// An event of `pkt` at `link` (any link: a packet's last link and ns-2's time of its
+    /// arrival are followed everywhere), written when `link` is traced.
     #[cold]
     #[inline(never)]
     pub fn record(&mut self, at: Where, link: u32, pkt: &Packet) {
-        if at.ev == TraceEvent::Dequeue {
+        let uid = if at.ev == TraceEvent::Dequeue {
             // ns-2: the end of transmission at now + txt, the arrival at now + (txt + delay)
             let txt = 8.0 * pkt.size as f64 / self.link_rate[link as usize];
             let (now, delay) = (self.now_d, self.link_delay[link as usize]);
             self.link_end_d[link as usize] = now + txt;
-            if let Some(e) = self.lookup(pkt) {
+            self.lookup(pkt).map(|e| {
                 e.1 = link;
                 e.2 = now + (txt + delay);
-            }
-        }
+                e.0
+            })
+        } else {
+            self.lookup(pkt).map(|e| e.0)
+        };
+        self.write(at, link, pkt, uid.map_or(-1, |u| u as i32));
+    }
+
+    /// Write one event of a traced link; on failure stop tracing and remember why.
+    fn write(&mut self, at: Where, link: u32, pkt: &Packet, uid: i32) {
         if !self.traced[link as usize] || self.error.is_some() {
             return;
         }
-        let uid = self.lookup(pkt).map_or(-1, |e| e.0 as i32);
         let flow = &self.flows[pkt.flow as usize];
         let r = if let Some(w) = &mut self.ns2 {
             w.write(&at, pkt, uid, flow, self.ports[pkt.flow as usize])
@@ -279,12 +287,12 @@ impl Simulation {
     #[inline(never)]
     pub(super) fn trace_receive(&mut self, pkt: &Packet, delivered: bool) {
         if let Some(t) = &mut self.tracer {
-            if let Some(&mut (_, l, at_d)) = t.lookup(pkt) {
+            if let Some(&mut (uid, l, at_d)) = t.lookup(pkt) {
                 t.now_d = at_d;
                 if l != u32::MAX {
                     let link = &self.links[l as usize];
                     let at = Where { t: self.now, secs: at_d, ev: TraceEvent::Receive, from: link.from, to: link.to };
-                    t.record(at, l, pkt);
+                    t.write(at, l, pkt, uid as i32);
                 }
             }
             if delivered {
