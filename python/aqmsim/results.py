@@ -7,7 +7,9 @@ What every column means is fixed in DESIGN.md ("What the words mean"):
 table     columns
 ========  ===============================================================================
 queue     t [s], link, len_pkts, len_bytes, avg (the discipline's EWMA), p (current drop
-          probability), max_p, min_th, max_th — one row per sample of a monitored queue
+          probability), max_p, min_th, max_th, delay [s] (the delay CoDel or PIE acts on;
+          0 for the RED family), count (CoDel's drop count) — one row per sample of a
+          monitored queue
 drops     t [s], link, flow, reason (early|forced|overflow), action (drop|mark), qlen_pkts
 flows     flow, src, dst, app, variant, start, stop, sent, retransmitted, timeouts,
           received, delivered, throughput_bps, goodput_bps, mean_delay_s, queue_arrivals,
@@ -56,7 +58,7 @@ SCHEMAS: Dict[str, Dict[str, str]] = {
     "queue": {
         "t": "float64", "link": "object", "len_pkts": "int64", "len_bytes": "int64",
         "avg": "float64", "p": "float64", "max_p": "float64",
-        "min_th": "float64", "max_th": "float64",
+        "min_th": "float64", "max_th": "float64", "delay": "float64", "count": "float64",
     },
     "drops": {
         "t": "float64", "link": "object", "flow": "int64", "reason": "object",

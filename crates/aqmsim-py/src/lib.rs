@@ -85,6 +85,8 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
     q.set_item("max_p", col(py, "<f8", &r.queue.max_p)?)?;
     q.set_item("min_th", col(py, "<f8", &r.queue.min_th)?)?;
     q.set_item("max_th", col(py, "<f8", &r.queue.max_th)?)?;
+    q.set_item("delay", col(py, "<f8", &r.queue.delay)?)?;
+    q.set_item("count", col(py, "<f8", &r.queue.count)?)?;
     d.set_item("queue", q)?;
 
     let reason_names: Vec<&str> = (0..4u8)

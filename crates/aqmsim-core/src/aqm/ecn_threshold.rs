@@ -88,7 +88,7 @@ impl Aqm for EcnThreshold {
     }
 
     fn state(&self) -> AqmState {
-        AqmState { avg: 0.0, p: 0.0, max_p: 0.0, min_th: self.threshold as f64, max_th: self.threshold as f64 }
+        AqmState { avg: 0.0, p: 0.0, max_p: 0.0, min_th: self.threshold as f64, max_th: self.threshold as f64, ..AqmState::default() }
     }
 }
 

@@ -92,6 +92,11 @@ pub struct AqmState {
     pub max_p: f64,
     pub min_th: f64,
     pub max_th: f64,
+    /// The delay the discipline acts on, s (CoDel: sojourn time of the last packet it
+    /// dequeued; PIE: its queueing-delay estimate); 0 for the RED family.
+    pub delay: f64,
+    /// CoDel's drop count (`count`; FQ-CoDel: summed over its queues); 0 otherwise.
+    pub count: f64,
 }
 
 /// The contract every discipline implements.

@@ -304,6 +304,7 @@ impl Aqm for Red {
             max_p: self.vars.cur_max_p,
             min_th: self.params.min_th,
             max_th: self.params.max_th,
+            ..AqmState::default()
         }
     }
 }

@@ -23,6 +23,10 @@ pub struct QueueSamples {
     pub max_p: Vec<f64>,
     pub min_th: Vec<f64>,
     pub max_th: Vec<f64>,
+    /// The delay the discipline acts on, s (CoDel, PIE; 0 for the RED family).
+    pub delay: Vec<f64>,
+    /// CoDel's drop count (0 for other disciplines).
+    pub count: Vec<f64>,
 }
 
 /// Utilisation of the monitored links per `link_interval` bin.

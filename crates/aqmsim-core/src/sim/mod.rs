@@ -934,6 +934,8 @@ impl Simulation {
             s.max_p.push(st.max_p);
             s.min_th.push(st.min_th);
             s.max_th.push(st.max_th);
+            s.delay.push(st.delay);
+            s.count.push(st.count);
         }
         let next = self.now + self.sample_dt;
         if next <= self.end {
