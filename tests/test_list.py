@@ -43,6 +43,8 @@ PAGE = {
     "red4": "red-pktsize.md",
     "red5": "red-pktsize.md",
     "ecn_threshold": "ecn-threshold.md",
+    "codel": "codel.md",
+    "fq_codel": "fq-codel.md",
 }
 
 

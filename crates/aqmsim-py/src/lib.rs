@@ -203,11 +203,29 @@ fn disciplines<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     Ok(d)
 }
 
+/// Replay a scripted enqueue/dequeue sequence through one discipline (its queue table
+/// as JSON text); returns the event lines (see `aqmsim_core::replay`).
+#[pyfunction]
+#[pyo3(signature = (queue_json, ops, seed=1))]
+fn replay_queue(queue_json: &str, ops: &str, seed: u64) -> PyResult<String> {
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        let v: serde_json::Value = serde_json::from_str(queue_json).map_err(|e| aqmsim_core::error::ScenarioError::new("queue", e.to_string()))?;
+        let m = v.as_object().cloned().ok_or_else(|| aqmsim_core::error::ScenarioError::new("queue", "must be a table"))?;
+        aqmsim_core::replay::replay(&m, ops, seed)
+    }));
+    match r {
+        Ok(Ok(s)) => Ok(s),
+        Ok(Err(e)) => Err(ScenarioError::new_err(e.to_string())),
+        Err(p) => Err(to_pyerr(Failure::Panic(panic_message(p)), Some(seed))),
+    }
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(disciplines, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_queue, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -6,8 +6,10 @@
 
 pub mod ared;
 pub mod ared_feng;
+pub mod codel;
 pub mod droptail;
 pub mod ecn_threshold;
+pub mod fq_codel;
 pub mod qrtred;
 pub mod queue;
 pub mod red;
@@ -21,7 +23,9 @@ use crate::time::SimTime;
 
 pub use ared::{Ared, AredParams};
 pub use ared_feng::AredFeng;
+pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
+pub use fq_codel::{FqCodel, FqCodelParams};
 pub use ecn_threshold::EcnThreshold;
 pub use qrtred::Qrtred;
 pub use rtred::Rtred;
@@ -125,6 +129,9 @@ pub enum AnyAqm {
     Rtred(Rtred),
     Qrtred(Qrtred),
     Threshold(EcnThreshold),
+    Codel(Codel),
+    /// FQ-CoDel owns its packets: the queue wrapper routes arrivals and departures to it.
+    FqCodel(Box<FqCodel>),
 }
 
 /// Forward a call to whichever discipline the enum holds.
@@ -138,6 +145,8 @@ macro_rules! each {
             AnyAqm::Rtred($d) => $e,
             AnyAqm::Qrtred($d) => $e,
             AnyAqm::Threshold($d) => $e,
+            AnyAqm::Codel($d) => $e,
+            AnyAqm::FqCodel($d) => $e,
         }
     };
 }
@@ -171,6 +180,8 @@ impl AnyAqm {
             AnyAqm::Rtred(_) => "rtred",
             AnyAqm::Qrtred(_) => "qrtred",
             AnyAqm::Threshold(_) => "ecn_threshold",
+            AnyAqm::Codel(_) => "codel",
+            AnyAqm::FqCodel(_) => "fq_codel",
         }
     }
 }

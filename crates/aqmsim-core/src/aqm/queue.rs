@@ -3,6 +3,7 @@
 //! Every packet that arrives is exactly one of departed, dropped, or still queued
 //! (`QueueStats::conserved`, checked in debug builds after every operation and by tests).
 
+use super::fq_codel::FqEnqueued;
 use super::{Aqm, AnyAqm, FrontAction, QueueView, Reason, Verdict};
 use crate::packet::{ecn, Packet};
 use crate::rng::Rng;
@@ -73,6 +74,8 @@ pub struct FrontEvent {
 pub struct QueueDisc {
     buf: VecDeque<Packet>,
     bytes: u64,
+    /// Packets held by a discipline that owns its packets (FQ-CoDel); 0 otherwise.
+    owned: u32,
     pub aqm: AnyAqm,
     pub stats: QueueStats,
     last_change: SimTime,
@@ -82,16 +85,16 @@ pub struct QueueDisc {
 
 impl QueueDisc {
     pub fn new(aqm: AnyAqm) -> QueueDisc {
-        QueueDisc { buf: VecDeque::new(), bytes: 0, aqm, stats: QueueStats::default(), last_change: SimTime::ZERO, front_events: Vec::new() }
+        QueueDisc { buf: VecDeque::new(), bytes: 0, owned: 0, aqm, stats: QueueStats::default(), last_change: SimTime::ZERO, front_events: Vec::new() }
     }
 
     #[inline]
     pub fn len(&self) -> u32 {
-        self.buf.len() as u32
+        self.buf.len() as u32 + self.owned
     }
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
+        self.len() == 0
     }
     #[inline]
     pub fn bytes(&self) -> u64 {
@@ -99,13 +102,13 @@ impl QueueDisc {
     }
     #[inline]
     pub fn view(&self) -> QueueView {
-        QueueView { len_pkts: self.buf.len() as u32, len_bytes: self.bytes }
+        QueueView { len_pkts: self.len(), len_bytes: self.bytes }
     }
 
     #[inline]
     fn integrate(&mut self, now: SimTime) {
         let dt = now.saturating_since(self.last_change).0 as u128;
-        self.stats.area_pkt_ns += self.buf.len() as u128 * dt;
+        self.stats.area_pkt_ns += self.len() as u128 * dt;
         self.stats.area_byte_ns += self.bytes as u128 * dt;
         self.last_change = now;
     }
@@ -113,6 +116,9 @@ impl QueueDisc {
     /// Offer `pkt` to the queue.
     #[inline]
     pub fn enqueue(&mut self, mut pkt: Packet, now: SimTime, rng: &mut Rng) -> Enqueued {
+        if matches!(self.aqm, AnyAqm::FqCodel(_)) {
+            return self.enqueue_owned(pkt, now);
+        }
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += pkt.size as u64;
         let view = self.view();
@@ -164,6 +170,9 @@ impl QueueDisc {
     /// such events are appended to `front_events`.
     #[inline]
     pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
+        if matches!(self.aqm, AnyAqm::FqCodel(_)) {
+            return self.dequeue_owned(now);
+        }
         loop {
             let Some(mut pkt) = self.buf.pop_front() else {
                 self.aqm.on_idle(now);
@@ -207,7 +216,16 @@ impl QueueDisc {
     /// Returns the packet to transmit, if any; drops and marks go to `front_events`.
     #[inline]
     pub fn pass_through(&mut self, mut pkt: Packet, now: SimTime, rng: &mut Rng) -> Option<Packet> {
-        debug_assert!(self.buf.is_empty());
+        debug_assert!(self.is_empty());
+        if matches!(self.aqm, AnyAqm::FqCodel(_)) {
+            return match self.enqueue_owned(pkt, now) {
+                Enqueued::Dropped(r) => {
+                    self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: false, qlen: 0, pkt });
+                    None
+                }
+                _ => self.dequeue_owned(now),
+            };
+        }
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += pkt.size as u64;
         let view = QueueView::default();
@@ -243,6 +261,65 @@ impl QueueDisc {
         }
         self.count_departure(&pkt);
         Some(pkt)
+    }
+
+    /// An arrival to a discipline that owns its packets (FQ-CoDel). Packets it drops from
+    /// other queues to make room go to `front_events`.
+    #[cold]
+    #[inline(never)]
+    fn enqueue_owned(&mut self, pkt: Packet, now: SimTime) -> Enqueued {
+        self.stats.arrivals += 1;
+        self.stats.arrival_bytes += pkt.size as u64;
+        self.integrate(now);
+        let start = self.front_events.len();
+        let AnyAqm::FqCodel(fq) = &mut self.aqm else { unreachable!("enqueue_owned is called for FQ-CoDel only") };
+        let out = fq.enqueue(pkt, now, &mut self.front_events);
+        let (len, bytes) = (fq.len(), fq.bytes());
+        self.owned = len;
+        self.bytes = bytes;
+        self.count_events(start);
+        if len > self.stats.max_len {
+            self.stats.max_len = len;
+        }
+        let out = match out {
+            FqEnqueued::Queued => Enqueued::Queued { marked: None },
+            FqEnqueued::Refused => {
+                self.stats.drops[Reason::Overflow as usize] += 1;
+                Enqueued::Dropped(Reason::Overflow)
+            }
+        };
+        debug_assert!(self.conserved());
+        out
+    }
+
+    /// A departure from a discipline that owns its packets.
+    #[cold]
+    #[inline(never)]
+    fn dequeue_owned(&mut self, now: SimTime) -> Option<Packet> {
+        self.integrate(now);
+        let start = self.front_events.len();
+        let AnyAqm::FqCodel(fq) = &mut self.aqm else { unreachable!("dequeue_owned is called for FQ-CoDel only") };
+        let out = fq.dequeue(now, &mut self.front_events);
+        self.owned = fq.len();
+        self.bytes = fq.bytes();
+        self.count_events(start);
+        if let Some(p) = &out {
+            self.count_departure(p);
+            self.stats.qdelay_sum_ns += now.saturating_since(p.t_enq).0 as u128;
+        }
+        debug_assert!(self.conserved());
+        out
+    }
+
+    /// Count the drops and marks appended to `front_events` from `start` on.
+    fn count_events(&mut self, start: usize) {
+        for e in &self.front_events[start..] {
+            if e.marked {
+                self.stats.marks += 1;
+            } else {
+                self.stats.drops[e.reason as usize] += 1;
+            }
+        }
     }
 
     #[inline]
@@ -282,7 +359,7 @@ impl QueueDisc {
     /// The link found nothing to send at `t` (it noticed later): the queue is idle since `t`.
     #[inline]
     pub fn notify_idle(&mut self, t: SimTime) {
-        debug_assert!(self.buf.is_empty());
+        debug_assert!(self.is_empty());
         self.aqm.on_idle(t);
     }
 
@@ -293,7 +370,7 @@ impl QueueDisc {
 
     /// arrivals = departures + drops + queued.
     pub fn conserved(&self) -> bool {
-        self.stats.arrivals == self.stats.departures + self.stats.dropped() + self.buf.len() as u64
+        self.stats.arrivals == self.stats.departures + self.stats.dropped() + self.len() as u64
     }
 }
 

@@ -1,6 +1,7 @@
 //! Scenarios: the schema, its validation, and the resolved model the simulation runs.
 
 pub mod build;
+pub mod queue_modern;
 pub mod queue_spec;
 pub mod schema;
 pub mod units;

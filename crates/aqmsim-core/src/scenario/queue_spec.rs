@@ -1,6 +1,7 @@
 //! Queue tables: `kind` selects the discipline; each discipline has its own parameter set,
 //! checked with its own allowed fields and ranges.
 
+use super::queue_modern::{build_codel, build_fq_codel, CODEL_PARAMS, FQ_CODEL_PARAMS};
 use super::units::{parse_time, Quantity, MAX_PACKET_BYTES};
 use crate::aqm::red_math;
 use crate::aqm::ecn_threshold::Where;
@@ -95,6 +96,13 @@ pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
             ("limit", "50", "packets ≥ 1 waiting (the buffer)"),
             ("mode", "mark_tail", "mark_tail | mark_front | drop_front"),
         ],
+        false,
+    ),
+    ("codel", "CoDel (RFC 8289) as ns-3.37: drop or mark at dequeue once the sojourn time stays above target for an interval", CODEL_PARAMS, false),
+    (
+        "fq_codel",
+        "FQ-CoDel (RFC 8290) as ns-3.37: flows hashed into queues, DRR with new/old lists, CoDel per queue",
+        FQ_CODEL_PARAMS,
         false,
     ),
 ];
@@ -193,7 +201,7 @@ struct ThresholdSpec {
     mode: Option<String>,
 }
 
-fn parse_as<T: DeserializeOwned>(m: &serde_json::Map<String, Value>, path: &str) -> Result<T> {
+pub(crate) fn parse_as<T: DeserializeOwned>(m: &serde_json::Map<String, Value>, path: &str) -> Result<T> {
     let v = Value::Object(m.clone());
     serde_path_to_error::deserialize(v).map_err(|e| {
         let p = e.path().to_string();
@@ -266,6 +274,8 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
             let j = json!({"kind": "ecn_threshold", "threshold": s.threshold, "limit": limit, "mode": mode.name()});
             Ok((AnyAqm::Threshold(d), j))
         }
+        "codel" => build_codel(m, path),
+        "fq_codel" => build_fq_codel(m, path),
         k if params_of(k).is_some() => build_red_family(k, m, path, link),
         other => Err(ScenarioError::new(format!("{path}.kind"), format!("unknown discipline {other:?} (expected one of: {})", names()))),
     }
@@ -276,11 +286,7 @@ fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, 
     let allowed = params_of(kind).unwrap_or_default();
     for key in m.keys() {
         if key != "kind" && !allowed.iter().any(|p| p.0 == key) {
-            let owners: Vec<&str> = DISCIPLINES
-                .iter()
-                .filter(|d| params_of(d.0).unwrap_or_default().iter().any(|p| p.0 == key))
-                .map(|d| d.0)
-                .collect();
+            let owners = owners_of(key);
             let hint = if owners.is_empty() { String::new() } else { format!(" (it is a parameter of: {})", owners.join(", ")) };
             return Err(ScenarioError::new(format!("{path}.{key}"), format!("not a parameter of {kind}{hint}")));
         }
@@ -492,6 +498,11 @@ fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, 
         other => unreachable!("discipline table lists {other} as RED family"),
     };
     Ok((aqm, resolved))
+}
+
+/// The disciplines that take parameter `key`.
+pub(crate) fn owners_of(key: &str) -> Vec<&'static str> {
+    DISCIPLINES.iter().filter(|d| params_of(d.0).unwrap_or_default().iter().any(|p| p.0 == key)).map(|d| d.0).collect()
 }
 
 fn names() -> String {

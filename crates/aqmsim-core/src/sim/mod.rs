@@ -541,6 +541,8 @@ impl Simulation {
                 if let Some(r) = marked {
                     self.log_drop(l, pkt.flow, r as u8, 1, qlen);
                 }
+                // (FQ-CoDel makes room by dropping from its fattest queue)
+                self.log_queue_events(l);
                 let link = &mut self.links[l as usize];
                 if !link.busy(now) && !link.txdone_pending {
                     if let Some(p) = self.dequeue(l) {

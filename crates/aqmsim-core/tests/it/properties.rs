@@ -14,6 +14,8 @@ fn table(kind: &str) -> serde_json::Map<String, serde_json::Value> {
         "ecn_threshold" => serde_json::json!({"kind": "ecn_threshold", "threshold": 8, "limit": 25}),
         "qrtred" => serde_json::json!({"kind": "qrtred", "limit": 25}),
         "droptail" => serde_json::json!({"kind": "droptail", "limit": 25}),
+        "codel" => serde_json::json!({"kind": "codel", "limit": 25, "ecn": true, "ce_threshold": "20ms"}),
+        "fq_codel" => serde_json::json!({"kind": "fq_codel", "limit": 25, "flows": 4}),
         k => serde_json::json!({"kind": k, "limit": 25, "min_th": 5, "max_th": 15, "ecn": true}),
     };
     v.as_object().unwrap().clone()

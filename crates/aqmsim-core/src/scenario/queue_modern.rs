@@ -1,0 +1,166 @@
+//! Queue tables of the delay-based disciplines deployed today: CoDel, FQ-CoDel and PIE.
+//! Defaults are ns-3.37's (which are Linux's but where said), so a scenario agrees with
+//! ns-3 unless it says otherwise.
+
+use super::queue_spec::{parse_as, Param};
+use super::units::{parse_time, Quantity};
+use crate::aqm::codel::CodelParams;
+use crate::aqm::fq_codel::Classify;
+use crate::aqm::{AnyAqm, Codel, FqCodel, FqCodelParams};
+use crate::error::{Result, ScenarioError};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+pub const CODEL_PARAMS: &[Param] = &[
+    ("limit", "1000", "packets ≥ 1 waiting (Linux's limit; ns-3's MaxSize is 1 500 000 bytes: use limit_bytes)"),
+    ("limit_bytes", "—", "bytes ≥ 1: limit the queue in bytes instead"),
+    ("target", "5ms", "s > 0: acceptable standing queue delay (Target)"),
+    ("interval", "100ms", "s > target: how long the delay must stay above target before a drop (Interval)"),
+    ("min_bytes", "1500", "bytes ≥ 0: no drop while fewer bytes remain queued (ns-3 MinBytes)"),
+    ("ecn", "false", "bool: mark ECN-capable packets instead of dropping them (UseEcn)"),
+    ("ce_threshold", "none", "s > 0: with ecn, also mark every packet whose sojourn exceeds it (CeThreshold)"),
+];
+
+pub const FQ_CODEL_PARAMS: &[Param] = &[
+    ("limit", "10240", "packets ≥ 1 in all queues; beyond it drop from the fattest queue (MaxSize)"),
+    ("flows", "1024", "queues in [1, 65536] (Flows)"),
+    ("quantum", "1500", "bytes ≥ 1 of DRR credit per round (ns-3: the device MTU)"),
+    ("drop_batch", "64", "packets ≥ 1 dropped from the fattest queue at most per overflow (DropBatchSize)"),
+    ("target", "5ms", "s > 0: CoDel target of every queue"),
+    ("interval", "100ms", "s > target: CoDel interval of every queue"),
+    ("min_bytes", "1500", "bytes ≥ 0: CoDel MinBytes of every queue (against the queue's own bytes)"),
+    ("ecn", "true", "bool: mark ECN-capable packets instead of dropping them (ns-3 and Linux default on)"),
+    ("ce_threshold", "none", "s > 0: with ecn, also mark every packet whose sojourn exceeds it"),
+    ("classify", "hash", "hash | flow: hash the flow number into a queue (collisions as in ns-3/Linux), or flow f → queue f mod flows"),
+    ("perturbation", "0", "integer in [0, 2^32): the hash salt (ns-3 Perturbation)"),
+];
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CodelSpec {
+    #[allow(dead_code)]
+    kind: String,
+    limit: Option<u32>,
+    limit_bytes: Option<u64>,
+    target: Option<Quantity>,
+    interval: Option<Quantity>,
+    min_bytes: Option<u64>,
+    ecn: Option<bool>,
+    ce_threshold: Option<Quantity>,
+    // FQ-CoDel only
+    flows: Option<u32>,
+    quantum: Option<u32>,
+    drop_batch: Option<u32>,
+    classify: Option<String>,
+    perturbation: Option<u32>,
+}
+
+fn time_field(q: &Option<Quantity>, default: f64, field: &str) -> Result<f64> {
+    let v = match q {
+        Some(q) => parse_time(q).map_err(|e| ScenarioError::new(field, e))?,
+        None => default,
+    };
+    if !(v > 0.0) {
+        return Err(ScenarioError::new(field, format!("must be > 0 s, got {v}")));
+    }
+    Ok(v)
+}
+
+fn ns(s: f64) -> u64 {
+    (s * 1e9).round() as u64
+}
+
+/// CoDel's own parameters from a table (shared by codel and fq_codel).
+fn codel_params(s: &CodelSpec, path: &str, ecn_default: bool) -> Result<(CodelParams, Value)> {
+    let f = |name: &str| format!("{path}.{name}");
+    let target = time_field(&s.target, 0.005, &f("target"))?;
+    let interval = time_field(&s.interval, 0.1, &f("interval"))?;
+    if interval <= target {
+        return Err(ScenarioError::new(f("interval"), format!("must be > target ({target} s), got {interval} s")));
+    }
+    // CoDel's clock is 32 bits of 1024 ns in ns-3: keep the interval within it
+    if interval > 4000.0 {
+        return Err(ScenarioError::new(f("interval"), format!("must be ≤ 4000 s, got {interval} s")));
+    }
+    let ecn = s.ecn.unwrap_or(ecn_default);
+    let ce = match &s.ce_threshold {
+        None => None,
+        Some(_) if !ecn => return Err(ScenarioError::new(f("ce_threshold"), "marks ECN-capable packets: it needs ecn = true")),
+        Some(_) => Some(time_field(&s.ce_threshold, 0.0, &f("ce_threshold"))?),
+    };
+    let min_bytes = s.min_bytes.unwrap_or(1500);
+    let p = CodelParams { target_ns: ns(target), interval_ns: ns(interval), min_bytes, ecn, ce_threshold_ns: ce.map(ns) };
+    let j = json!({"target": target, "interval": interval, "min_bytes": min_bytes, "ecn": ecn, "ce_threshold": ce});
+    Ok((p, j))
+}
+
+/// Refuse fields another discipline owns, naming the owner (as the RED family does).
+fn only_own_fields(m: &serde_json::Map<String, Value>, path: &str, kind: &str, own: &[Param]) -> Result<()> {
+    for key in m.keys() {
+        if key != "kind" && !own.iter().any(|p| p.0 == key) {
+            let owners = super::queue_spec::owners_of(key);
+            let hint = if owners.is_empty() { String::new() } else { format!(" (it is a parameter of: {})", owners.join(", ")) };
+            return Err(ScenarioError::new(format!("{path}.{key}"), format!("not a parameter of {kind}{hint}")));
+        }
+    }
+    Ok(())
+}
+
+pub fn build_codel(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
+    only_own_fields(m, path, "codel", CODEL_PARAMS)?;
+    let s: CodelSpec = parse_as(m, path)?;
+    let (p, mut j) = codel_params(&s, path, false)?;
+    let limit_bytes = match s.limit_bytes {
+        Some(_) if s.limit.is_some() => return Err(ScenarioError::new(format!("{path}.limit_bytes"), "give either limit or limit_bytes, not both")),
+        Some(0) => return Err(ScenarioError::new(format!("{path}.limit_bytes"), "must be ≥ 1 byte")),
+        lb => lb,
+    };
+    let limit = s.limit.unwrap_or(1000);
+    if limit == 0 {
+        return Err(ScenarioError::new(format!("{path}.limit"), "must be ≥ 1 packet, got 0"));
+    }
+    j["kind"] = json!("codel");
+    match limit_bytes {
+        Some(lb) => j["limit_bytes"] = json!(lb),
+        None => j["limit"] = json!(limit),
+    }
+    let limit = if limit_bytes.is_some() { u32::MAX } else { limit };
+    Ok((AnyAqm::Codel(Codel::new(p, limit, limit_bytes)), j))
+}
+
+pub fn build_fq_codel(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
+    only_own_fields(m, path, "fq_codel", FQ_CODEL_PARAMS)?;
+    let s: CodelSpec = parse_as(m, path)?;
+    let f = |name: &str| format!("{path}.{name}");
+    let (codel, mut j) = codel_params(&s, path, true)?;
+    let d = FqCodelParams::default();
+    let limit = s.limit.unwrap_or(d.limit);
+    let flows = s.flows.unwrap_or(d.flows);
+    let quantum = s.quantum.unwrap_or(d.quantum);
+    let drop_batch = s.drop_batch.unwrap_or(d.drop_batch);
+    for (name, v) in [("limit", limit), ("quantum", quantum), ("drop_batch", drop_batch)] {
+        if v == 0 {
+            return Err(ScenarioError::new(f(name), "must be ≥ 1, got 0"));
+        }
+    }
+    if !(1..=65536).contains(&flows) {
+        return Err(ScenarioError::new(f("flows"), format!("must be in [1, 65536] queues, got {flows}")));
+    }
+    let perturbation = s.perturbation.unwrap_or(0);
+    let classify = match s.classify.as_deref().unwrap_or("hash") {
+        "hash" => Classify::Hash { perturbation },
+        "flow" if s.perturbation.is_some() => return Err(ScenarioError::new(f("perturbation"), "salts the hash: it has no effect with classify = \"flow\"")),
+        "flow" => Classify::Flow,
+        other => return Err(ScenarioError::new(f("classify"), format!("unknown classification {other:?} (expected one of: hash, flow)"))),
+    };
+    for (k, v) in [("limit", limit), ("flows", flows), ("quantum", quantum), ("drop_batch", drop_batch)] {
+        j[k] = json!(v);
+    }
+    j["kind"] = json!("fq_codel");
+    j["classify"] = json!(if classify == Classify::Flow { "flow" } else { "hash" });
+    if classify != Classify::Flow {
+        j["perturbation"] = json!(perturbation);
+    }
+    let p = FqCodelParams { codel, limit, flows, quantum, drop_batch, classify };
+    Ok((AnyAqm::FqCodel(Box::new(FqCodel::new(p))), j))
+}
