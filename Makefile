@@ -64,7 +64,7 @@ cargo-test: ## run the Rust engine's tests
 pytest: build ## run the Python test suite only
 	$(PY) -m pytest -q
 
-test: build ns2 chromium tshark ## run every test: cargo test (engine) + pytest (Python, CLI, ns-2 cross-checks, report in Chromium)
+test: build ns2 ns3 chromium tshark ## run every test: cargo test (engine) + pytest (Python, CLI, ns-2 and ns-3 cross-checks, report in Chromium)
 	$(CARGO) test --release -p aqmsim-core
 	@$(MAKE) --no-print-directory fuzz-short
 	$(PY) -m pytest -q
@@ -92,7 +92,7 @@ fuzz: build ## long fuzz run: cargo-fuzz on each of FUZZ_TARGETS for FUZZ_TIME s
 demo: build ## reproduce the RTRED paper: prints its numbers beside the published ones; HTML report in out/reproduce
 	$(VENV)/bin/aqmsim reproduce rtred
 
-ns3: ## install ns-3's development files (Debian libns3-dev, g++, pkg-config, GNU time) when missing; used by bench
+ns3: ## install ns-3's development files (Debian libns3-dev, g++, pkg-config, GNU time) when missing; used by bench and the ns-3 agreement tests
 	@pkg-config --exists ns3-core 2>/dev/null && command -v g++ >/dev/null && test -x /usr/bin/time || \
 	  ($(SUDO) apt-get update -qq && \
 	   DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libns3-dev g++ pkg-config time)

@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Build benchmarks/ns3/dumbbell.cc against Debian's libns3-dev (`make ns3` installs it).
-# Prints the path of the binary: target/ns3-bench/dumbbell-<ns-3 version>. The binary is
-# rebuilt only when it is missing or older than the source (or this script).
+# Build one program of benchmarks/ns3/ against Debian's libns3-dev (`make ns3` installs it).
+#   build.sh [PROGRAM]      PROGRAM: dumbbell (the default) or queue_replay
+# Prints the path of the binary: target/ns3-bench/<PROGRAM>-<ns-3 version>. The binary is
+# rebuilt only when it is missing or older than the source (or this script); a build takes
+# about 30-60 s (g++ -O2), most of it in ns-3's headers.
 # Environment: CXX (default g++), CXXFLAGS (default -O2), TARGET_DIR (default <repo>/target).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-src="$here/dumbbell.cc"
+prog="${1:-dumbbell}"
+if [[ ! "$prog" =~ ^[a-z0-9_]+$ || ! -f "$here/$prog.cc" ]]; then
+  echo "build.sh: no program $here/$prog.cc" >&2
+  exit 2
+fi
+src="$here/$prog.cc"
 mods="ns3-core ns3-network ns3-internet ns3-point-to-point ns3-point-to-point-layout ns3-applications ns3-traffic-control ns3-nix-vector-routing"
 if ! pkg-config --exists $mods 2>/dev/null; then
   echo "build.sh: ns-3 development files not found (pkg-config $mods); run \`make ns3\` (Debian: apt-get install libns3-dev)" >&2
@@ -14,7 +21,7 @@ if ! pkg-config --exists $mods 2>/dev/null; then
 fi
 ver="$(pkg-config --modversion ns3-core)"
 out_dir="${TARGET_DIR:-$root/target}/ns3-bench"
-bin="$out_dir/dumbbell-$ver"
+bin="$out_dir/$prog-$ver"
 if [[ -x "$bin" && "$bin" -nt "$src" && "$bin" -nt "${BASH_SOURCE[0]}" ]]; then
   echo "$bin"
   exit 0
@@ -31,6 +38,6 @@ for f in $(pkg-config --libs $mods); do
   [[ "$f" == /* && ! -e "$f" ]] && continue
   libs+=("$f")
 done
-${CXX:-g++} ${CXXFLAGS:--O2} -std=c++17 -o "$bin.tmp" "$src" "${cflags[@]}" "${libs[@]}" >&2
-mv "$bin.tmp" "$bin"
+${CXX:-g++} ${CXXFLAGS:--O2} -std=c++17 -o "$bin.tmp.$$" "$src" "${cflags[@]}" "${libs[@]}" >&2
+mv "$bin.tmp.$$" "$bin"
 echo "$bin"

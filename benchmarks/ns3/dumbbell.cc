@@ -12,6 +12,18 @@
 //   10), w_q 0.002, limit 300 packets, packet mode, not gentle, wait, no ECN, hard drop
 //   above max_th, mean packet size 1000 bytes for the idle-time correction. The device
 //   below it holds one packet, so RED is the queue (the usual ns-3 RED set-up).
+// * --queue=codel|pie|fq_codel (issue 14) puts that disc at the bottleneck instead, with
+//   ns-3's defaults except: MaxSize = --limit packets (default 1000 for CoDel and PIE,
+//   10240 for FQ-CoDel as ns-3; 300 for RED as before), UseEcn = --ecn, FQ-CoDel's
+//   quantum = the device MTU (ns-3 does that itself). PIE's default 25-packet buffer is
+//   too small for a 100 Mb/s dumbbell, hence 1000.
+// * --tcp=cubic|dctcp picks TcpCubic / TcpDctcp (HyStart = --hystart, ns-3's default on).
+//   --ecn=1 sets TcpSocketBase::UseEcn=On and the disc's UseEcn. DCTCP implies ECN and a
+//   shallow marking threshold, as ns-3's tcp.rst (DCTCP section) and
+//   examples/tcp/dctcp-example.cc set it up: RED as a step marker (QW 1, MinTh = MaxTh =
+//   --markTh packets, default 16 as tcp.rst; UseEcn, UseHardDrop off), CoDel and FQ-CoDel
+//   with UseEcn and CeThreshold = --ceThreshold (default 1 ms, tcp.rst); PIE has no CE
+//   threshold in 3.37 outside L4S, so it just marks (below its 10 % MarkEcnThreshold).
 // * Every other queue: FIFO 1000 packets (replacing ns-3's default FqCoDel).
 // * TCP: one BulkSend per source, 1000-byte segments, one ACK per segment
 //   (DelAckCount 1), initial window 2, receive window = `--window` segments, initial
@@ -34,9 +46,16 @@
 //   are window x segment bytes.
 //
 // At the end it prints `key value` lines: the bottleneck's packets (arrivals, departures,
-// drops by reason), utilisation (IP bytes sent through the RED queue x 8 / (rate x
-// duration): the 2-byte PPP header is not counted), bytes received by the sinks, events
-// executed, and the wall time of set-up and of the run.
+// drops by reason), utilisation (IP bytes sent through the bottleneck disc x 8 / (rate x
+// measured time): the 2-byte PPP header is not counted), bytes received by the sinks,
+// events executed, and the wall time of set-up and of the run. Everything but events and
+// wall times counts from --warmup s on (default 0: the whole run): the disc's statistics
+// are differenced against a snapshot taken at the warm-up. Besides: `drops.<reason> n`
+// and `marks.<reason> n` for each of the disc's reasons (spaces as '_'), bottleneck_marks,
+// qdelay_mean_s / qdelay_p99_s (the disc's SojournTime trace, one sample per packet
+// leaving its queue, including those CoDel then drops; p99 = the ceil(0.99 n)-th smallest,
+// rounded down to the microsecond), qdelay_samples, and `flow <i> <bps>`
+// per flow (bytes its sink received after the warm-up x 8 / measured time).
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -47,9 +66,13 @@
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
+#include <vector>
 
 using namespace ns3;
 
@@ -68,6 +91,53 @@ static uint32_t
 IfIndex(Ptr<NetDevice> dev)
 {
     return dev->GetNode()->GetObject<Ipv4>()->GetInterfaceForDevice(dev);
+}
+
+// Queueing delays after the warm-up (the disc's SojournTime trace source): their exact
+// sum and a histogram in 1-us bins, so memory stays small at any packet count (the bench
+// measures this program's RSS).
+static std::vector<uint64_t> g_hist;
+static uint64_t g_samples = 0;
+static long double g_sum = 0;
+static bool g_measuring = false;
+
+static void
+OnSojourn(Time t)
+{
+    if (g_measuring)
+    {
+        int64_t ns = t.GetNanoSeconds();
+        size_t bin = size_t(ns / 1000);
+        if (bin >= g_hist.size())
+        {
+            g_hist.resize(bin + 1024, 0);
+        }
+        ++g_hist[bin];
+        ++g_samples;
+        g_sum += ns;
+    }
+}
+
+static std::string
+Key(const std::string& reason)
+{
+    std::string k = reason;
+    std::replace(k.begin(), k.end(), ' ', '_');
+    return k;
+}
+
+// What the disc's per-reason counters gained since the snapshot.
+template <typename Map>
+static std::map<std::string, uint32_t>
+Gained(const Map& now, const Map& then)
+{
+    std::map<std::string, uint32_t> out;
+    for (const auto& kv : now)
+    {
+        auto it = then.find(kv.first);
+        out[kv.first] = kv.second - (it == then.end() ? 0 : it->second);
+    }
+    return out;
 }
 
 static double
@@ -94,7 +164,15 @@ main(int argc, char* argv[])
     double maxTh = 90;
     double maxP = 0.1;
     double qw = 0.002;
-    uint32_t limit = 300;
+    uint32_t limit = 0; // 0: the disc's default here (RED 300, CoDel/PIE 1000, FQ-CoDel 10240)
+    std::string queue = "red";
+    std::string tcp = "newreno";
+    bool ecn = false;
+    bool hystart = true;
+    double warmup = 0.0;
+    uint32_t markTh = 16;
+    std::string ceThreshold = "1ms";
+    std::string recovery = "classic";
     uint32_t meanPktSize = 1000;
     bool gentle = false;
     bool wait = true;
@@ -118,7 +196,15 @@ main(int argc, char* argv[])
     cmd.AddValue("maxTh", "RED max_th, packets", maxTh);
     cmd.AddValue("maxP", "RED max_p (LInterm = 1/max_p)", maxP);
     cmd.AddValue("qw", "RED queue weight w_q", qw);
-    cmd.AddValue("limit", "RED buffer, packets", limit);
+    cmd.AddValue("limit", "bottleneck buffer, packets (0: RED 300, CoDel/PIE 1000, FQ-CoDel 10240)", limit);
+    cmd.AddValue("queue", "bottleneck disc: red (default), codel, pie or fq_codel", queue);
+    cmd.AddValue("tcp", "newreno (default), cubic or dctcp", tcp);
+    cmd.AddValue("ecn", "TCP UseEcn On and the disc's UseEcn (dctcp: always)", ecn);
+    cmd.AddValue("hystart", "CUBIC HyStart (ns-3's default: on)", hystart);
+    cmd.AddValue("recovery", "loss recovery: classic (default) or prr", recovery);
+    cmd.AddValue("warmup", "statistics from this time on, s", warmup);
+    cmd.AddValue("markTh", "DCTCP with RED: marking threshold K, packets (MinTh = MaxTh)", markTh);
+    cmd.AddValue("ceThreshold", "DCTCP with CoDel/FQ-CoDel: CeThreshold", ceThreshold);
     cmd.AddValue("meanPktSize", "RED mean packet size (idle-time correction), bytes", meanPktSize);
     cmd.AddValue("gentle", "gentle RED", gentle);
     cmd.AddValue("wait", "RED wait option", wait);
@@ -127,10 +213,32 @@ main(int argc, char* argv[])
     cmd.AddValue("otherQueue", "FIFO limit of every other queue, packets", otherQueue);
     cmd.Parse(argc, argv);
 
+    bool dctcp = tcp == "dctcp";
+    ecn = ecn || dctcp;
+    if ((tcp != "newreno" && tcp != "cubic" && !dctcp) ||
+        (queue != "red" && queue != "codel" && queue != "pie" && queue != "fq_codel") ||
+        (recovery != "classic" && recovery != "prr") || warmup < 0 || warmup >= duration)
+    {
+        std::fprintf(stderr, "expected --tcp=newreno|cubic|dctcp, --queue=red|codel|pie|fq_codel, "
+                             "--recovery=classic|prr, 0 <= --warmup < --duration\n");
+        return 2;
+    }
+    if (limit == 0)
+    {
+        limit = queue == "red" ? 300 : queue == "fq_codel" ? 10240 : 1000;
+    }
+
     // ------------------------------------------------------------------ TCP
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    TypeId tcpType = tcp == "cubic" ? TcpCubic::GetTypeId()
+                     : dctcp        ? TcpDctcp::GetTypeId()
+                                    : TcpNewReno::GetTypeId();
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tcpType));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
-                       TypeIdValue(TcpClassicRecovery::GetTypeId()));
+                       TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId()
+                                                     : TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpCubic::HyStart", BooleanValue(hystart));
+    Config::SetDefault("ns3::TcpSocketBase::UseEcn",
+                       EnumValue(ecn ? TcpSocketState::On : TcpSocketState::Off));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segment));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
     Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(2));
@@ -187,20 +295,59 @@ main(int argc, char* argv[])
             return 2;
         }
     }
+    QueueSizeValue maxSize(QueueSize(std::to_string(limit) + "p"));
+    Time ceTh = dctcp ? Time(ceThreshold) : Time::Max();
     TrafficControlHelper red;
-    red.SetRootQueueDisc("ns3::RedQueueDisc",
-                         "MinTh", DoubleValue(minTh),
-                         "MaxTh", DoubleValue(maxTh),
-                         "LInterm", DoubleValue(1.0 / maxP),
-                         "QW", DoubleValue(qw),
-                         "MaxSize", QueueSizeValue(QueueSize(std::to_string(limit) + "p")),
-                         "Gentle", BooleanValue(gentle),
-                         "Wait", BooleanValue(wait),
-                         "UseEcn", BooleanValue(false),
-                         "UseHardDrop", BooleanValue(true),
-                         "MeanPktSize", UintegerValue(meanPktSize),
-                         "LinkBandwidth", DataRateValue(DataRate(bottleneckRate)),
-                         "LinkDelay", TimeValue(Time(bottleneckDelay)));
+    if (queue == "red" && dctcp)
+    {
+        // ns-3's DCTCP set-up (tcp.rst): RED on the instantaneous queue, marking above K.
+        red.SetRootQueueDisc("ns3::RedQueueDisc",
+                             "MinTh", DoubleValue(markTh),
+                             "MaxTh", DoubleValue(markTh),
+                             "QW", DoubleValue(1.0),
+                             "MaxSize", maxSize,
+                             "UseEcn", BooleanValue(true),
+                             "UseHardDrop", BooleanValue(false),
+                             "MeanPktSize", UintegerValue(meanPktSize),
+                             "LinkBandwidth", DataRateValue(DataRate(bottleneckRate)),
+                             "LinkDelay", TimeValue(Time(bottleneckDelay)));
+    }
+    else if (queue == "red")
+    {
+        red.SetRootQueueDisc("ns3::RedQueueDisc",
+                             "MinTh", DoubleValue(minTh),
+                             "MaxTh", DoubleValue(maxTh),
+                             "LInterm", DoubleValue(1.0 / maxP),
+                             "QW", DoubleValue(qw),
+                             "MaxSize", maxSize,
+                             "Gentle", BooleanValue(gentle),
+                             "Wait", BooleanValue(wait),
+                             "UseEcn", BooleanValue(ecn),
+                             "UseHardDrop", BooleanValue(true),
+                             "MeanPktSize", UintegerValue(meanPktSize),
+                             "LinkBandwidth", DataRateValue(DataRate(bottleneckRate)),
+                             "LinkDelay", TimeValue(Time(bottleneckDelay)));
+    }
+    else if (queue == "codel")
+    {
+        red.SetRootQueueDisc("ns3::CoDelQueueDisc",
+                             "MaxSize", maxSize,
+                             "UseEcn", BooleanValue(ecn),
+                             "CeThreshold", TimeValue(ceTh));
+    }
+    else if (queue == "fq_codel")
+    {
+        red.SetRootQueueDisc("ns3::FqCoDelQueueDisc",
+                             "MaxSize", maxSize,
+                             "UseEcn", BooleanValue(ecn),
+                             "CeThreshold", TimeValue(ceTh));
+    }
+    else
+    {
+        red.SetRootQueueDisc("ns3::PieQueueDisc",
+                             "MaxSize", maxSize,
+                             "UseEcn", BooleanValue(ecn));
+    }
     TrafficControlHelper fifo;
     fifo.SetRootQueueDisc("ns3::FifoQueueDisc",
                           "MaxSize", QueueSizeValue(QueueSize(std::to_string(otherQueue) + "p")));
@@ -269,6 +416,28 @@ main(int argc, char* argv[])
         a.Stop(Seconds(duration));
     }
 
+    // ------------------------------------------------------------------ measuring
+    Ptr<QueueDisc> q = redq.Get(0);
+    q->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
+    QueueDisc::Stats st0;
+    std::vector<uint64_t> rx0(flows, 0);
+    auto snapshot = [&]() {
+        st0 = q->GetStats();
+        for (uint32_t i = 0; i < flows; ++i)
+        {
+            rx0[i] = DynamicCast<PacketSink>(sinks.Get(i))->GetTotalRx();
+        }
+        g_measuring = true;
+    };
+    if (warmup > 0)
+    {
+        Simulator::Schedule(Seconds(warmup), snapshot);
+    }
+    else
+    {
+        g_measuring = true;
+    }
+
     double setupWall = WallSince(t0);
     auto t1 = std::chrono::steady_clock::now();
     Simulator::Stop(Seconds(duration));
@@ -276,27 +445,83 @@ main(int argc, char* argv[])
     double runWall = WallSince(t1);
 
     // ------------------------------------------------------------------ results
-    Ptr<QueueDisc> q = redq.Get(0);
     const QueueDisc::Stats& st = q->GetStats();
-    uint64_t rx = 0;
-    for (uint32_t i = 0; i < sinks.GetN(); ++i)
+    // The per-reason maps merge "before enqueue" and "after dequeue" reasons (CoDel drops
+    // after dequeue, RED before enqueue); a reason string names one of them.
+    std::map<std::string, uint32_t> drops =
+        Gained(st.nDroppedPacketsBeforeEnqueue, st0.nDroppedPacketsBeforeEnqueue);
+    for (const auto& kv : Gained(st.nDroppedPacketsAfterDequeue, st0.nDroppedPacketsAfterDequeue))
     {
-        rx += DynamicCast<PacketSink>(sinks.Get(i))->GetTotalRx();
+        drops[kv.first] += kv.second;
     }
+    std::map<std::string, uint32_t> marks = Gained(st.nMarkedPackets, st0.nMarkedPackets);
+    auto reason = [&drops](const char* r) {
+        auto it = drops.find(r);
+        return it == drops.end() ? 0u : it->second;
+    };
+    uint64_t rx = 0;
+    std::vector<uint64_t> flowRx(flows);
+    for (uint32_t i = 0; i < flows; ++i)
+    {
+        flowRx[i] = DynamicCast<PacketSink>(sinks.Get(i))->GetTotalRx() - rx0[i];
+        rx += flowRx[i];
+    }
+    double measured = duration - warmup;
     double rate = DataRate(bottleneckRate).GetBitRate();
+    uint64_t sentBytes = st.nTotalSentBytes - st0.nTotalSentBytes;
     std::printf("flows %u\n", flows);
     std::printf("duration %g\n", duration);
-    std::printf("bottleneck_arrivals %u\n", st.nTotalReceivedPackets);
-    std::printf("bottleneck_departures %u\n", st.nTotalSentPackets);
-    std::printf("bottleneck_drops %u\n", st.nTotalDroppedPackets);
-    std::printf("bottleneck_drops_early %u\n", st.GetNDroppedPackets(RedQueueDisc::UNFORCED_DROP));
-    std::printf("bottleneck_drops_forced %u\n", st.GetNDroppedPackets(RedQueueDisc::FORCED_DROP));
-    std::printf("bottleneck_drops_overflow %u\n", st.GetNDroppedPackets(QueueDisc::INTERNAL_QUEUE_DROP));
+    std::printf("warmup %g\n", warmup);
+    std::printf("queue %s\n", queue.c_str());
+    std::printf("tcp %s\n", tcp.c_str());
+    std::printf("ecn %d\n", ecn ? 1 : 0);
+    std::printf("bottleneck_arrivals %u\n", st.nTotalReceivedPackets - st0.nTotalReceivedPackets);
+    std::printf("bottleneck_departures %u\n", st.nTotalSentPackets - st0.nTotalSentPackets);
+    std::printf("bottleneck_drops %u\n", st.nTotalDroppedPackets - st0.nTotalDroppedPackets);
+    std::printf("bottleneck_marks %u\n", st.nTotalMarkedPackets - st0.nTotalMarkedPackets);
+    if (queue == "red")
+    {
+        std::printf("bottleneck_drops_early %u\n", reason(RedQueueDisc::UNFORCED_DROP));
+        std::printf("bottleneck_drops_forced %u\n", reason(RedQueueDisc::FORCED_DROP));
+        std::printf("bottleneck_drops_overflow %u\n", reason(QueueDisc::INTERNAL_QUEUE_DROP));
+    }
+    for (const auto& kv : drops)
+    {
+        std::printf("drops.%s %u\n", Key(kv.first).c_str(), kv.second);
+    }
+    for (const auto& kv : marks)
+    {
+        std::printf("marks.%s %u\n", Key(kv.first).c_str(), kv.second);
+    }
     std::printf("bottleneck_queued_end %u\n", q->GetNPackets());
-    std::printf("bottleneck_departure_bytes %llu\n", (unsigned long long)st.nTotalSentBytes);
-    std::printf("utilisation %.9f\n", st.nTotalSentBytes * 8.0 / (rate * duration));
+    std::printf("bottleneck_departure_bytes %llu\n", (unsigned long long)sentBytes);
+    std::printf("utilisation %.9f\n", sentBytes * 8.0 / (rate * measured));
+    double mean = 0;
+    double p99 = 0;
+    if (g_samples > 0)
+    {
+        mean = double(g_sum / g_samples) * 1e-9;
+        uint64_t rank = uint64_t(std::ceil(0.99 * g_samples)); // the rank-th smallest
+        uint64_t seen = 0;
+        for (size_t b = 0; b < g_hist.size(); ++b)
+        {
+            seen += g_hist[b];
+            if (seen >= rank)
+            {
+                p99 = b * 1e-6;
+                break;
+            }
+        }
+    }
+    std::printf("qdelay_samples %llu\n", (unsigned long long)g_samples);
+    std::printf("qdelay_mean_s %.9f\n", mean);
+    std::printf("qdelay_p99_s %.9f\n", p99);
     std::printf("sink_rx_bytes %llu\n", (unsigned long long)rx);
-    std::printf("goodput_bps %.3f\n", rx * 8.0 / duration);
+    std::printf("goodput_bps %.3f\n", rx * 8.0 / measured);
+    for (uint32_t i = 0; i < flows; ++i)
+    {
+        std::printf("flow %u %.3f\n", i, flowRx[i] * 8.0 / measured);
+    }
     std::printf("events %llu\n", (unsigned long long)Simulator::GetEventCount());
     std::printf("setup_wall_s %.6f\n", setupWall);
     std::printf("run_wall_s %.6f\n", runWall);
