@@ -132,6 +132,8 @@ impl CodelVars {
     }
 
     /// Decide about the head packet `pkt`, popped at `now` with `bytes_left` behind it.
+    /// (Not inlined: it keeps the discipline dispatch of the RED family small.)
+    #[inline(never)]
     pub fn on_head(&mut self, p: &CodelParams, pkt: &Packet, bytes_left: u64, now_t: SimTime) -> FrontAction {
         let now = codel_time(now_t.0);
         let sojourn = now_t.saturating_since(pkt.t_enq).0;

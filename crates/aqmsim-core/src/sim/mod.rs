@@ -594,10 +594,18 @@ impl Simulation {
     }
 
     /// Log the drops and marks queue `l` made on its own.
-    #[inline]
+    #[inline(always)]
     fn log_queue_events(&mut self, l: u32) {
+        if !self.links[l as usize].queue.front_events.is_empty() {
+            self.log_queue_events_now(l);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn log_queue_events_now(&mut self, l: u32) {
         let q = &mut self.links[l as usize].queue;
-        if !q.front_events.is_empty() {
+        {
             let mut evs = std::mem::take(&mut q.front_events);
             for e in &evs {
                 if !e.marked && self.tracer.is_some() {
