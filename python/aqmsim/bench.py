@@ -405,8 +405,13 @@ class Ns2(Simulator):
         from aqmsim.ns2.crosscheck import _result, ns_binary, parse_summary
         from aqmsim.ns2.export import build_plan, render_tcl
 
+        from aqmsim.ns2.export import Ns2ExportError
+
         ns = ns_binary()
-        plan = build_plan(sc, seed)
+        try:
+            plan = build_plan(sc, seed)
+        except Ns2ExportError as exc:  # e.g. CoDel, PIE, FQ-CoDel: not in ns-2 2.35
+            raise Unsupported(str(exc)) from None
         tcp = plan.flows[0].tcp if plan.flows and plan.flows[0].tcp else {"packet_size": 1000, "header": 40}
         wire_size = int(tcp["packet_size"]) + int(tcp["header"])
         d = (workdir / "ns2").resolve()
@@ -482,10 +487,12 @@ def ns3_arguments(sc: Mapping[str, Any], seed: int) -> List[str]:
             raise Unsupported(f"the ns-3 program needs a fixed {w} delay")
     if parse_rate(acc["rate"]) != parse_rate(eg["rate"]) or parse_time(acc["delay"]) != parse_time(eg["delay"]):
         raise Unsupported("the ns-3 program uses one rate and delay for access and egress links")
-    q = normalize_queue(bn.get("queue"), "dumbbell.bottleneck.queue")
-    if q["kind"] not in ("red", "gentle") or q["bytes"] or q["queue_in_bytes"] or q["ecn"]:
-        raise Unsupported("the ns-3 program has RED in packet mode without ECN at the bottleneck")
-    if q["min_th"] is None or q["max_th"] is None or q["w_q"] is None:
+    bq = dict(bn.get("queue") or {})
+    modern = str(bq.get("kind", "")).lower() in NS3_MODERN
+    q = _ns3_modern_queue(bq) if modern else normalize_queue(bn.get("queue"), "dumbbell.bottleneck.queue")
+    if not modern and (q["kind"] not in ("red", "gentle") or q["bytes"] or q["queue_in_bytes"] or q["ecn"]):
+        raise Unsupported("the ns-3 program has RED in packet mode without ECN, CoDel, PIE or FQ-CoDel at the bottleneck")
+    if not modern and (q["min_th"] is None or q["max_th"] is None or q["w_q"] is None):
         raise Unsupported("the ns-3 program needs explicit RED thresholds and w_q")
     start = g.get("start", 0.0)
     if isinstance(start, Mapping):
@@ -495,14 +502,20 @@ def ns3_arguments(sc: Mapping[str, Any], seed: int) -> List[str]:
     tcp = dict(TCP_DEFAULTS)
     tcp.update(sc.get("tcp") or {})
     tcp.update(g.get("tcp") or {})
-    if tcp.get("delayed_ack") or tcp.get("ecn"):
-        raise Unsupported("the ns-3 program ACKs every packet, without ECN")
+    variant = str(tcp.get("variant", "reno")).lower()
+    ns3_tcp = {"reno": "newreno", "newreno": "newreno", "sack": "newreno", "cubic": "cubic", "dctcp": "dctcp"}.get(variant)
+    if ns3_tcp is None:
+        raise Unsupported(f"the ns-3 program has no TCP {variant!r} (newreno, cubic, dctcp)")
+    if tcp.get("delayed_ack"):
+        raise Unsupported("the ns-3 program ACKs every packet")
+    if tcp.get("ecn") and not modern:
+        raise Unsupported("the ns-3 program runs RED without ECN")
     other = normalize_queue(acc.get("queue"), "access.queue")
     duration = parse_time(sc["duration"])
     stop = parse_time(g["stop"]) if "stop" in g else duration
     if stop < duration:
         raise Unsupported("the ns-3 program runs the flows to the end")
-    return [
+    common = [
         f"--flows={int(g.get('count', 1))}",
         f"--bottleneck={parse_rate(bn['rate']):.0f}bps",
         f"--bottleneckDelay={parse_time(bn['delay'])!r}s",
@@ -512,6 +525,16 @@ def ns3_arguments(sc: Mapping[str, Any], seed: int) -> List[str]:
         f"--seed={seed}",
         f"--segment={int(tcp['packet_size'])}",
         f"--window={int(tcp['window'])}",
+        f"--startMin={lo!r}",
+        f"--startMax={hi!r}",
+        f"--otherQueue={int(other.get('limit') or 1000)}",
+        f"--tcp={ns3_tcp}",
+        f"--ecn={1 if tcp.get('ecn') else 0}",
+        f"--hystart={'true' if tcp.get('hystart', True) else 'false'}",
+    ]
+    if modern:
+        return common + q["args"]
+    return common + [
         f"--minTh={q['min_th']!r}",
         f"--maxTh={q['max_th']!r}",
         f"--maxP={q['max_p']!r}",
@@ -520,10 +543,35 @@ def ns3_arguments(sc: Mapping[str, Any], seed: int) -> List[str]:
         f"--meanPktSize={int(q['mean_pktsize'])}",
         f"--gentle={'true' if q['gentle'] else 'false'}",
         f"--wait={'true' if q['wait'] else 'false'}",
-        f"--startMin={lo!r}",
-        f"--startMax={hi!r}",
-        f"--otherQueue={int(other.get('limit') or 1000)}",
     ]
+
+
+#: Disciplines dumbbell.cc builds besides RED, and the table fields it can express.
+NS3_MODERN = {"codel": {"kind", "limit", "target", "interval", "ecn", "ce_threshold"},
+              "pie": {"kind", "limit", "ecn"},
+              "fq_codel": {"kind", "limit", "target", "interval", "ecn", "ce_threshold"}}
+
+
+def _ns3_modern_queue(q: Mapping[str, Any]) -> Dict[str, Any]:
+    """dumbbell.cc's arguments for a CoDel, PIE or FQ-CoDel bottleneck (other fields at
+    ns-3's defaults, which are aqmsim's), or :class:`Unsupported`."""
+    from aqmsim.ns2.export import parse_time
+    kind = str(q["kind"]).lower()
+    extra = set(q) - NS3_MODERN[kind]
+    if extra:
+        raise Unsupported(f"the ns-3 program sets only {sorted(NS3_MODERN[kind])} of {kind}, not {sorted(extra)}")
+    disc = {"codel": "CoDelQueueDisc", "pie": "PieQueueDisc", "fq_codel": "FqCoDelQueueDisc"}[kind]
+    args = [f"--queue={kind}"]
+    if "limit" in q:
+        args.append(f"--limit={int(q['limit'])}")
+    for name, attr in (("target", "Target"), ("interval", "Interval")):
+        if name in q:
+            args.append(f"--ns3::{disc}::{attr}={parse_time(q[name])!r}s")
+    if "ce_threshold" in q:
+        args.append(f"--ceThreshold={parse_time(q['ce_threshold'])!r}s")
+    if "ecn" in q:
+        args.append(f"--ns3::{disc}::UseEcn={'true' if q['ecn'] else 'false'}")
+    return {"kind": kind, "args": args}
 
 
 class Ns3(Simulator):

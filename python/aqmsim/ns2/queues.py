@@ -63,6 +63,12 @@ NOT_IN_NS2: Dict[str, str] = {
     "ared_feng": "aqmsim's Feng ARED is not stock ns-2's feng_adaptive_ 1 (which swaps the roles of "
                  "alpha_ and beta_, starts from an uninitialised status and does not keep max_p in "
                  "[1e-4, 1] as aqmsim does)",
+    "codel": "CoDel is not in stock ns-2 2.35 (Debian's ns2 has no Queue/CoDel); aqmsim's CoDel is "
+             "checked against ns-3.37 instead (docs/ns3-reference.md)",
+    "fq_codel": "FQ-CoDel is not in stock ns-2 2.35; aqmsim's FQ-CoDel is checked against ns-3.37 "
+                "instead (docs/ns3-reference.md)",
+    "pie": "PIE is not in stock ns-2 2.35 (Debian's ns2 has no Queue/PIE); aqmsim's PIE is checked "
+           "against ns-3.37 instead (docs/ns3-reference.md)",
 }
 
 #: ``ecn_threshold``'s fields (paper 004).
