@@ -8,6 +8,7 @@ pub mod ared;
 pub mod ared_feng;
 pub mod droptail;
 pub mod ecn_threshold;
+pub mod pie;
 pub mod qrtred;
 pub mod queue;
 pub mod red;
@@ -23,6 +24,7 @@ pub use ared::{Ared, AredParams};
 pub use ared_feng::AredFeng;
 pub use droptail::DropTail;
 pub use ecn_threshold::EcnThreshold;
+pub use pie::{Pie, PieParams};
 pub use qrtred::Qrtred;
 pub use rtred::Rtred;
 pub use queue::{QueueDisc, QueueStats};
@@ -125,6 +127,8 @@ pub enum AnyAqm {
     Rtred(Rtred),
     Qrtred(Qrtred),
     Threshold(EcnThreshold),
+    /// PIE (RFC 8033) as ns-3.37's PieQueueDisc.
+    Pie(Pie),
 }
 
 /// Forward a call to whichever discipline the enum holds.
@@ -138,6 +142,7 @@ macro_rules! each {
             AnyAqm::Rtred($d) => $e,
             AnyAqm::Qrtred($d) => $e,
             AnyAqm::Threshold($d) => $e,
+            AnyAqm::Pie($d) => $e,
         }
     };
 }
@@ -171,6 +176,7 @@ impl AnyAqm {
             AnyAqm::Rtred(_) => "rtred",
             AnyAqm::Qrtred(_) => "qrtred",
             AnyAqm::Threshold(_) => "ecn_threshold",
+            AnyAqm::Pie(_) => "pie",
         }
     }
 }
