@@ -10,6 +10,7 @@ pub mod codel;
 pub mod droptail;
 pub mod ecn_threshold;
 pub mod fq_codel;
+pub mod pie;
 pub mod qrtred;
 pub mod queue;
 pub mod red;
@@ -27,6 +28,7 @@ pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use ecn_threshold::EcnThreshold;
+pub use pie::{Pie, PieParams};
 pub use qrtred::Qrtred;
 pub use rtred::Rtred;
 pub use queue::{QueueDisc, QueueStats};
@@ -132,6 +134,8 @@ pub enum AnyAqm {
     Codel(Codel),
     /// FQ-CoDel owns its packets: the queue wrapper routes arrivals and departures to it.
     FqCodel(Box<FqCodel>),
+    /// PIE (RFC 8033) as ns-3.37's PieQueueDisc.
+    Pie(Pie),
 }
 
 /// Forward a call to whichever discipline the enum holds.
@@ -147,6 +151,7 @@ macro_rules! each {
             AnyAqm::Threshold($d) => $e,
             AnyAqm::Codel($d) => $e,
             AnyAqm::FqCodel($d) => $e,
+            AnyAqm::Pie($d) => $e,
         }
     };
 }
@@ -182,6 +187,7 @@ impl AnyAqm {
             AnyAqm::Threshold(_) => "ecn_threshold",
             AnyAqm::Codel(_) => "codel",
             AnyAqm::FqCodel(_) => "fq_codel",
+            AnyAqm::Pie(_) => "pie",
         }
     }
 }

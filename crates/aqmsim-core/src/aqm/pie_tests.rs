@@ -1,0 +1,643 @@
+//! Tests of `pie.rs` (its `mod tests`, in a file of its own to keep both short).
+
+use super::*;
+use crate::aqm::{AnyAqm, QueueDisc};
+use crate::packet::Kind;
+use crate::rng::Rng;
+use proptest::prelude::{any, prop_assert, proptest, ProptestConfig};
+use std::collections::VecDeque;
+
+/// A fake RNG: a fixed cycle of uniform values, counting the draws.
+struct Draws {
+    vals: &'static [f64],
+    n: usize,
+}
+impl Draws {
+    fn new(vals: &'static [f64]) -> Draws {
+        Draws { vals, n: 0 }
+    }
+    fn next(&mut self) -> f64 {
+        let u = self.vals[self.n % self.vals.len()];
+        self.n += 1;
+        u
+    }
+}
+const CYCLE: &[f64] = &[0.73, 0.02, 0.41, 0.0009, 0.88, 0.15, 0.005, 0.6, 0.33, 0.07, 0.95, 0.0002, 0.5, 0.26, 0.04, 0.81];
+
+fn ns(s: f64) -> u64 {
+    (s * 1e9).round() as u64
+}
+
+/// The golden reference: RFC 8033's pseudo-code (Appendix A, with Appendix B's dequeue-rate
+/// estimation), holding its own queue and driven by an explicit timer, written in the RFC's
+/// shape and names. Where ns-3.37 departs from the RFC the reference follows ns-3.37, marked
+/// "ns-3:" with what the RFC says. Times are integer ns as in ns-3's `Time`.
+struct RefPie {
+    c: PieParams,
+    queue: VecDeque<(u64, u32)>, // (timestamp, size)
+    bytes: u64,
+    drop_prob_: f64,
+    current_qdelay: u64,
+    qdelay_old_: u64,
+    burst_allowance_: u64,
+    // ns-3: ns-2's burst state machine (0 NO_BURST, 1 IN_BURST, 2 IN_BURST_PROTECTING);
+    // RFC: burst_allowance_ = MAX_BURST at any arrival with p = 0 and both delays < ref/2.
+    burst_state: u8,
+    burst_reset: u32,
+    accu_prob_: f64,
+    active_: bool,
+    in_measurement_: bool,
+    dq_count_: u64,
+    dq_tstamp_: u64,
+    // ns-3: an average rate, halved weights; RFC Appendix B: avg_dq_time with ε weights.
+    avg_dq_rate_: f64,
+}
+
+impl RefPie {
+    fn new(c: PieParams) -> RefPie {
+        RefPie { c, queue: VecDeque::new(), bytes: 0, drop_prob_: 0.0, current_qdelay: 0, qdelay_old_: 0, burst_allowance_: 0, burst_state: 0, burst_reset: 0, accu_prob_: 0.0, active_: false, in_measurement_: false, dq_count_: u64::MAX, dq_tstamp_: 0, avg_dq_rate_: 0.0 }
+    }
+    fn s(t: u64) -> f64 {
+        t as f64 / 1e9
+    }
+    fn byte_mode(&self) -> bool {
+        self.c.limit_bytes.is_some()
+    }
+
+    fn enqueue(&mut self, now: u64, size: u32, ect: bool, draw: &mut Draws) -> Verdict {
+        // ns-3: the full check does not depend on PIE being active
+        let full = match self.c.limit_bytes {
+            Some(l) => self.bytes + size as u64 > l,
+            None => self.queue.len() as u64 + 1 > self.c.limit as u64,
+        };
+        if full {
+            self.accu_prob_ = 0.0;
+            return Verdict::Drop(Reason::Overflow);
+        }
+        let mut v = Verdict::Enqueue;
+        if (self.c.active_threshold.is_none() || self.active_) && self.drop_early(size, draw) {
+            // ns-3: mark while p < threshold (RFC: p <= 0.1)
+            if self.c.ecn && self.drop_prob_ < self.c.mark_ecn_threshold && ect {
+                v = Verdict::Mark(Reason::Early);
+            } else {
+                self.accu_prob_ = 0.0;
+                return Verdict::Drop(Reason::Early);
+            }
+        }
+        self.queue.push_back((now, size));
+        self.bytes += size as u64;
+        if let Some(th) = self.c.active_threshold {
+            // ns-3: on at a delay threshold (RFC: at half the buffer), off below 1 ms
+            if !self.active_ && self.current_qdelay >= ns(th) {
+                self.active_ = true;
+                self.qdelay_old_ = 0;
+                self.drop_prob_ = 0.0;
+                self.in_measurement_ = true;
+                self.dq_count_ = 0;
+                self.avg_dq_rate_ = 0.0;
+                self.burst_allowance_ = ns(self.c.max_burst);
+                self.accu_prob_ = 0.0;
+                self.dq_tstamp_ = now;
+            }
+            if self.drop_prob_ == 0.0 && self.qdelay_old_ / 1_000_000 == 0 && self.current_qdelay / 1_000_000 == 0 {
+                self.active_ = false;
+                self.in_measurement_ = false;
+            }
+        }
+        v
+    }
+
+    fn drop_early(&mut self, size: u32, draw: &mut Draws) -> bool {
+        if self.burst_allowance_ > 0 {
+            return false;
+        }
+        if self.burst_state == 0 {
+            self.burst_state = 2;
+            self.burst_allowance_ = ns(self.c.max_burst);
+        }
+        let mut p = self.drop_prob_;
+        if self.byte_mode() {
+            p = p * size as f64 / self.c.mean_pktsize as f64;
+        }
+        if Self::s(self.qdelay_old_) < Self::s(ns(self.c.target)) / 2.0 && self.drop_prob_ < 0.2 {
+            return false;
+        }
+        // ns-3: in packet mode, 2 packets (RFC: 2 mean packets' bytes)
+        let few = if self.byte_mode() { self.bytes <= 2 * self.c.mean_pktsize as u64 } else { self.queue.len() <= 2 };
+        if few {
+            return false;
+        }
+        if self.c.use_derandomization {
+            if self.drop_prob_ == 0.0 {
+                self.accu_prob_ = 0.0;
+            }
+            self.accu_prob_ += self.drop_prob_;
+            if self.accu_prob_ < 0.85 {
+                return false;
+            }
+            if self.accu_prob_ >= 8.5 {
+                return true;
+            }
+        }
+        // ns-3: drop when u <= p (RFC: u < p)
+        draw.next() <= p
+    }
+
+    fn dequeue(&mut self, now: u64) -> bool {
+        let Some((ts, size)) = self.queue.pop_front() else { return false };
+        self.bytes -= size as u64;
+        if self.c.use_dq_rate_estimator {
+            let th = self.c.dq_threshold as u64;
+            if self.bytes >= th && !self.in_measurement_ {
+                self.dq_tstamp_ = now;
+                self.dq_count_ = 0;
+                self.in_measurement_ = true;
+            }
+            if self.in_measurement_ {
+                self.dq_count_ = self.dq_count_.wrapping_add(size as u64);
+                if self.dq_count_ >= th {
+                    let dq_int = now - self.dq_tstamp_;
+                    if dq_int > 0 {
+                        let r = self.dq_count_ as f64 / Self::s(dq_int);
+                        self.avg_dq_rate_ = if self.avg_dq_rate_ == 0.0 { r } else { 0.5 * self.avg_dq_rate_ + 0.5 * r };
+                    }
+                    self.dq_count_ = 0;
+                    self.in_measurement_ = self.bytes > th;
+                    if self.in_measurement_ {
+                        self.dq_tstamp_ = now;
+                    }
+                }
+            }
+        } else {
+            // ns-3: 0 when the queue is left empty
+            self.current_qdelay = if self.bytes == 0 { 0 } else { now - ts };
+        }
+        true
+    }
+
+    #[allow(clippy::manual_clamp)] // the RFC's two bounds, as written
+    fn calculate_drop_prob(&mut self) {
+        let mut missing = false;
+        if self.c.use_dq_rate_estimator {
+            if self.avg_dq_rate_ > 0.0 {
+                self.current_qdelay = ns(self.bytes as f64 / self.avg_dq_rate_);
+            } else {
+                self.current_qdelay = 0;
+                missing = true;
+            }
+        }
+        let (qd, old, r) = (Self::s(self.current_qdelay), Self::s(self.qdelay_old_), Self::s(ns(self.c.target)));
+        let mut p;
+        if self.burst_allowance_ > 0 {
+            self.drop_prob_ = 0.0;
+            p = 0.0;
+        } else {
+            p = self.c.alpha * (qd - r) + self.c.beta * (qd - old);
+            let tiers = [(0.000001, 2048.0), (0.00001, 512.0), (0.0001, 128.0), (0.001, 32.0), (0.01, 8.0), (0.1, 2.0)];
+            if let Some(&(_, k)) = tiers.iter().find(|(lim, _)| self.drop_prob_ < *lim) {
+                p /= k;
+            }
+            if self.c.use_cap_drop_adjustment && self.drop_prob_ >= 0.1 && p > 0.02 {
+                p = 0.02;
+            }
+        }
+        self.drop_prob_ += p;
+        if self.current_qdelay == 0 && self.qdelay_old_ == 0 {
+            self.drop_prob_ *= 0.98;
+        }
+        // bound drop probability
+        if self.drop_prob_ < 0.0 {
+            self.drop_prob_ = 0.0;
+        }
+        if self.drop_prob_ > 1.0 {
+            self.drop_prob_ = 1.0;
+        }
+        let t_update = ns(self.c.t_update);
+        self.burst_allowance_ = self.burst_allowance_.saturating_sub(t_update);
+        let quiet = qd < 0.5 * r && old < 0.5 * r && self.drop_prob_ == 0.0;
+        if quiet && !missing {
+            self.dq_count_ = u64::MAX;
+            self.avg_dq_rate_ = 0.0;
+        }
+        if quiet && self.burst_allowance_ == 0 {
+            if self.burst_state == 2 {
+                self.burst_state = 1;
+                self.burst_reset = 0;
+            } else if self.burst_state == 1 {
+                self.burst_reset += 1;
+                if self.burst_reset > (1.5 / Self::s(t_update)) as u32 {
+                    self.burst_reset = 0;
+                    self.burst_state = 0;
+                }
+            }
+        } else if self.burst_state == 1 {
+            self.burst_reset = 0;
+        }
+        self.qdelay_old_ = self.current_qdelay;
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Arrive { size: u32, ect: bool },
+    Serve,
+}
+
+/// After each event: the verdict (arrivals), p and the delay.
+type Rec = (Option<Verdict>, f64, f64);
+
+/// Congested, then light for long enough that p returns to 0 and the burst state to
+/// NO_BURST, then congested again. Service every 1 ms; sizes vary when `mixed`.
+fn trace(mixed: bool) -> Vec<(u64, Op)> {
+    let mut ev = Vec::new();
+    let mut i = 0u32;
+    let mut arrivals = |from: u64, to: u64, gap: u64, ev: &mut Vec<(u64, Op)>| {
+        let mut t = from;
+        while t < to {
+            let size = if mixed { [1000, 1500, 500, 1200][(i % 4) as usize] } else { 1000 };
+            ev.push((t, Op::Arrive { size, ect: !i.is_multiple_of(3) }));
+            i += 1;
+            t += gap;
+        }
+    };
+    arrivals(100_000, 1_200_000_000, 600_000, &mut ev);
+    arrivals(1_200_000_000, 5_000_000_000, 2_000_000, &mut ev);
+    arrivals(5_000_000_000, 6_000_000_000, 550_000, &mut ev);
+    let mut t = 0;
+    while t < 6_200_000_000 {
+        ev.push((t, Op::Serve));
+        t += 1_000_000;
+    }
+    // arrivals at a service instant come first; every 15 ms there is a tie with an update
+    ev.sort_by_key(|&(t, op)| (t, matches!(op, Op::Serve)));
+    ev
+}
+
+/// Our PIE on `ev`. `dense`: also run each update at its own time (a timer), reading p
+/// there; when the queue is empty the tick is an `on_idle` instead of `catch_up`.
+fn run_mine(c: &PieParams, ev: &[(u64, Op)], dense: bool) -> (Vec<Rec>, Vec<f64>, usize) {
+    let mut pie = Pie::new(c.clone());
+    let mut d = Draws::new(CYCLE);
+    let (mut q, mut view) = (VecDeque::<Packet>::new(), QueueView::default());
+    let (mut recs, mut ticks) = (Vec::new(), Vec::new());
+    let mut tick = ns(c.s_update);
+    for (k, &(t, op)) in ev.iter().enumerate() {
+        while dense && tick <= t {
+            if q.is_empty() { pie.on_idle(SimTime(tick)) } else { pie.catch_up(SimTime(tick)) }
+            ticks.push(pie.drop_prob());
+            tick += ns(c.t_update);
+        }
+        let now = SimTime(t);
+        let v = match op {
+            Op::Arrive { size, ect } => {
+                let mut pkt = Packet::new(Kind::Data, 0, k as i32, size, 1, now);
+                pkt.ecn = if ect { ecn::ECT } else { 0 };
+                let v = pie.enqueue_with(&pkt, &view, now, &mut || d.next());
+                if matches!(v, Verdict::Enqueue | Verdict::Mark(_)) {
+                    pkt.t_enq = now;
+                    q.push_back(pkt);
+                    view = QueueView { len_pkts: view.len_pkts + 1, len_bytes: view.len_bytes + size as u64 };
+                }
+                Some(v)
+            }
+            Op::Serve => {
+                match q.pop_front() {
+                    Some(pkt) => {
+                        view = QueueView { len_pkts: view.len_pkts - 1, len_bytes: view.len_bytes - pkt.size as u64 };
+                        assert_eq!(pie.on_dequeue(&pkt, &view, now), FrontAction::Pass);
+                    }
+                    None => pie.on_idle(now),
+                }
+                None
+            }
+        };
+        recs.push((v, pie.drop_prob(), pie.qdelay()));
+    }
+    (recs, ticks, d.n)
+}
+
+/// The reference on `ev`, its timer firing before packet events at the same time.
+fn run_ref(c: &PieParams, ev: &[(u64, Op)]) -> (Vec<Rec>, Vec<f64>, usize, u8) {
+    let mut r = RefPie::new(c.clone());
+    let mut d = Draws::new(CYCLE);
+    let (mut recs, mut ticks) = (Vec::new(), Vec::new());
+    let mut tick = ns(c.s_update);
+    for &(t, op) in ev {
+        while tick <= t {
+            r.calculate_drop_prob();
+            ticks.push(r.drop_prob_);
+            tick += ns(c.t_update);
+        }
+        let v = match op {
+            Op::Arrive { size, ect } => Some(r.enqueue(t, size, ect, &mut d)),
+            Op::Serve => {
+                r.dequeue(t);
+                None
+            }
+        };
+        recs.push((v, r.drop_prob_, r.current_qdelay as f64 / 1e9));
+    }
+    (recs, ticks, d.n, r.burst_state)
+}
+
+fn count(recs: &[Rec], v: Verdict) -> usize {
+    recs.iter().filter(|r| r.0 == Some(v)).count()
+}
+
+/// Golden + lazy-equals-timer for one parameter set; returns the reference's records.
+fn golden(c: PieParams, mixed: bool) -> Vec<Rec> {
+    let ev = trace(mixed);
+    let (want, want_ticks, want_draws, _) = run_ref(&c, &ev);
+    if std::env::var("PIE_DUMP").is_ok() {
+        for (i, p) in want_ticks.iter().enumerate().step_by(5) {
+            eprintln!("tick {i} p {p:.3e}");
+        }
+        for v in [Verdict::Mark(Reason::Early), Verdict::Drop(Reason::Early), Verdict::Drop(Reason::Overflow)] {
+            eprintln!("{v:?}: {}", count(&want, v));
+        }
+        eprintln!("draws {want_draws}");
+    }
+    let (dense, ticks, dense_draws) = run_mine(&c, &ev, true);
+    let (lazy, _, lazy_draws) = run_mine(&c, &ev, false);
+    assert_eq!(ticks, want_ticks, "p after each update");
+    for (k, (a, b)) in want.iter().zip(&dense).enumerate() {
+        assert_eq!(a, b, "event {k} at {} ns", ev[k].0);
+    }
+    assert_eq!(dense, lazy, "lazy updates differ from a timer");
+    assert_eq!((dense_draws, lazy_draws), (want_draws, want_draws));
+    // not vacuous: p rose past the cap region and came back to exactly 0; the RNG was used
+    let peak = (0..120).max_by(|&a, &b| want_ticks[a].total_cmp(&want_ticks[b])).unwrap();
+    assert!(want_ticks[peak] > 0.1, "p max {}", want_ticks[peak]);
+    let zero = peak + want_ticks[peak..].iter().position(|&p| p == 0.0).expect("p back to 0");
+    assert!(want_ticks[zero..].iter().any(|&p| p > 0.01), "p rises again in the last phase");
+    assert!(want_draws > 100);
+    want
+}
+
+#[test]
+fn golden_timestamps_defaults() {
+    let recs = golden(PieParams { limit: 100, ..PieParams::default() }, false);
+    assert!(count(&recs, Verdict::Drop(Reason::Early)) > 100);
+    assert!(count(&recs, Verdict::Drop(Reason::Overflow)) > 0);
+}
+
+#[test]
+fn golden_ecn_derandomised_uncapped() {
+    let c = PieParams { limit: 400, ecn: true, mark_ecn_threshold: 0.3, use_derandomization: true, use_cap_drop_adjustment: false, ..PieParams::default() };
+    let recs = golden(c, false);
+    assert!(count(&recs, Verdict::Mark(Reason::Early)) > 20);
+    assert!(count(&recs, Verdict::Drop(Reason::Early)) > 20);
+}
+
+#[test]
+fn golden_dequeue_rate_estimator_bytes_mode() {
+    let c = PieParams { limit_bytes: Some(100_000), use_dq_rate_estimator: true, ..PieParams::default() };
+    let recs = golden(c, true);
+    assert!(count(&recs, Verdict::Drop(Reason::Early)) > 50);
+}
+
+#[test]
+fn golden_active_threshold_and_late_start() {
+    let c = PieParams { limit: 100, active_threshold: Some(0.02), s_update: 0.0071, ..PieParams::default() };
+    golden(c, false);
+}
+
+#[test]
+fn the_burst_state_machine_comes_back_to_no_burst() {
+    let ev = trace(false);
+    let mut r = RefPie::new(PieParams { limit: 100, ..PieParams::default() });
+    let mut d = Draws::new(CYCLE);
+    let (mut tick, mut seen_no_burst_after_protecting) = (0, false);
+    let mut was = 0;
+    for &(t, op) in &ev {
+        while tick <= t {
+            r.calculate_drop_prob();
+            tick += 15_000_000;
+        }
+        match op {
+            Op::Arrive { size, ect } => drop(r.enqueue(t, size, ect, &mut d)),
+            Op::Serve => drop(r.dequeue(t)),
+        }
+        seen_no_burst_after_protecting |= was == 1 && r.burst_state == 0;
+        was = r.burst_state;
+    }
+    // so the golden traces exercise the full cycle NO → PROTECTING → IN → NO (→ PROTECTING)
+    assert!(seen_no_burst_after_protecting);
+}
+
+/// One update by hand: tiers, cap, decay.
+#[test]
+fn update_by_hand() {
+    let mut pie = Pie::new(PieParams::default());
+    pie.drop_prob = 0.005;
+    pie.qdelay = 30_000_000;
+    pie.qdelay_old = 20_000_000;
+    pie.calculate_p();
+    // Δ = 0.125·(0.03 − 0.015) + 1.25·(0.03 − 0.02) = 0.014375, p < 0.01 → Δ/8
+    assert!((pie.drop_prob - (0.005 + 0.014375 / 8.0)).abs() < 1e-15);
+    pie.drop_prob = 0.15;
+    pie.qdelay = 100_000_000;
+    pie.qdelay_old = 50_000_000;
+    pie.calculate_p(); // Δ = 0.073125, capped at 0.02
+    assert!((pie.drop_prob - 0.17).abs() < 1e-15);
+    pie.qdelay = 0;
+    pie.qdelay_old = 0;
+    pie.drop_prob = 0.5;
+    pie.calculate_p(); // (0.5 + 0.125·(−0.015))·0.98
+    assert!((pie.drop_prob - (0.5 - 0.001875) * 0.98).abs() < 1e-15);
+}
+
+fn pkt(size: u32) -> Packet {
+    Packet::new(Kind::Data, 0, 0, size, 1, SimTime::ZERO)
+}
+
+/// Derandomisation: with p = 0.3 held (no updates) and a coin that never drops, the
+/// accumulator runs 0.3, 0.6 (enqueue, no draw), 0.9 … 8.4 (a draw each, 26 draws), and
+/// the 29th arrival (8.7 ≥ 8.5) is dropped without a draw; the drop resets it.
+#[test]
+fn derandomisation_by_hand() {
+    let mut pie = Pie::new(PieParams { use_derandomization: true, ..PieParams::default() });
+    pie.next_update = SimTime::MAX;
+    pie.drop_prob = 0.3;
+    pie.burst_state = BurstState::InBurst;
+    let q = QueueView { len_pkts: 3, len_bytes: 3000 };
+    let n = std::cell::Cell::new(0);
+    let mut coin = || {
+        n.set(n.get() + 1);
+        0.99
+    };
+    let v: Vec<Verdict> = (0..31).map(|_| pie.enqueue_with(&pkt(1000), &q, SimTime(1), &mut coin)).collect();
+    let draws = n.get();
+    assert!(v[..28].iter().all(|&x| x == Verdict::Enqueue));
+    assert_eq!(v[28], Verdict::Drop(Reason::Early));
+    assert_eq!(&v[29..], &[Verdict::Enqueue, Verdict::Enqueue]); // 0.3, 0.6 again
+    assert_eq!(draws, 26);
+    assert!((pie.accu_prob - 0.6).abs() < 1e-12);
+    // an overflow drop resets it too (ns-3 `DoEnqueue`)
+    let full = QueueView { len_pkts: 25, len_bytes: 25_000 };
+    assert_eq!(pie.enqueue_with(&pkt(1000), &full, SimTime(1), &mut coin), Verdict::Drop(Reason::Overflow));
+    assert_eq!(pie.accu_prob, 0.0);
+}
+
+/// Burst allowance: the first arrival arms 150 ms; the updates at 200, 215, …, 335 ms eat
+/// it, p stays 0 meanwhile although the delay is 100 ms, and no coin is drawn. The update at
+/// 350 ms is the first to count: p = 0.125·(0.1 − 0.015)/2048 (β term 0: d = d_old).
+#[test]
+fn burst_allowance_by_hand() {
+    // first update at 200 ms, so the 100 ms delay is set up before any update
+    let mut pie = Pie::new(PieParams { limit: 1000, s_update: 0.2, ..PieParams::default() });
+    let mut view = QueueView::default();
+    let no_coin = &mut || -> f64 { panic!("no draw while burst allowance is left") };
+    for k in 0..50u64 {
+        let t = SimTime(1_000_000 + k * 10_000); // 50 packets around 1 ms
+        assert_eq!(pie.enqueue_with(&pkt(1000), &view, t, no_coin), Verdict::Enqueue);
+        view = QueueView { len_pkts: view.len_pkts + 1, len_bytes: view.len_bytes + 1000 };
+    }
+    assert_eq!((pie.burst_state, pie.burst_allowance), (BurstState::InBurstProtecting, 150_000_000));
+    // a dequeue at 101 ms of a packet queued at 1 ms: d = 100 ms
+    let mut head = pkt(1000);
+    head.t_enq = SimTime(1_000_000);
+    view.len_pkts -= 1;
+    view.len_bytes -= 1000;
+    pie.on_dequeue(&head, &view, SimTime(101_000_000));
+    assert_eq!(pie.qdelay, 100_000_000);
+    for k in 1..=10u64 {
+        let t = SimTime(200_000_000 + (k - 1) * 15_000_000);
+        pie.catch_up(t);
+        assert_eq!(pie.drop_prob, 0.0);
+        assert_eq!(pie.burst_allowance, 150_000_000 - k * 15_000_000);
+        if k < 10 {
+            assert_eq!(pie.enqueue_with(&pkt(1000), &view, t, no_coin), Verdict::Enqueue, "update {k}");
+        }
+    }
+    // allowance 0 now: the next arrival goes to the coin (p = 0, d_old = 100 ms > 7.5 ms)
+    let mut drew = false;
+    pie.enqueue_with(&pkt(1000), &view, SimTime(340_000_000), &mut || {
+        drew = true;
+        0.5
+    });
+    assert!(drew);
+    pie.catch_up(SimTime(350_000_000));
+    assert_eq!(pie.drop_prob, 0.125 * (0.1 - 0.015) / 2048.0);
+    assert_eq!(pie.enqueue_with(&pkt(1000), &view, SimTime(351_000_000), &mut || 0.0), Verdict::Drop(Reason::Early));
+    // ns-3 drops when u ≤ p: even p = 0 drops on u = 0 (RFC 8033: u < p)
+    pie.drop_prob = 0.0;
+    assert_eq!(pie.enqueue_with(&pkt(1000), &view, SimTime(352_000_000), &mut || 0.0), Verdict::Drop(Reason::Early));
+}
+
+/// The re-arm: from IN_BURST_PROTECTING, the first quiet update (p = 0, both delays under
+/// target/2, no allowance) goes to IN_BURST; `burst_reset` then counts quiet updates and
+/// the state is NO_BURST at the 101st (> 1.5 s / 15 ms = 100); a loud update in between
+/// restarts the count. The next arrival that reaches the drop test re-arms 150 ms.
+#[test]
+fn burst_reset_by_hand() {
+    let mut pie = Pie::new(PieParams::default());
+    pie.burst_state = BurstState::InBurstProtecting;
+    assert_eq!(pie.burst_reset_limit, 100);
+    let tick = |pie: &mut Pie, k: u64| pie.catch_up(SimTime(k * 15_000_000));
+    tick(&mut pie, 0);
+    assert_eq!((pie.burst_state, pie.burst_reset), (BurstState::InBurst, 0));
+    for k in 1..=50 {
+        tick(&mut pie, k);
+    }
+    assert_eq!(pie.burst_reset, 50);
+    pie.qdelay = 10_000_000; // 10 ms ≥ target/2 at the next update: loud, count restarts
+    tick(&mut pie, 51);
+    assert_eq!((pie.burst_state, pie.burst_reset), (BurstState::InBurst, 0));
+    pie.qdelay = 0;
+    pie.drop_prob = 0.0;
+    // the update after a loud one still sees d_old = 10 ms: loud again
+    tick(&mut pie, 52);
+    assert_eq!(pie.burst_reset, 0);
+    for k in 53..=152 {
+        tick(&mut pie, k);
+    }
+    assert_eq!((pie.burst_state, pie.burst_reset), (BurstState::InBurst, 100));
+    tick(&mut pie, 153);
+    assert_eq!((pie.burst_state, pie.burst_reset), (BurstState::NoBurst, 0));
+    let q = QueueView { len_pkts: 3, len_bytes: 3000 };
+    assert_eq!(pie.enqueue_with(&pkt(1000), &q, SimTime(153 * 15_000_000), &mut || 0.0), Verdict::Enqueue);
+    assert_eq!((pie.burst_state, pie.burst_allowance), (BurstState::InBurstProtecting, 150_000_000));
+}
+
+/// ActiveThreshold: inactive, no drop test is made (the burst state stays NO_BURST); an
+/// arrival finding d ≥ threshold turns PIE on (p, d_old reset, allowance armed); it turns
+/// off at an arrival with p = 0 and both delays under one whole millisecond.
+#[test]
+fn active_threshold_by_hand() {
+    let mut pie = Pie::new(PieParams { active_threshold: Some(0.02), ..PieParams::default() });
+    pie.next_update = SimTime::MAX;
+    let q = QueueView { len_pkts: 10, len_bytes: 10_000 };
+    let no_coin = &mut || -> f64 { panic!("no drop test while inactive") };
+    pie.drop_prob = 0.5;
+    pie.qdelay = 19_999_999;
+    assert_eq!(pie.enqueue_with(&pkt(1000), &q, SimTime(5), no_coin), Verdict::Enqueue);
+    assert!(!pie.active && pie.burst_state == BurstState::NoBurst);
+    pie.qdelay = 20_000_000;
+    pie.qdelay_old = 7_000_000;
+    assert_eq!(pie.enqueue_with(&pkt(1000), &q, SimTime(6), no_coin), Verdict::Enqueue);
+    assert!(pie.active);
+    assert_eq!((pie.drop_prob, pie.qdelay_old, pie.burst_allowance, pie.dq_start), (0.0, 0, 150_000_000, SimTime(6)));
+    pie.qdelay = 1_000_000; // 1 ms: GetMilliSeconds() = 1, stays on
+    pie.enqueue_with(&pkt(1000), &q, SimTime(7), no_coin);
+    assert!(pie.active);
+    pie.qdelay = 999_999;
+    pie.enqueue_with(&pkt(1000), &q, SimTime(8), no_coin);
+    assert!(!pie.active && !pie.in_measurement);
+}
+
+#[test]
+fn defaults_are_ns3_3_37() {
+    let c = PieParams::default();
+    assert_eq!((c.limit, c.mean_pktsize, c.dq_threshold), (25, 1000, 16384));
+    assert_eq!((c.target, c.t_update, c.s_update, c.max_burst), (0.015, 0.015, 0.0, 0.15));
+    assert_eq!((c.alpha, c.beta, c.mark_ecn_threshold), (0.125, 1.25, 0.1));
+    assert!(!c.use_dq_rate_estimator && c.use_cap_drop_adjustment && !c.ecn && !c.use_derandomization);
+    assert_eq!((c.limit_bytes, c.active_threshold), (None, None));
+    assert!(c.validate().is_ok());
+    assert!(PieParams { t_update: 0.0, ..c.clone() }.validate().is_err());
+    assert!(PieParams { mark_ecn_threshold: 1.5, ..c }.validate().is_err());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn random_traces_keep_p_in_range_conserve_and_bound(
+        ops in proptest::collection::vec((0u8..4, 0u64..40_000_000, 40u32..1500, any::<bool>()), 1..600),
+        limit in 2u32..60, bytes_mode: bool, dq: bool, ecn_on: bool, derand: bool, active: bool, seed: u64,
+    ) {
+        let c = PieParams {
+            limit,
+            limit_bytes: if bytes_mode { Some(limit as u64 * 1000) } else { None },
+            use_dq_rate_estimator: dq,
+            dq_threshold: 3000,
+            ecn: ecn_on,
+            use_derandomization: derand,
+            active_threshold: if active { Some(0.005) } else { None },
+            target: 0.005,
+            ..PieParams::default()
+        };
+        let mut q = QueueDisc::new(AnyAqm::Pie(Pie::new(c)));
+        let mut rng = Rng::new(seed, 1);
+        let mut t = 0;
+        for (i, (op, dt, size, ect)) in ops.into_iter().enumerate() {
+            t += dt;
+            let now = SimTime(t);
+            if op < 2 {
+                let mut p = Packet::new(Kind::Data, 0, i as i32, size, 1, now);
+                p.ecn = if ect { ecn::ECT } else { 0 };
+                q.enqueue(p, now, &mut rng);
+            } else {
+                q.dequeue(now);
+            }
+            let AnyAqm::Pie(pie) = &q.aqm else { unreachable!() };
+            prop_assert!((0.0..=1.0).contains(&pie.drop_prob()));
+            prop_assert!(q.conserved());
+            if bytes_mode {
+                prop_assert!(q.bytes() <= limit as u64 * 1000);
+            } else {
+                prop_assert!(q.len() <= limit);
+            }
+        }
+    }
+}
