@@ -177,12 +177,14 @@ pub const FIELDS: &[&str] = &[
     "max_p", "w_q", "gentle", "wait", "ecn_mode", "mark_p", "bytes", "queue_in_bytes", "mean_pktsize",
     "target_delay", "interval", "alpha", "beta", "top", "bottom", "risk_th", "between", "tau", "qrt_unit",
     "max_pktsize", "threshold", "mode", "max_packets", "use_headers", "delays", "tcp_flows", "tcp_interval",
-    "target", "min_bytes", "ce_threshold", "quantum", "drop_batch", "classify", "perturbation",
+    "target", "min_bytes", "ce_threshold", "quantum", "drop_batch", "classify", "perturbation", "t_update",
+    "s_update", "max_burst", "dq_threshold", "dq_rate_estimator", "cap_drop_adjustment", "mark_ecn_threshold",
+    "derandomize", "active_threshold",
 ];
 
 /// Queue kinds.
 pub const KINDS: &[&str] =
-    &["droptail", "red", "gentle", "ared", "ared_feng", "rtred", "qrtred", "red1", "red2", "red3", "red4", "red5", "ecn_threshold", "codel", "fq_codel"];
+    &["droptail", "red", "gentle", "ared", "ared_feng", "rtred", "qrtred", "red1", "red2", "red3", "red4", "red5", "ecn_threshold", "codel", "fq_codel", "pie"];
 
 /// Extreme values a mutation may put anywhere.
 pub fn extremes() -> Vec<Value> {

@@ -82,6 +82,14 @@ pub fn replay(queue: &serde_json::Map<String, serde_json::Value>, ops: &str, see
     Ok(out)
 }
 
+/// The first `n` uniform draws [`replay`] makes available to a discipline with `seed`
+/// (PIE and RED draw one per random test): given to ns-3's replay in the same order, both
+/// simulators decide with the same numbers.
+pub fn uniforms(seed: u64, n: usize) -> Vec<f64> {
+    let mut rng = Rng::new(seed, 1);
+    (0..n).map(|_| rng.uniform()).collect()
+}
+
 fn write_events(out: &mut String, q: &mut QueueDisc, t: u64) {
     for e in q.front_events.drain(..) {
         let what = if e.marked { "mark" } else { "drop" };

@@ -220,12 +220,19 @@ fn replay_queue(queue_json: &str, ops: &str, seed: u64) -> PyResult<String> {
     }
 }
 
+/// The first `n` uniform draws `replay_queue` gives its discipline with `seed`.
+#[pyfunction]
+fn replay_uniforms(seed: u64, n: usize) -> Vec<f64> {
+    aqmsim_core::replay::uniforms(seed, n)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(disciplines, m)?)?;
     m.add_function(wrap_pyfunction!(replay_queue, m)?)?;
+    m.add_function(wrap_pyfunction!(replay_uniforms, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

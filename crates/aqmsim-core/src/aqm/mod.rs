@@ -116,6 +116,9 @@ pub trait Aqm {
     fn on_dequeue(&mut self, _pkt: &Packet, _q: &QueueView, _now: SimTime) -> FrontAction {
         FrontAction::Pass
     }
+    /// Bring time-driven state up to `now` (PIE's periodic updates) before the monitors
+    /// read it; a no-op for disciplines that change only on packet events.
+    fn advance(&mut self, _now: SimTime) {}
     /// Current state for the monitors.
     fn state(&self) -> AqmState;
 }
@@ -168,6 +171,9 @@ impl Aqm for AnyAqm {
     #[inline]
     fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) -> FrontAction {
         each!(self, d => d.on_dequeue(pkt, q, now))
+    }
+    fn advance(&mut self, now: SimTime) {
+        each!(self, d => d.advance(now))
     }
     #[inline]
     fn state(&self) -> AqmState {

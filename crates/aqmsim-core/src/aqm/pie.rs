@@ -413,6 +413,9 @@ impl Aqm for Pie {
     }
 
     /// ns-3 `DoDequeue`: `q` is the queue without `pkt`.
+    fn advance(&mut self, now: SimTime) {
+        self.catch_up(now);
+    }
     fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) -> FrontAction {
         self.catch_up(now);
         self.bytes = q.len_bytes;

@@ -6,7 +6,7 @@ use super::queue_spec::{parse_as, Param};
 use super::units::{parse_time, Quantity};
 use crate::aqm::codel::CodelParams;
 use crate::aqm::fq_codel::Classify;
-use crate::aqm::{AnyAqm, Codel, FqCodel, FqCodelParams};
+use crate::aqm::{AnyAqm, Codel, FqCodel, FqCodelParams, Pie, PieParams};
 use crate::error::{Result, ScenarioError};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -34,6 +34,48 @@ pub const FQ_CODEL_PARAMS: &[Param] = &[
     ("classify", "hash", "hash | flow: hash the flow number into a queue (collisions as in ns-3/Linux), or flow f → queue f mod flows"),
     ("perturbation", "0", "integer in [0, 2^32): the hash salt (ns-3 Perturbation)"),
 ];
+
+pub const PIE_PARAMS: &[Param] = &[
+    ("limit", "1000", "packets ≥ 1 waiting (Linux's limit; ns-3's MaxSize default is 25 packets)"),
+    ("limit_bytes", "—", "bytes ≥ 1: limit in bytes instead, and byte mode (p scaled by size/mean_pktsize)"),
+    ("mean_pktsize", "1000", "bytes in [1, 65535]: byte mode's reference size (MeanPktSize)"),
+    ("target", "15ms", "s ≥ 0: the queueing delay PIE steers to (QueueDelayReference)"),
+    ("t_update", "15ms", "s ≥ 1 ns: period of the probability update (Tupdate)"),
+    ("s_update", "0", "s ≥ 0: time of the first update (Supdate)"),
+    ("alpha", "0.125", "finite: weight of (delay − target), per s (A)"),
+    ("beta", "1.25", "finite: weight of (delay − previous delay), per s (B)"),
+    ("max_burst", "150ms", "s ≥ 0: burst allowance (MaxBurstAllowance)"),
+    ("dq_threshold", "16384", "bytes ≥ 1: queue that starts a departure-rate measurement (DequeueThreshold)"),
+    ("dq_rate_estimator", "false", "bool: delay from the departure-rate estimate instead of timestamps (UseDequeueRateEstimator)"),
+    ("cap_drop_adjustment", "true", "bool: raise p by at most 0.02 per update once p ≥ 0.1 (UseCapDropAdjustment)"),
+    ("ecn", "false", "bool: mark ECN-capable packets instead of dropping them while p < mark_ecn_threshold (UseEcn)"),
+    ("mark_ecn_threshold", "0.1", "[0, 1]: above it PIE drops even ECN-capable packets (MarkEcnThreshold)"),
+    ("derandomize", "false", "bool: RFC 8033's de-randomisation of drops (UseDerandomization)"),
+    ("active_threshold", "none", "s ≥ 0: PIE acts only once the delay has reached it (ActiveThreshold)"),
+];
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PieSpec {
+    #[allow(dead_code)]
+    kind: String,
+    limit: Option<u32>,
+    limit_bytes: Option<u64>,
+    mean_pktsize: Option<u32>,
+    target: Option<Quantity>,
+    t_update: Option<Quantity>,
+    s_update: Option<Quantity>,
+    alpha: Option<f64>,
+    beta: Option<f64>,
+    max_burst: Option<Quantity>,
+    dq_threshold: Option<u32>,
+    dq_rate_estimator: Option<bool>,
+    cap_drop_adjustment: Option<bool>,
+    ecn: Option<bool>,
+    mark_ecn_threshold: Option<f64>,
+    derandomize: Option<bool>,
+    active_threshold: Option<Quantity>,
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -163,4 +205,90 @@ pub fn build_fq_codel(m: &serde_json::Map<String, Value>, path: &str) -> Result<
     }
     let p = FqCodelParams { codel, limit, flows, quantum, drop_batch, classify };
     Ok((AnyAqm::FqCodel(Box::new(FqCodel::new(p))), j))
+}
+
+/// A time in s ≥ `min`.
+fn time_at_least(q: &Option<Quantity>, default: f64, min: f64, field: &str, what: &str) -> Result<f64> {
+    let v = match q {
+        Some(q) => parse_time(q).map_err(|e| ScenarioError::new(field, e))?,
+        None => default,
+    };
+    if !(v >= min) {
+        return Err(ScenarioError::new(field, format!("must be {what}, got {v} s")));
+    }
+    Ok(v)
+}
+
+pub fn build_pie(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
+    only_own_fields(m, path, "pie", PIE_PARAMS)?;
+    let s: PieSpec = parse_as(m, path)?;
+    let f = |name: &str| format!("{path}.{name}");
+    let d = PieParams::default();
+    let limit_bytes = match s.limit_bytes {
+        Some(_) if s.limit.is_some() => return Err(ScenarioError::new(f("limit_bytes"), "give either limit or limit_bytes, not both")),
+        Some(0) => return Err(ScenarioError::new(f("limit_bytes"), "must be ≥ 1 byte")),
+        lb => lb,
+    };
+    let limit = s.limit.unwrap_or(1000);
+    if limit == 0 {
+        return Err(ScenarioError::new(f("limit"), "must be ≥ 1 packet, got 0"));
+    }
+    let mean_pktsize = s.mean_pktsize.unwrap_or(d.mean_pktsize);
+    if !(1..=65535).contains(&mean_pktsize) {
+        return Err(ScenarioError::new(f("mean_pktsize"), format!("must be in [1, 65535] bytes, got {mean_pktsize}")));
+    }
+    let target = time_at_least(&s.target, d.target, 0.0, &f("target"), "≥ 0 s")?;
+    let t_update = time_at_least(&s.t_update, d.t_update, 1e-9, &f("t_update"), "at least 1 ns")?;
+    let s_update = time_at_least(&s.s_update, d.s_update, 0.0, &f("s_update"), "≥ 0 s")?;
+    let max_burst = time_at_least(&s.max_burst, d.max_burst, 0.0, &f("max_burst"), "≥ 0 s")?;
+    let active_threshold = match &s.active_threshold {
+        None => None,
+        Some(_) => Some(time_at_least(&s.active_threshold, 0.0, 0.0, &f("active_threshold"), "≥ 0 s")?),
+    };
+    let alpha = s.alpha.unwrap_or(d.alpha);
+    let beta = s.beta.unwrap_or(d.beta);
+    for (name, v) in [("alpha", alpha), ("beta", beta)] {
+        if !v.is_finite() {
+            return Err(ScenarioError::new(f(name), format!("must be a finite number, got {v}")));
+        }
+    }
+    let mark_ecn_threshold = s.mark_ecn_threshold.unwrap_or(d.mark_ecn_threshold);
+    if !(0.0..=1.0).contains(&mark_ecn_threshold) {
+        return Err(ScenarioError::new(f("mark_ecn_threshold"), format!("must be in [0, 1], got {mark_ecn_threshold}")));
+    }
+    let dq_threshold = s.dq_threshold.unwrap_or(d.dq_threshold);
+    if dq_threshold == 0 {
+        return Err(ScenarioError::new(f("dq_threshold"), "must be ≥ 1 byte, got 0"));
+    }
+    let p = PieParams {
+        limit,
+        limit_bytes,
+        mean_pktsize,
+        target,
+        t_update,
+        s_update,
+        alpha,
+        beta,
+        max_burst,
+        dq_threshold,
+        use_dq_rate_estimator: s.dq_rate_estimator.unwrap_or(d.use_dq_rate_estimator),
+        use_cap_drop_adjustment: s.cap_drop_adjustment.unwrap_or(d.use_cap_drop_adjustment),
+        ecn: s.ecn.unwrap_or(d.ecn),
+        mark_ecn_threshold,
+        use_derandomization: s.derandomize.unwrap_or(d.use_derandomization),
+        active_threshold,
+    };
+    p.validate().map_err(|e| ScenarioError::new(path, e))?;
+    let mut j = json!({
+        "kind": "pie", "mean_pktsize": mean_pktsize, "target": target, "t_update": t_update, "s_update": s_update,
+        "alpha": alpha, "beta": beta, "max_burst": max_burst, "dq_threshold": dq_threshold,
+        "dq_rate_estimator": p.use_dq_rate_estimator, "cap_drop_adjustment": p.use_cap_drop_adjustment,
+        "ecn": p.ecn, "mark_ecn_threshold": mark_ecn_threshold, "derandomize": p.use_derandomization,
+        "active_threshold": active_threshold,
+    });
+    match limit_bytes {
+        Some(lb) => j["limit_bytes"] = json!(lb),
+        None => j["limit"] = json!(limit),
+    }
+    Ok((AnyAqm::Pie(Pie::new(p)), j))
 }

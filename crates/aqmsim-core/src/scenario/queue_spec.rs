@@ -1,7 +1,7 @@
 //! Queue tables: `kind` selects the discipline; each discipline has its own parameter set,
 //! checked with its own allowed fields and ranges.
 
-use super::queue_modern::{build_codel, build_fq_codel, CODEL_PARAMS, FQ_CODEL_PARAMS};
+use super::queue_modern::{build_codel, build_fq_codel, build_pie, CODEL_PARAMS, FQ_CODEL_PARAMS, PIE_PARAMS};
 use super::units::{parse_time, Quantity, MAX_PACKET_BYTES};
 use crate::aqm::red_math;
 use crate::aqm::ecn_threshold::Where;
@@ -99,6 +99,7 @@ pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
         false,
     ),
     ("codel", "CoDel (RFC 8289) as ns-3.37: drop or mark at dequeue once the sojourn time stays above target for an interval", CODEL_PARAMS, false),
+    ("pie", "PIE (RFC 8033) as ns-3.37: drop probability from the queueing delay, updated every t_update, with burst allowance", PIE_PARAMS, false),
     (
         "fq_codel",
         "FQ-CoDel (RFC 8290) as ns-3.37: flows hashed into queues, DRR with new/old lists, CoDel per queue",
@@ -276,6 +277,7 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
         }
         "codel" => build_codel(m, path),
         "fq_codel" => build_fq_codel(m, path),
+        "pie" => build_pie(m, path),
         k if params_of(k).is_some() => build_red_family(k, m, path, link),
         other => Err(ScenarioError::new(format!("{path}.kind"), format!("unknown discipline {other:?} (expected one of: {})", names()))),
     }

@@ -931,8 +931,10 @@ impl Simulation {
     // ------------------------------------------------------------------ monitors
 
     fn sample(&mut self) {
+        let now = self.now;
         for &l in &self.monitored {
-            let link = &self.links[l as usize];
+            let link = &mut self.links[l as usize];
+            link.queue.aqm.advance(now);
             let st = link.queue.aqm.state();
             let s = &mut self.samples;
             s.t.push(self.now.secs());

@@ -16,6 +16,7 @@ fn table(kind: &str) -> serde_json::Map<String, serde_json::Value> {
         "droptail" => serde_json::json!({"kind": "droptail", "limit": 25}),
         "codel" => serde_json::json!({"kind": "codel", "limit": 25, "ecn": true, "ce_threshold": "20ms"}),
         "fq_codel" => serde_json::json!({"kind": "fq_codel", "limit": 25, "flows": 4}),
+        "pie" => serde_json::json!({"kind": "pie", "limit": 25, "ecn": true, "derandomize": true}),
         k => serde_json::json!({"kind": k, "limit": 25, "min_th": 5, "max_th": 15, "ecn": true}),
     };
     v.as_object().unwrap().clone()
