@@ -17,8 +17,10 @@
 //! `on_dequeue` and `on_idle` at time `now` first runs, in order, every update due at a
 //! time ≤ `now`. This is exact, since the queue does not change between events and an
 //! update reads nothing else. **Tie rule: an update due exactly at `now` runs before the
-//! packet event at `now`.** Monitors that read [`Pie::state`] between events should call
-//! [`Pie::catch_up`] first.
+//! packet event at `now`.** (ns-3 runs same-time events in scheduling order: the update at
+//! t is scheduled at t − t_update, so it also comes first for a departure, but not for an
+//! arrival scheduled earlier than that.) Monitors that read [`Pie::state`] between events
+//! should call [`Pie::catch_up`] first.
 //!
 //! **Queueing delay.** Default (ns-3 `UseDequeueRateEstimator = false`): the sojourn time of
 //! the last packet dequeued, set to 0 when the dequeue leaves the queue empty (`DoDequeue`;
