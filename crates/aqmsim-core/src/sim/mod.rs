@@ -183,7 +183,8 @@ impl Simulation {
                     AppModel::Ftp(p) => {
                         let mut r = Rng::new(seed, stream::TCP | i as u64);
                         let boot = r.uniform() * p.tick;
-                        let sink = TcpSink::new(i as u32, f.src, p.ack_size, p.payload(), p.delayed_ack, p.delack_interval, p.syn, p.variant == crate::tcp::Variant::Sack);
+                        let mut sink = TcpSink::new(i as u32, f.src, p.ack_size, p.payload(), p.delayed_ack, p.delack_interval, p.syn, p.variant.uses_sack());
+                        sink.dctcp = p.variant == crate::tcp::Variant::Dctcp;
                         Agent::Tcp { snd: TcpSender::new(p, i as u32, f.dst, boot), sink }
                     }
                     AppModel::Cbr { rate_bps, packet_size } => Agent::Cbr(Cbr {
@@ -787,15 +788,17 @@ impl Simulation {
                 if self.delays.on {
                     self.delays.add_e2e(fi, now.saturating_since(pkt.t_sent).secs());
                 }
-                if let Some(ack) = sink.recv(&pkt, now) {
+                let ack = sink.recv(&pkt, now);
+                // DCTCP: a delayed ACK that a CE change sent early goes first.
+                let early = sink.flushed.take();
+                let timer = ack.is_none() && sink.wants_timer();
+                if let Some(e) = early {
+                    self.send_from(dst, e);
+                }
+                if let Some(ack) = ack {
                     self.send_from(dst, ack);
-                } else if sink.wants_timer() {
-                    let at = now + Dur::from_secs(sink.delack_interval);
-                    if let Some(t) = &mut self.tracer {
-                        t.delack_d[fi] = t.now_d + sink.delack_interval;
-                    }
-                    let gen = sink.delack_gen;
-                    self.sched.schedule(at, Event::DelAck { flow: pkt.flow, gen });
+                } else if timer {
+                    self.arm_delack(fi);
                 }
             }
             (Agent::Tcp { snd, .. }, Kind::Ack) => {
@@ -863,6 +866,17 @@ impl Simulation {
         } else {
             self.sync_timer(fi);
         }
+    }
+
+    /// Arm flow `fi`'s delayed-ACK timer for the packet its sink just held back.
+    fn arm_delack(&mut self, fi: usize) {
+        let Agent::Tcp { sink, .. } = &self.flows[fi].agent else { return };
+        let (interval, gen) = (sink.delack_interval, sink.delack_gen);
+        let at = self.now + Dur::from_secs(interval);
+        if let Some(t) = &mut self.tracer {
+            t.delack_d[fi] = t.now_d + interval;
+        }
+        self.sched.schedule(at, Event::DelAck { flow: fi as u32, gen });
     }
 
     fn delack(&mut self, f: u32, gen: u32) {
