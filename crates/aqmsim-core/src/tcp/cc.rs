@@ -85,7 +85,7 @@ impl TcpSender {
         };
         self.cc_acked = acked;
         self.cc_now = now;
-        if self.p.ecn && self.ect && ece && acked > 0 {
+        if self.p.ecn && self.ect && ece && acked > 0 && ack.seq > 0 {
             self.ecn_response_cc(ack.seq);
         }
         if acked > 0 && ack.seq > 0 {

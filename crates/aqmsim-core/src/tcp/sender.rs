@@ -144,7 +144,9 @@ impl TcpSender {
             last_cwnd_action: CwndAction::None,
             first_decrease: true,
             cong_action: false,
-            ect: false,
+            // DCTCP's ECN is not negotiated (its SYN is ECT, so the sink's echo of it is
+            // the SYN's CE, not the negotiation): ECN-capable from the start.
+            ect: p.variant == Variant::Dctcp,
             ecn_backoff: false,
             ecn_burst: false,
             firstpartial: false,
@@ -295,7 +297,9 @@ impl TcpSender {
         }
         if seqno == 0 && self.p.ecn {
             // ns-2: the connection's first packet is not ECT and carries ECE (negotiation).
-            flags = (flags & !ecn::ECT) | ecn::ECE;
+            // DCTCP (ns-3 `DctcpEcn` mode) sends its SYN ECT too: a non-ECT SYN is dropped
+            // by a step-marking queue held above its threshold.
+            flags = if self.p.variant == Variant::Dctcp { flags | ecn::ECE } else { (flags & !ecn::ECT) | ecn::ECE };
         }
         let mut pkt = Packet::new(Kind::Data, self.flow, seqno, size, self.dst, now);
         pkt.tag = is_rtx as u8;
