@@ -788,17 +788,19 @@ impl Simulation {
                 if self.delays.on {
                     self.delays.add_e2e(fi, now.saturating_since(pkt.t_sent).secs());
                 }
-                let ack = sink.recv(&pkt, now);
-                // DCTCP: a delayed ACK that a CE change sent early goes first.
-                let early = sink.flushed.take();
-                let timer = ack.is_none() && sink.wants_timer();
-                if let Some(e) = early {
-                    self.send_from(dst, e);
-                }
-                if let Some(ack) = ack {
+                if let Some(ack) = sink.recv(&pkt, now) {
+                    if sink.flushed.is_some() {
+                        self.send_early_ack(fi, dst);
+                    }
                     self.send_from(dst, ack);
-                } else if timer {
-                    self.arm_delack(fi);
+                } else {
+                    let timer = sink.wants_timer();
+                    if sink.flushed.is_some() {
+                        self.send_early_ack(fi, dst);
+                    }
+                    if timer {
+                        self.arm_delack(fi);
+                    }
                 }
             }
             (Agent::Tcp { snd, .. }, Kind::Ack) => {
@@ -868,7 +870,19 @@ impl Simulation {
         }
     }
 
+    /// DCTCP: send the delayed ACK that a CE change released early (before the ACK of the
+    /// packet that changed it, if any).
+    #[cold]
+    #[inline(never)]
+    fn send_early_ack(&mut self, fi: usize, dst: u32) {
+        let Agent::Tcp { sink, .. } = &mut self.flows[fi].agent else { return };
+        if let Some(early) = sink.flushed.take() {
+            self.send_from(dst, early);
+        }
+    }
+
     /// Arm flow `fi`'s delayed-ACK timer for the packet its sink just held back.
+    #[inline]
     fn arm_delack(&mut self, fi: usize) {
         let Agent::Tcp { sink, .. } = &self.flows[fi].agent else { return };
         let (interval, gen) = (sink.delack_interval, sink.delack_gen);

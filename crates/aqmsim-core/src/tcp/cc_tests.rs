@@ -15,6 +15,8 @@ struct Pipe {
     service: Dur,
     last_depart: SimTime,
     acks: VecDeque<(SimTime, Packet)>,
+    /// First transmissions of these packets are lost.
+    lose: Vec<i32>,
 }
 
 impl Pipe {
@@ -24,6 +26,7 @@ impl Pipe {
             service: Dur::from_secs(service_s),
             last_depart: SimTime::ZERO,
             acks: VecDeque::new(),
+            lose: Vec::new(),
         }
     }
     fn push(
@@ -41,6 +44,9 @@ impl Pipe {
             };
             let depart = start + self.service;
             self.last_depart = depart;
+            if d.tag == 0 && self.lose.contains(&d.seq) {
+                continue;
+            }
             if mark(d.seq) && d.has(ecn::ECT) {
                 d.ecn |= ecn::CE;
             }
@@ -351,4 +357,39 @@ fn dctcp_alpha_and_one_reduction_per_window() {
         "α → 0.25 when 1 in 4 is marked: mean {mean}"
     );
     assert!(alphas.iter().all(|a| (0.0..=1.0).contains(a)));
+}
+
+/// A loss in congestion avoidance: SACK fast retransmit, ssthresh = max(⌊cwnd·β⌋, 2),
+/// W_lastmax = cwnd, a new epoch after recovery; the monitor reports slow start, then
+/// congestion avoidance (HyStart off: ssthresh = window 40), then fast recovery, then
+/// congestion avoidance again.
+#[test]
+fn cubic_loss_reduction_and_monitor_states() {
+    use crate::monitor::tcp::TcpState;
+    let mut p = params(Variant::Cubic);
+    p.hystart = false;
+    p.window = 40.0;
+    let (mut snd, mut sink) = pair(&p);
+    snd.ssthresh = 40;
+    let mut pipe = Pipe::new(0.05, 0.0);
+    pipe.lose = vec![400];
+    let mut states = Vec::new();
+    let mut at_loss = None;
+    drive(&mut snd, &mut sink, &mut pipe, 10.0, &no_mark, &mut |s, _| {
+        let st = s.tcp_state();
+        if states.last() != Some(&st) {
+            states.push(st);
+            if st == TcpState::FastRecovery {
+                at_loss = Some((s.ssthresh, s.cwnd, s.cubic().unwrap().last_max_cwnd));
+            }
+        }
+    });
+    assert_eq!(states, [TcpState::SlowStart, TcpState::CongestionAvoidance, TcpState::FastRecovery, TcpState::CongestionAvoidance]);
+    // cwnd had reached the window cap's neighbourhood: W_lastmax = ⌊cwnd⌋ at the loss
+    let (ss, cwnd, wmax) = at_loss.unwrap();
+    assert_eq!(ss, ((wmax as f64 * 0.7) as i32).max(2));
+    assert_eq!(cwnd, ss as f64);
+    assert!(wmax >= 40, "W_lastmax {wmax}");
+    assert_eq!(snd.stats.fast_retransmits, 1);
+    assert_eq!(snd.stats.timeouts, 0);
 }

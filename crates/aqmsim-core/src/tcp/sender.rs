@@ -213,6 +213,7 @@ impl TcpSender {
         self.wnd_init
     }
 
+    #[inline]
     fn opencwnd(&mut self) {
         if !self.cc.is_ns2() {
             return self.opencwnd_cc();
