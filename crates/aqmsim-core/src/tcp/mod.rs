@@ -4,6 +4,10 @@
 //! `Agent/TCP/Newreno` and `Agent/TCP/Sack1` step for step, with ns-2's defaults: the
 //! point is that a scenario run here and in ns-2 gives the same dynamics. See
 //! `docs/ns2-faithfulness.md` for what is followed and where we differ.
+//!
+//! CUBIC and DCTCP (`Variant::Cubic`, `Variant::Dctcp`) run on the Sack1 loss recovery with
+//! ns-3.37's congestion-control arithmetic (`cubic.rs`, `dctcp.rs`, glued in by `cc.rs`;
+//! `docs/tcp/cubic.md`, `docs/tcp/dctcp.md`); the ns-2 variants never enter that code.
 
 pub mod cc;
 #[cfg(test)]
