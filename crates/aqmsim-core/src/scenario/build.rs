@@ -163,15 +163,20 @@ fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<TcpParams> {
             }
         };
     }
-    // Fields of one congestion control are refused for the others (a typo or a
-    // forgotten variant would otherwise be silently ignored).
+    // Fields of one congestion control are refused where they cannot apply (a typo or a
+    // forgotten variant would otherwise be silently ignored): in this flow's own table when
+    // its variant does not use them, in the top-level table when the top-level variant does
+    // not. A top-level field for another variant than this flow's is just not inherited, so
+    // `[tcp] variant = "cubic"`, `hystart = false` can sit beside a group of Reno flows.
+    let top_variant = base.variant.as_deref().and_then(Variant::parse).unwrap_or(d.variant);
     macro_rules! only_for {
         ($want:expr, $name:literal, $($f:ident),+) => {
             $(
-                if pick!($f).is_some() && variant != $want {
+                let (table_variant, set) = if over.$f.is_some() { (variant, true) } else { (top_variant, base.$f.is_some()) };
+                if set && table_variant != $want {
                     return err(
                         at!($f),
-                        format!("only used with variant = \"{}\" (this flow's variant is \"{}\")", $name, variant.name()),
+                        format!("only used with variant = \"{}\" (the variant here is \"{}\")", $name, table_variant.name()),
                     );
                 }
             )+
@@ -179,13 +184,17 @@ fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<TcpParams> {
     }
     only_for!(Variant::Cubic, "cubic", cubic_beta, cubic_c, fast_convergence, tcp_friendliness, hystart);
     only_for!(Variant::Dctcp, "dctcp", dctcp_g, dctcp_alpha_init);
-    // DCTCP needs ECN (RFC 8257 §3): on by default, refused off.
-    let ecn = match (variant, pick!(ecn)) {
-        (Variant::Dctcp, Some(false)) => {
+    // DCTCP needs ECN (RFC 8257 §3): on by default, refused off in a table whose variant is
+    // dctcp; an `ecn = false` inherited from a top level of another variant does not apply.
+    let ecn = match (variant, over.ecn, base.ecn) {
+        (Variant::Dctcp, Some(false), _) => {
             return err(at!(ecn), "DCTCP needs ECN: leave tcp.ecn unset or true with variant = \"dctcp\"");
         }
-        (Variant::Dctcp, None) => true,
-        (_, e) => e.unwrap_or(d.ecn),
+        (Variant::Dctcp, None, Some(false)) if top_variant == Variant::Dctcp => {
+            return err(at!(ecn), "DCTCP needs ECN: leave tcp.ecn unset or true with variant = \"dctcp\"");
+        }
+        (Variant::Dctcp, _, _) => true,
+        _ => pick!(ecn).unwrap_or(d.ecn),
     };
     let p = TcpParams {
         variant,

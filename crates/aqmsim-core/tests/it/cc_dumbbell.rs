@@ -115,6 +115,10 @@ fn cc_fields_are_checked_and_named() {
     let dt = r#"{ kind = "droptail", limit = 100 }"#;
     let e = build_err(&dumbbell(dt, "cubic_beta = 0.5", &group(1, r#"{ variant = "reno" }"#), 1.0));
     assert!(e.contains("tcp.cubic_beta") && e.contains("cubic") && e.contains("reno"), "{e}");
+    let e = build_err(&dumbbell(dt, "variant = \"reno\"\ncubic_beta = 0.5", &group(1, r#"{ variant = "cubic" }"#), 1.0));
+    assert!(e.contains("tcp.cubic_beta") && e.contains("the variant here is \"reno\""), "{e}");
+    let e = build_err(&dumbbell(dt, "variant = \"dctcp\"\necn = false", &group(1, "{}"), 1.0));
+    assert!(e.contains("tcp.ecn"), "{e}");
     let e = build_err(&dumbbell(dt, "", &group(1, r#"{ variant = "cubic", dctcp_g = 0.1 }"#), 1.0));
     assert!(e.contains("dumbbell.groups[0].tcp.dctcp_g") || e.contains("tcp.dctcp_g"), "{e}");
     let e = build_err(&dumbbell(dt, "", &group(1, r#"{ variant = "dctcp", ecn = false }"#), 1.0));
@@ -127,6 +131,16 @@ fn cc_fields_are_checked_and_named() {
     assert!(e.contains("tcp.dctcp_g") && e.contains("(0, 1]"), "{e}");
     let e = build_err(&dumbbell(dt, "", &group(1, r#"{ variant = "dctcp", dctcp_alpha_init = 1.5 }"#), 1.0));
     assert!(e.contains("tcp.dctcp_alpha_init") && e.contains("[0, 1]"), "{e}");
+    // a top-level table of one variant beside a group of another: its own fields are not
+    // inherited by the other group (nor its ecn = false by a DCTCP group)
+    let mixed = dumbbell(dt, "variant = \"cubic\"\nhystart = false\necn = false", &(group(1, "{}") + &group(1, r#"{ variant = "reno" }"#) + &group(1, r#"{ variant = "dctcp" }"#)), 1.0);
+    let r = run(&mixed, 1);
+    assert_eq!(r.flows.variant, ["cubic", "reno", "dctcp"]);
+    let j: serde_json::Value = serde_json::from_str(&r.resolved).unwrap();
+    let tcp = |i: usize| j["flows"][i]["tcp"].clone();
+    assert_eq!(tcp(0)["hystart"], false);
+    assert!(tcp(1).get("hystart").is_none() && tcp(1)["ecn"] == false);
+    assert!(tcp(2)["ecn"] == true && tcp(2)["dctcp_g"] == 0.0625);
     let e = build_err(&dumbbell(dt, "", &group(1, r#"{ variant = "bbr" }"#), 1.0));
     assert!(e.contains("cubic, dctcp"), "{e}");
     // accepted: the fields with their own variant, top level inherited by the group
