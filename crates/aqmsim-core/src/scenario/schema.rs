@@ -76,6 +76,15 @@ pub struct TcpSpec {
     pub ack_size: Option<u64>,
     pub delayed_ack: Option<bool>,
     pub delack_interval: Option<Quantity>,
+    // CUBIC (variant = "cubic")
+    pub cubic_beta: Option<f64>,
+    pub cubic_c: Option<f64>,
+    pub fast_convergence: Option<bool>,
+    pub tcp_friendliness: Option<bool>,
+    pub hystart: Option<bool>,
+    // DCTCP (variant = "dctcp")
+    pub dctcp_g: Option<f64>,
+    pub dctcp_alpha_init: Option<f64>,
 }
 
 /// A queue table: `kind` plus that discipline's parameters (checked per kind).

@@ -183,7 +183,8 @@ impl Simulation {
                     AppModel::Ftp(p) => {
                         let mut r = Rng::new(seed, stream::TCP | i as u64);
                         let boot = r.uniform() * p.tick;
-                        let sink = TcpSink::new(i as u32, f.src, p.ack_size, p.payload(), p.delayed_ack, p.delack_interval, p.syn, p.variant == crate::tcp::Variant::Sack);
+                        let mut sink = TcpSink::new(i as u32, f.src, p.ack_size, p.payload(), p.delayed_ack, p.delack_interval, p.syn, p.variant.uses_sack());
+                        sink.dctcp = p.variant == crate::tcp::Variant::Dctcp;
                         Agent::Tcp { snd: TcpSender::new(p, i as u32, f.dst, boot), sink }
                     }
                     AppModel::Cbr { rate_bps, packet_size } => Agent::Cbr(Cbr {
@@ -798,14 +799,18 @@ impl Simulation {
                     self.delays.add_e2e(fi, now.saturating_since(pkt.t_sent).secs());
                 }
                 if let Some(ack) = sink.recv(&pkt, now) {
-                    self.send_from(dst, ack);
-                } else if sink.wants_timer() {
-                    let at = now + Dur::from_secs(sink.delack_interval);
-                    if let Some(t) = &mut self.tracer {
-                        t.delack_d[fi] = t.now_d + sink.delack_interval;
+                    if sink.flushed.is_some() {
+                        self.send_early_ack(fi, dst);
                     }
-                    let gen = sink.delack_gen;
-                    self.sched.schedule(at, Event::DelAck { flow: pkt.flow, gen });
+                    self.send_from(dst, ack);
+                } else {
+                    let timer = sink.wants_timer();
+                    if sink.flushed.is_some() {
+                        self.send_early_ack(fi, dst);
+                    }
+                    if timer {
+                        self.arm_delack(fi);
+                    }
                 }
             }
             (Agent::Tcp { snd, .. }, Kind::Ack) => {
@@ -873,6 +878,29 @@ impl Simulation {
         } else {
             self.sync_timer(fi);
         }
+    }
+
+    /// DCTCP: send the delayed ACK that a CE change released early (before the ACK of the
+    /// packet that changed it, if any).
+    #[cold]
+    #[inline(never)]
+    fn send_early_ack(&mut self, fi: usize, dst: u32) {
+        let Agent::Tcp { sink, .. } = &mut self.flows[fi].agent else { return };
+        if let Some(early) = sink.flushed.take() {
+            self.send_from(dst, early);
+        }
+    }
+
+    /// Arm flow `fi`'s delayed-ACK timer for the packet its sink just held back.
+    #[inline]
+    fn arm_delack(&mut self, fi: usize) {
+        let Agent::Tcp { sink, .. } = &self.flows[fi].agent else { return };
+        let (interval, gen) = (sink.delack_interval, sink.delack_gen);
+        let at = self.now + Dur::from_secs(interval);
+        if let Some(t) = &mut self.tracer {
+            t.delack_d[fi] = t.now_d + interval;
+        }
+        self.sched.schedule(at, Event::DelAck { flow: fi as u32, gen });
     }
 
     fn delack(&mut self, f: u32, gen: u32) {

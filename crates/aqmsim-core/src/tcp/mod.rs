@@ -4,7 +4,16 @@
 //! `Agent/TCP/Newreno` and `Agent/TCP/Sack1` step for step, with ns-2's defaults: the
 //! point is that a scenario run here and in ns-2 gives the same dynamics. See
 //! `docs/ns2-faithfulness.md` for what is followed and where we differ.
+//!
+//! CUBIC and DCTCP (`Variant::Cubic`, `Variant::Dctcp`) run on the Sack1 loss recovery with
+//! ns-3.37's congestion-control arithmetic (`cubic.rs`, `dctcp.rs`, glued in by `cc.rs`;
+//! `docs/tcp/cubic.md`, `docs/tcp/dctcp.md`); the ns-2 variants never enter that code.
 
+pub mod cc;
+#[cfg(test)]
+mod cc_tests;
+pub mod cubic;
+pub mod dctcp;
 pub mod rtt;
 pub mod sack;
 pub mod sender;
@@ -53,6 +62,17 @@ pub struct TcpParams {
     /// Sink delays ACKs (`Agent/TCPSink/DelAck`), with this interval (`interval_`, 0.1 s).
     pub delayed_ack: bool,
     pub delack_interval: f64,
+    /// CUBIC (variant `cubic`, see `cubic.rs`): β of the multiplicative decrease (0.7),
+    /// C (0.4), fast convergence (true), the TCP-friendly region (false: ns-3.37 has
+    /// none), HyStart (true, as ns-3 and Linux).
+    pub cubic_beta: f64,
+    pub cubic_c: f64,
+    pub fast_convergence: bool,
+    pub tcp_friendliness: bool,
+    pub hystart: bool,
+    /// DCTCP (variant `dctcp`, see `dctcp.rs`): gain g (1/16) and initial α (1).
+    pub dctcp_g: f64,
+    pub dctcp_alpha_init: f64,
 }
 
 impl TcpParams {
@@ -97,6 +117,13 @@ impl Default for TcpParams {
             ack_size: 40,
             delayed_ack: false,
             delack_interval: 0.1,
+            cubic_beta: 0.7,
+            cubic_c: 0.4,
+            fast_convergence: true,
+            tcp_friendliness: false,
+            hystart: true,
+            dctcp_g: 0.0625,
+            dctcp_alpha_init: 1.0,
         }
     }
 }

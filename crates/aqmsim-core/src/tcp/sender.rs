@@ -19,6 +19,10 @@ pub enum Variant {
     Reno,
     NewReno,
     Sack,
+    /// CUBIC (ns-3.37 `TcpCubic`) over the Sack1 loss recovery.
+    Cubic,
+    /// DCTCP (ns-3.37 `TcpDctcp`, RFC 8257) over the Sack1 loss recovery.
+    Dctcp,
 }
 
 impl Variant {
@@ -28,6 +32,8 @@ impl Variant {
             "reno" => Some(Variant::Reno),
             "newreno" => Some(Variant::NewReno),
             "sack" | "sack1" => Some(Variant::Sack),
+            "cubic" => Some(Variant::Cubic),
+            "dctcp" => Some(Variant::Dctcp),
             _ => None,
         }
     }
@@ -37,9 +43,18 @@ impl Variant {
             Variant::Reno => "reno",
             Variant::NewReno => "newreno",
             Variant::Sack => "sack",
+            Variant::Cubic => "cubic",
+            Variant::Dctcp => "dctcp",
         }
     }
-    pub const NAMES: &'static str = "tahoe, reno, newreno, sack";
+    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp";
+
+    /// Loss recovery with SACK (the sink sends SACK blocks): Sack1, and CUBIC and DCTCP
+    /// (ns-3 and Linux run them with SACK).
+    #[inline]
+    pub fn uses_sack(self) -> bool {
+        matches!(self, Variant::Sack | Variant::Cubic | Variant::Dctcp)
+    }
 }
 
 /// Cumulative counters of a sender.
@@ -80,12 +95,17 @@ pub struct TcpSender {
     pub dupwnd: u32,
     pub last_cwnd_action: CwndAction,
     first_decrease: bool,
-    cong_action: bool,
-    ect: bool,
+    pub(crate) cong_action: bool,
+    pub(crate) ect: bool,
     ecn_backoff: bool,
     ecn_burst: bool,
     pub(crate) firstpartial: bool,
     pub(crate) sack: super::sack::SackState,
+    /// Congestion control beside ns-2's arithmetic (CUBIC, DCTCP; `Ns2` for the rest).
+    pub(crate) cc: super::cc::Cc,
+    /// Packets newly ACKed by the ACK being processed and its arrival (CUBIC/DCTCP only).
+    pub(crate) cc_acked: u32,
+    pub(crate) cc_now: SimTime,
     // RTT
     pub rtt: RttEstimator,
     rtt_active: bool,
@@ -124,11 +144,16 @@ impl TcpSender {
             last_cwnd_action: CwndAction::None,
             first_decrease: true,
             cong_action: false,
-            ect: false,
+            // DCTCP's ECN is not negotiated (its SYN is ECT, so the sink's echo of it is
+            // the SYN's CE, not the negotiation): ECN-capable from the start.
+            ect: p.variant == Variant::Dctcp,
             ecn_backoff: false,
             ecn_burst: false,
             firstpartial: false,
             sack: super::sack::SackState::default(),
+            cc: super::cc::Cc::new(&p),
+            cc_acked: 0,
+            cc_now: SimTime::ZERO,
             rtt,
             rtt_active: false,
             rtt_seq: -1,
@@ -170,7 +195,7 @@ impl TcpSender {
     #[inline]
     pub(crate) fn window(&self) -> i32 {
         match self.p.variant {
-            Variant::Tahoe | Variant::Sack => self.cwnd.min(self.p.window) as i32,
+            Variant::Tahoe | Variant::Sack | Variant::Cubic | Variant::Dctcp => self.cwnd.min(self.p.window) as i32,
             Variant::Reno | Variant::NewReno => {
                 (self.cwnd as i32 + self.dupwnd as i32).min(self.p.window as i32)
             }
@@ -179,7 +204,7 @@ impl TcpSender {
     #[inline]
     fn windowd(&self) -> f64 {
         match self.p.variant {
-            Variant::Tahoe | Variant::Sack => self.cwnd.min(self.p.window),
+            Variant::Tahoe | Variant::Sack | Variant::Cubic | Variant::Dctcp => self.cwnd.min(self.p.window),
             Variant::Reno | Variant::NewReno => (self.cwnd + self.dupwnd as f64).min(self.p.window),
         }
     }
@@ -188,7 +213,11 @@ impl TcpSender {
         self.wnd_init
     }
 
+    #[inline]
     fn opencwnd(&mut self) {
+        if !self.cc.is_ns2() {
+            return self.opencwnd_cc();
+        }
         if self.cwnd < self.ssthresh as f64 {
             self.cwnd += 1.0;
         } else {
@@ -202,6 +231,9 @@ impl TcpSender {
     pub(crate) const CLOSE_CWND_ONE: u32 = 8;
 
     pub(crate) fn slowdown(&mut self, how: u32) {
+        if !self.cc.is_ns2() {
+            return self.slowdown_cc(how);
+        }
         let halfwin = self.windowd() / 2.0;
         if how & Self::CLOSE_SSTHRESH_HALF != 0 {
             // decrease_num_ 0.5: halfwin and decreasewin are the same value.
@@ -266,7 +298,9 @@ impl TcpSender {
         }
         if seqno == 0 && self.p.ecn {
             // ns-2: the connection's first packet is not ECT and carries ECE (negotiation).
-            flags = (flags & !ecn::ECT) | ecn::ECE;
+            // DCTCP (ns-3 `DctcpEcn` mode) sends its SYN ECT too: a non-ECT SYN is dropped
+            // by a step-marking queue held above its threshold.
+            flags = if self.p.variant == Variant::Dctcp { flags | ecn::ECE } else { (flags & !ecn::ECT) | ecn::ECE };
         }
         let mut pkt = Packet::new(Kind::Data, self.flow, seqno, size, self.dst, now);
         pkt.tag = is_rtx as u8;
@@ -293,7 +327,7 @@ impl TcpSender {
     }
 
     fn send_much(&mut self, _force: bool, now: SimTime, out: &mut Vec<Packet>) {
-        if self.p.variant == Variant::Sack {
+        if self.p.variant.uses_sack() {
             return self.send_much_sack(now, out);
         }
         let mut win = self.window();
@@ -390,6 +424,9 @@ impl TcpSender {
     /// An ACK arrived.
     pub fn recv_ack(&mut self, ack: &Packet, now: SimTime, out: &mut Vec<Packet>) {
         self.stats.acks += 1;
+        if !self.cc.is_ns2() {
+            return self.recv_ack_cc(ack, now, out);
+        }
         if ack.has(ecn::ECE) && self.p.ecn {
             self.ecn_response(ack.seq, now);
         }
@@ -397,7 +434,7 @@ impl TcpSender {
             Variant::Tahoe => self.recv_tahoe(ack, now, out),
             Variant::Reno => self.recv_reno(ack, now, out),
             Variant::NewReno => self.recv_newreno(ack, now, out),
-            Variant::Sack => self.recv_sack(ack, now, out),
+            Variant::Sack | Variant::Cubic | Variant::Dctcp => self.recv_sack(ack, now, out),
         }
     }
 
@@ -564,7 +601,7 @@ impl TcpSender {
                 self.dupacks = 0;
                 self.recover = self.maxseq;
             }
-            Variant::Sack => self.timeout_sack_prologue(),
+            Variant::Sack | Variant::Cubic | Variant::Dctcp => self.timeout_sack_prologue(),
             Variant::Tahoe => {}
         }
         if self.cwnd < 1.0 {
@@ -583,6 +620,10 @@ impl TcpSender {
             self.stats.timeouts += 1;
             self.last_cwnd_action = CwndAction::Timeout;
             self.slowdown(Self::CLOSE_SSTHRESH_HALF | Self::CLOSE_CWND_RESTART);
+        }
+        if let super::cc::Cc::Cubic(c) = &mut self.cc {
+            // ns-3: CongestionStateSet(CA_LOSS) after GetSsThresh, on every RTO.
+            c.on_rto(now, self.maxseq);
         }
         self.reset_rtx_timer(false, !idle, now);
         self.last_cwnd_action = CwndAction::Timeout;

@@ -3,6 +3,13 @@
 //! ACKs carry the cumulative ack (highest in-order sequence number), up to three SACK
 //! blocks (most recent first, as ns-2's Sack1 sink), and ECN-Echo: once a CE-marked
 //! ECN-capable packet arrives, every ACK echoes ECE until a packet with CWR arrives.
+//!
+//! A DCTCP sink (`dctcp`) echoes CE exactly instead (RFC 8257 §3.2, ns-3.37 `TcpDctcp`'s
+//! `CeState0to1` / `CeState1to0`): ECE on an ACK iff the last data packet had CE, CWR is
+//! ignored; when CE changes while a delayed ACK is waiting, that ACK is sent at once with
+//! the old state and the cumulative ACK from before the new packet ([`TcpSink::flushed`]),
+//! and the new packet starts its own delayed ACK. Without delayed ACKs every ACK carries
+//! ECE iff the packet it answers had CE.
 
 use crate::packet::{ecn, Kind, Packet, MAX_SACK};
 use crate::time::SimTime;
@@ -40,7 +47,13 @@ pub struct TcpSink {
     ooo: Vec<(i32, i32)>,
     /// Most recently changed block first (for SACK).
     recent: Vec<i32>,
+    /// ns-2: echo ECE (a CE seen and no CWR since). DCTCP: the CE state (`m_ceState`).
     ecn_unacked: bool,
+    /// Exact CE echo (DCTCP).
+    pub dctcp: bool,
+    /// A delayed ACK sent early by a DCTCP CE change, to go out before the ACK `recv`
+    /// returns (the caller takes it).
+    pub flushed: Option<Packet>,
     pub delayed: bool,
     pub delack_interval: f64,
     /// A packet waiting for its delayed ACK (its seq, flags, send time).
@@ -63,6 +76,8 @@ impl TcpSink {
             ooo: Vec::new(),
             recent: Vec::new(),
             ecn_unacked: false,
+            dctcp: false,
+            flushed: None,
             delayed,
             delack_interval,
             pending: None,
@@ -174,11 +189,24 @@ impl TcpSink {
         self.stats.received += 1;
         self.stats.received_bytes += data.size as u64;
         self.stats.delay_sum_ns += now.saturating_since(data.t_sent).0 as f64;
-        if data.has(ecn::CWR) {
-            self.ecn_unacked = false;
-        }
-        if data.has(ecn::ECT) && data.has(ecn::CE) {
-            self.ecn_unacked = true;
+        if self.dctcp {
+            let ce = data.has(ecn::ECT) && data.has(ecn::CE);
+            if ce != self.ecn_unacked {
+                if let Some(p) = self.pending.take() {
+                    // Before `update`: the early ACK carries the cumulative ACK of the
+                    // packets before this one (ns-3 rewinds RcvNxt to m_priorRcvNxt).
+                    self.delack_gen = self.delack_gen.wrapping_add(1);
+                    self.flushed = Some(self.make_ack(&p, now));
+                }
+                self.ecn_unacked = ce;
+            }
+        } else {
+            if data.has(ecn::CWR) {
+                self.ecn_unacked = false;
+            }
+            if data.has(ecn::ECT) && data.has(ecn::CE) {
+                self.ecn_unacked = true;
+            }
         }
         let before = self.next;
         let delivered = self.update(data.seq);
@@ -269,5 +297,72 @@ mod tests {
         assert_eq!(s.on_delack_timer(g, SimTime::ZERO).unwrap().seq, 3);
         // out of order is acked at once
         assert_eq!(s.recv(&data(5), SimTime::ZERO).unwrap().seq, 3);
+    }
+
+    fn ect(seq: i32, ce: bool) -> Packet {
+        let mut d = data(seq);
+        d.ecn = ecn::ECT | if ce { ecn::CE } else { 0 };
+        d
+    }
+
+    /// RFC 8257 §3.2 without delayed ACKs: each ACK carries ECE iff the packet it answers
+    /// had CE; CWR changes nothing.
+    #[test]
+    fn dctcp_echo_is_exact_per_packet() {
+        let mut s = TcpSink::new(0, 0, 40, 40, false, 0.1, false, true);
+        s.dctcp = true;
+        let pattern = [true, false, true, true, false, false, true, false, true];
+        for (q, &ce) in pattern.iter().enumerate() {
+            let mut d = ect(q as i32, ce);
+            if q == 3 {
+                d.ecn |= ecn::CWR;
+            }
+            let a = s.recv(&d, SimTime::ZERO).unwrap();
+            assert_eq!((a.seq, a.has(ecn::ECE)), (q as i32, ce), "packet {q}");
+            assert!(s.flushed.is_none());
+        }
+    }
+
+    /// RFC 8257 §3.2 with delayed ACKs (the two-state machine, ns-3's CeState0to1 /
+    /// CeState1to0): a CE change while an ACK is held sends that ACK at once with the old
+    /// state and the cumulative ACK from before the new packet.
+    #[test]
+    fn dctcp_echo_with_delayed_acks() {
+        let mut s = TcpSink::new(0, 0, 40, 40, true, 0.1, true, true);
+        s.dctcp = true;
+        let t = SimTime::ZERO;
+        assert!(s.recv(&data(0), t).is_some(), "SYN acked at once");
+        assert!(s.recv(&ect(1, false), t).is_none());
+        let a = s.recv(&ect(2, false), t).unwrap();
+        assert_eq!((a.seq, a.has(ecn::ECE)), (2, false));
+        assert!(s.recv(&ect(3, false), t).is_none(), "3 held");
+        // CE appears: 3's ACK goes now without ECE; 4 is held in the new state.
+        assert!(s.recv(&ect(4, true), t).is_none());
+        let f = s.flushed.take().expect("early ACK");
+        assert_eq!((f.seq, f.has(ecn::ECE)), (3, false));
+        let a = s.recv(&ect(5, true), t).unwrap();
+        assert_eq!(
+            (a.seq, a.has(ecn::ECE)),
+            (5, true),
+            "4 and 5 acked together with ECE"
+        );
+        assert!(s.flushed.is_none());
+        // CE goes away with nothing held: no early ACK; 6 is held without ECE.
+        assert!(s.recv(&ect(6, false), t).is_none());
+        assert!(s.flushed.is_none());
+        // CE again: 6's ACK goes early without ECE; 7 is held and its timer ACK has ECE.
+        assert!(s.recv(&ect(7, true), t).is_none());
+        let f = s.flushed.take().unwrap();
+        assert_eq!((f.seq, f.has(ecn::ECE)), (6, false));
+        let g = s.delack_gen;
+        let a = s.on_delack_timer(g, t).unwrap();
+        assert_eq!((a.seq, a.has(ecn::ECE)), (7, true));
+        // CE goes away while 8 (CE) is held: 8's ACK goes early with ECE.
+        assert!(s.recv(&ect(8, true), t).is_none());
+        assert!(s.recv(&ect(9, false), t).is_none());
+        let f = s.flushed.take().unwrap();
+        assert_eq!((f.seq, f.has(ecn::ECE)), (8, true));
+        let a = s.recv(&ect(10, false), t).unwrap();
+        assert_eq!((a.seq, a.has(ecn::ECE)), (10, false));
     }
 }

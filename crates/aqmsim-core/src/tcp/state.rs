@@ -13,7 +13,7 @@ impl TcpSender {
     pub fn tcp_state(&self) -> TcpState {
         let in_fr = match self.p.variant {
             Variant::Reno | Variant::NewReno => self.dupwnd > 0,
-            Variant::Sack => self.sack.fastrecov,
+            Variant::Sack | Variant::Cubic | Variant::Dctcp => self.sack.fastrecov,
             Variant::Tahoe => false,
         };
         if self.last_cwnd_action == CwndAction::Timeout && self.highest_ack < self.recover {

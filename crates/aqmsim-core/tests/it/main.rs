@@ -1,5 +1,6 @@
 //! Integration tests: whole simulations on small topologies.
 
+mod cc_dumbbell;
 mod common;
 mod cut_through;
 mod invariants;
