@@ -45,6 +45,7 @@ PAGE = {
     "ecn_threshold": "ecn-threshold.md",
     "codel": "codel.md",
     "fq_codel": "fq-codel.md",
+    "pie": "pie.md",
 }
 
 

@@ -228,6 +228,9 @@ impl QueueDisc {
         }
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += pkt.size as u64;
+        // it enters (and leaves) this queue now: a sojourn of 0, not the time since an
+        // upstream queue stamped it (CoDel and PIE read it)
+        pkt.t_enq = now;
         let view = QueueView::default();
         match self.aqm.on_enqueue(&pkt, &view, now, rng) {
             Verdict::Drop(r) | Verdict::DropHead(r) => {
@@ -424,6 +427,21 @@ mod tests {
         q2.enqueue(p, SimTime(0), &mut rng);
         q2.dequeue(SimTime(1));
         assert_eq!((q2.stats.marks, q2.stats.marked_departures), (0, 1));
+    }
+
+    /// A packet passing an idle queue has waited 0 there, whatever it waited upstream:
+    /// CoDel's CE threshold (1 ms) must not mark it.
+    #[test]
+    fn pass_through_is_a_zero_sojourn() {
+        use crate::aqm::{Codel, CodelParams};
+        let p = CodelParams { ecn: true, ce_threshold_ns: Some(1_000_000), ..CodelParams::default() };
+        let mut q = QueueDisc::new(AnyAqm::Codel(Codel::new(p, 100, None)));
+        let mut rng = Rng::new(1, 1);
+        let mut pkt = Packet::new(Kind::Data, 0, 0, 1000, 1, SimTime::ZERO); // stamped at 0
+        pkt.ecn = ecn::ECT;
+        let out = q.pass_through(pkt, SimTime(50_000_000), &mut rng).unwrap();
+        assert_eq!(out.ecn & ecn::CE, 0);
+        assert!(q.front_events.is_empty());
     }
 
     #[test]
