@@ -80,7 +80,8 @@ DOC_BEGIN = "<!-- bench:begin (written by `python -m aqmsim.bench --write-docs`;
 DOC_END = "<!-- bench:end -->"
 
 #: The canonical scenarios, in table order (files in benchmarks/scenarios/).
-DEFAULT_SCENARIOS = ("red-100M-n10", "red-100M-n100", "red-100M-n1000", "red-1G-n100")
+DEFAULT_SCENARIOS = ("red-100M-n10", "red-100M-n100", "red-100M-n1000", "red-1G-n100", "codel-100M-n100",
+                     "fq_codel-100M-n100")
 #: The scenario whose peak memory is compared at its duration and at ten times it.
 MEMORY_SCENARIO = "red-100M-n100"
 
@@ -546,31 +547,48 @@ def ns3_arguments(sc: Mapping[str, Any], seed: int) -> List[str]:
     ]
 
 
-#: Disciplines dumbbell.cc builds besides RED, and the table fields it can express.
-NS3_MODERN = {"codel": {"kind", "limit", "target", "interval", "ecn", "ce_threshold"},
-              "pie": {"kind", "limit", "ecn"},
-              "fq_codel": {"kind", "limit", "target", "interval", "ecn", "ce_threshold"}}
+#: Disciplines dumbbell.cc builds besides RED: each table field as an ns-3 attribute of the
+#: disc (a time in s, a number or a bool), or as a value ns-3 cannot change there.
+NS3_MODERN: Dict[str, Dict[str, Any]] = {
+    "codel": {"target": "Target", "interval": "Interval", "min_bytes": "MinBytes", "ecn": "UseEcn"},
+    "pie": {"ecn": "UseEcn"},
+    "fq_codel": {"target": "Target", "interval": "Interval", "ecn": "UseEcn", "flows": "Flows",
+                 "drop_batch": "DropBatchSize", "perturbation": "Perturbation",
+                 "min_bytes": ("ns3::CoDelQueueDisc::MinBytes",), "quantum": 1500, "classify": "hash"},
+}
+_NS3_DISC = {"codel": "CoDelQueueDisc", "pie": "PieQueueDisc", "fq_codel": "FqCoDelQueueDisc"}
 
 
 def _ns3_modern_queue(q: Mapping[str, Any]) -> Dict[str, Any]:
-    """dumbbell.cc's arguments for a CoDel, PIE or FQ-CoDel bottleneck (other fields at
-    ns-3's defaults, which are aqmsim's), or :class:`Unsupported`."""
+    """dumbbell.cc's arguments for a CoDel, PIE or FQ-CoDel bottleneck, or
+    :class:`Unsupported` (other fields stay at ns-3's defaults, which are aqmsim's)."""
     from aqmsim.ns2.export import parse_time
     kind = str(q["kind"]).lower()
-    extra = set(q) - NS3_MODERN[kind]
-    if extra:
-        raise Unsupported(f"the ns-3 program sets only {sorted(NS3_MODERN[kind])} of {kind}, not {sorted(extra)}")
-    disc = {"codel": "CoDelQueueDisc", "pie": "PieQueueDisc", "fq_codel": "FqCoDelQueueDisc"}[kind]
     args = [f"--queue={kind}"]
-    if "limit" in q:
-        args.append(f"--limit={int(q['limit'])}")
-    for name, attr in (("target", "Target"), ("interval", "Interval")):
-        if name in q:
-            args.append(f"--ns3::{disc}::{attr}={parse_time(q[name])!r}s")
-    if "ce_threshold" in q:
-        args.append(f"--ceThreshold={parse_time(q['ce_threshold'])!r}s")
-    if "ecn" in q:
-        args.append(f"--ns3::{disc}::UseEcn={'true' if q['ecn'] else 'false'}")
+    for key, value in q.items():
+        if key == "kind":
+            continue
+        if key == "limit":
+            args.append(f"--limit={int(value)}")
+            continue
+        if key == "ce_threshold" and kind != "pie":
+            args.append(f"--ceThreshold={parse_time(value)!r}s")
+            continue
+        how = NS3_MODERN[kind].get(key)
+        if how is None:
+            raise Unsupported(f"the ns-3 program cannot set {kind}.{key}")
+        if not isinstance(how, (str, tuple)) or (isinstance(how, str) and key == "classify"):
+            if value != how:
+                raise Unsupported(f"the ns-3 program runs {kind} with {key} = {how!r} only")
+            continue
+        attr = how[0] if isinstance(how, tuple) else f"ns3::{_NS3_DISC[kind]}::{how}"
+        if key in ("target", "interval"):
+            text = f"{parse_time(value)!r}s"
+        elif isinstance(value, bool):
+            text = "true" if value else "false"
+        else:
+            text = str(int(value))
+        args.append(f"--{attr}={text}")
     return {"kind": kind, "args": args}
 
 
