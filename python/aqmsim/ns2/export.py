@@ -161,6 +161,14 @@ TCP_AGENTS: Dict[str, Tuple[str, str, str]] = {
     "sack": ("Agent/TCP/Sack1", "Agent/TCPSink/Sack1", "Agent/TCPSink/Sack1/DelAck"),
 }
 
+#: aqmsim TCP variants stock ns-2 2.35 has no agent for, and why.
+TCP_NOT_IN_NS2: Dict[str, str] = {
+    "cubic": "CUBIC has no agent in stock ns-2 2.35 (only Agent/TCP/Linux with a kernel congestion "
+             "module, a different model); aqmsim's CUBIC is compared with ns-3.37 (docs/ns3-reference.md)",
+    "dctcp": "DCTCP has no agent in stock ns-2 2.35; aqmsim's DCTCP is compared with ns-3.37 "
+             "(docs/ns3-reference.md)",
+}
+
 
 def _resolve_tcp(layers: Sequence[Tuple[Optional[Mapping[str, Any]], str]]) -> Dict[str, Any]:
     """Merge TCP tables (ns-2 defaults <- top-level <- group), checking every field."""
@@ -175,6 +183,8 @@ def _resolve_tcp(layers: Sequence[Tuple[Optional[Mapping[str, Any]], str]]) -> D
             if k not in TCP_DEFAULTS:
                 raise Ns2ExportError(f"{w}: unknown TCP field (known: {', '.join(TCP_DEFAULTS)})")
             if k == "variant":
+                if isinstance(v, str) and v.lower() in TCP_NOT_IN_NS2:
+                    raise Ns2ExportError(f"{w}: {TCP_NOT_IN_NS2[v.lower()]}")
                 if not isinstance(v, str) or v.lower() not in TCP_AGENTS:
                     raise Ns2ExportError(f"{w}: unknown TCP variant {v!r} (expected one of: {', '.join(TCP_AGENTS)})")
                 v = v.lower()
