@@ -928,27 +928,31 @@ def render(res: Mapping[str, Any]) -> str:
         L.append(f"| {k} | {v} |")
     L.append("")
     L.append("| scenario | simulator | runs | wall s, median (min–max) | bottleneck pkts | pkts / wall s "
-             "| speed vs ns-2 | utilisation | drops | peak RSS MiB |")
-    L.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")
+             "| speed vs ns-2 | speed vs ns-3 | utilisation | drops | peak RSS MiB |")
+    L.append("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     notes: List[str] = []
     for sc in res["scenarios"]:
         label = f"{sc['name']}<br>{sc['flows']} flows, {sc['bottleneck']}, {sc['duration']:g} s"
         ns2 = sc["sims"].get(NS2)
         ns2_rate = ns2["pkts_per_s"] if ns2 else math.nan
+        ns3 = sc["sims"].get(NS3)
+        ns3_rate = ns3["pkts_per_s"] if ns3 else math.nan
         for name, s in sc["sims"].items():
             ok = [o for o in s["runs"] if o["error"] is None]
             if not ok:
-                L.append(f"| {label} | {name} | 0 | {s['note'] or 'failed'} | | | | | | |")
+                L.append(f"| {label} | {name} | 0 | {s['note'] or 'failed'} | | | | | | | |")
                 label = ""
                 continue
             walls = [o["wall"] for o in ok]
             last = ok[-1]
             speed = s["pkts_per_s"] / ns2_rate if ns2_rate and not math.isnan(ns2_rate) else math.nan
+            speed3 = s["pkts_per_s"] / ns3_rate if ns3_rate and not math.isnan(ns3_rate) else math.nan
             runs = f"{len(ok)}" + ("*" if s["note"] else "")
             L.append(
                 f"| {label} | {name} | {runs} | {statistics.median(walls):.2f} ({min(walls):.2f}–{max(walls):.2f}) "
                 f"| {_fmt_int(last['packets'])} | {_fmt_int(s['pkts_per_s'])} "
-                f"| {_fmt(speed, '.2f')}× | {_fmt(last['utilisation'], '.3f')} | {_fmt_int(last['drops'])} "
+                f"| {_fmt(speed, '.2f')}× | {_fmt(speed3, '.1f')}× | {_fmt(last['utilisation'], '.3f')} "
+                f"| {_fmt_int(last['drops'])} "
                 f"| {max(o['max_rss_mib'] for o in ok):.1f} |"
             )
             label = ""
