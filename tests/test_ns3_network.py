@@ -15,7 +15,6 @@ mean plus the systematic difference the TCP models can explain.
 
 from __future__ import annotations
 
-import os
 import statistics
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Tuple
@@ -28,12 +27,7 @@ FLOWS = 10
 DURATION = 20.0
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _ns3():
-    if not ns3ref.available():
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(ns3ref.MISSING)
-        pytest.skip(ns3ref.MISSING)
+pytestmark = pytest.mark.usefixtures("ns3_required")
 
 
 # aqmsim's TCP variant for ns-3's (ns-3's NewReno runs with SACK: aqmsim's "sack" is NewReno's

@@ -12,7 +12,6 @@ dequeuing every ``service`` ns, Poisson arrivals whose rate switches between
 from __future__ import annotations
 
 import json
-import os
 import random
 from itertools import groupby
 from typing import Any, Dict, List, Tuple
@@ -22,12 +21,7 @@ from aqmsim import _core, ns3ref
 from aqmsim.ns3ref import parse_replay
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _ns3():
-    if not ns3ref.available():
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(ns3ref.MISSING)
-        pytest.skip(ns3ref.MISSING)
+pytestmark = pytest.mark.usefixtures("ns3_required")
 
 
 def script(seed: int, seconds: float = 3.0, service_ns: int = 1_200_000, flows: int = 8,

@@ -9,7 +9,6 @@ benchmarks/ns3/build.sh (about 5-60 s, cached under target/ns3-bench/).
 from __future__ import annotations
 
 import math
-import os
 
 import pytest
 from aqmsim import ns3ref
@@ -17,12 +16,7 @@ from aqmsim import ns3ref
 NS = 1_000_000  # ns per ms
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _ns3():
-    if not ns3ref.available():
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(ns3ref.MISSING)
-        pytest.skip(ns3ref.MISSING)
+pytestmark = pytest.mark.usefixtures("ns3_required")
 
 
 def ops(lines):
