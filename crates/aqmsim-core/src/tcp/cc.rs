@@ -79,11 +79,7 @@ impl TcpSender {
     #[inline(never)] // keeps the ns-2 callers small enough to inline
     pub(crate) fn recv_ack_cc(&mut self, ack: &Packet, now: SimTime, out: &mut Vec<Packet>) {
         let ece = ack.has(ecn::ECE);
-        let acked = if ack.seq > self.highest_ack {
-            (ack.seq - self.highest_ack) as u32
-        } else {
-            0
-        };
+        let acked = self.acked_for_cc(ack.seq);
         self.cc_acked = acked;
         self.cc_now = now;
         if self.p.ecn && self.ect && ece && acked > 0 && ack.seq > 0 {
@@ -100,6 +96,30 @@ impl TcpSender {
             }
         }
         self.recv_sack(ack, now, out);
+    }
+
+    /// The packets an ACK of `seqno` reports to `PktsAcked` and `IncreaseWindow`: those it
+    /// newly acknowledges, except after a retransmission timeout (ns-3's CA_LOSS, from the
+    /// timeout until the cumulative ACK reaches `recover`, the highest packet sent before
+    /// it): the ACK that reaches `recover` reports only the packets beyond it, as
+    /// `TcpSocketBase::ProcessAck` does when it leaves CA_LOSS (segsAcked = ackNumber −
+    /// m_recover). ACKs below `recover` report all they cover, as ns-3's do in CA_LOSS.
+    /// Without this, the go-back-N ACK that jumps over the packets the receiver already
+    /// held (often a whole window) is counted by CUBIC's byte-counting slow start, and cwnd
+    /// goes from 1 to the old window in one ACK, which the sender sends as one burst.
+    pub(crate) fn acked_for_cc(&self, seqno: i32) -> u32 {
+        if seqno <= self.highest_ack {
+            return 0;
+        }
+        let from = if self.last_cwnd_action == CwndAction::Timeout
+            && self.highest_ack < self.recover
+            && seqno >= self.recover
+        {
+            self.recover
+        } else {
+            self.highest_ack
+        };
+        (seqno - from) as u32
     }
 
     /// `EnterCwr`: once per window (the ACK must pass `recover`, as ns-2's ECN response).

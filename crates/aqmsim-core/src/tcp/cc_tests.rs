@@ -393,3 +393,77 @@ fn cubic_loss_reduction_and_monitor_states() {
     assert_eq!(snd.stats.fast_retransmits, 1);
     assert_eq!(snd.stats.timeouts, 0);
 }
+
+/// After a retransmission timeout ns-3 is in CA_LOSS until the cumulative ACK reaches the
+/// recovery point (the highest packet sent before the timeout); the ACK that reaches it
+/// reports only the packets beyond it to IncreaseWindow (`TcpSocketBase::ProcessAck`,
+/// segsAcked = ackNumber − m_recover), an ACK below it all it covers. Here the receiver
+/// holds every packet sent but the ACKs of the last window are lost: the go-back-N
+/// retransmission of the first one is answered by an ACK of everything, which must leave
+/// cwnd at 1 (it used to add the whole window through CUBIC's byte-counting slow start).
+/// A second run holds all but one packet m: the first ACK reaches m − 1 < recover and
+/// counts all it covers (slow start: cwnd = 1 + those packets), the next one reaches
+/// recover and adds nothing.
+#[test]
+fn cubic_ack_ending_timeout_recovery_counts_only_packets_beyond_recover() {
+    for hole in [None, Some(7)] {
+        let mut p = params(Variant::Cubic);
+        p.hystart = false;
+        p.window = 1000.0;
+        let (mut snd, mut sink) = pair(&p);
+        let mut out = Vec::new();
+        let mut t = 0.0;
+        snd.start_bulk(SimTime::ZERO, &mut out);
+        // Four loss-free rounds of slow start (cwnd 2 → 24: the ACK of packet 0 counts nothing).
+        for _ in 0..4 {
+            t += 0.1;
+            let now = SimTime::from_secs(t);
+            let acks: Vec<Packet> = out.drain(..).filter_map(|d| sink.recv(&d, now)).collect();
+            for a in acks {
+                snd.recv_ack(&a, now, &mut out);
+            }
+        }
+        assert_eq!(snd.cwnd, 24.0);
+        // The next window arrives (except packet hole), every ACK of it is lost.
+        let base = snd.highest_ack;
+        let round: Vec<Packet> = out.drain(..).collect();
+        assert_eq!(round.len(), 24);
+        t += 0.1;
+        for d in &round {
+            if hole.map(|h| d.seq != base + h).unwrap_or(true) {
+                sink.recv(d, SimTime::from_secs(t));
+            }
+        }
+        t += 1.0;
+        snd.on_timeout(SimTime::from_secs(t), &mut out);
+        assert_eq!(snd.cwnd, 1.0);
+        let recover = snd.recover;
+        assert_eq!(recover, snd.maxseq);
+        assert_eq!(out.len(), 1, "go-back-N sends the first unacknowledged packet");
+        assert_eq!(out[0].seq, base + 1);
+        t += 0.1;
+        let now = SimTime::from_secs(t);
+        let a = sink.recv(&out.pop().unwrap(), now).unwrap();
+        snd.recv_ack(&a, now, &mut out);
+        match hole {
+            None => {
+                assert_eq!(a.seq, recover);
+                assert_eq!(snd.cwnd, 1.0, "the ACK reaching recover adds nothing");
+            }
+            Some(h) => {
+                assert_eq!(a.seq, base + h - 1);
+                assert_eq!(snd.cwnd, 1.0 + (h - 1) as f64, "below recover: all it covers");
+                // Go-back-N goes on from base + h; its ACK reaches recover.
+                let cwnd = snd.cwnd;
+                let first = out.iter().find(|d| d.seq == base + h).cloned().unwrap();
+                out.clear();
+                t += 0.1;
+                let now = SimTime::from_secs(t);
+                let a = sink.recv(&first, now).unwrap();
+                assert_eq!(a.seq, recover);
+                snd.recv_ack(&a, now, &mut out);
+                assert_eq!(snd.cwnd, cwnd, "the ACK reaching recover adds nothing");
+            }
+        }
+    }
+}
