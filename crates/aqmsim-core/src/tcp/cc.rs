@@ -14,7 +14,8 @@
 //! - after an ECN reduction no ACK grows the window until the cumulative ACK passes
 //!   `recover` (ns-3's CA_CWR state; ns-2 would open on every ACK without ECE);
 //! - `slowdown` (fast retransmit, timeout) takes ssthresh from the congestion control:
-//!   CUBIC max(⌊cwnd·β⌋, 2), DCTCP (Linux Reno) max(⌊cwnd⌋/2, 2); fast retransmit sets
+//!   CUBIC max(⌊cwnd·β⌋, 2), DCTCP max(⌊(1 − α/2)·cwnd⌋, 2) (ns-3.37's `TcpDctcp::GetSsThresh`
+//!   serves losses too); fast retransmit sets
 //!   cwnd = ssthresh (ns-3's classic recovery), a timeout cwnd = 1.
 //!
 //! Readings (ns-3's full TCP differs from ns-2's Sack1 in recovery details we keep ns-2's
@@ -169,7 +170,9 @@ impl TcpSender {
         if how & Self::CLOSE_SSTHRESH_HALF != 0 {
             self.ssthresh = match &mut self.cc {
                 Cc::Cubic(c) => c.ssthresh(seg(self.cwnd)) as i32,
-                Cc::Dctcp(_) => Dctcp::ssthresh_loss(self.cwnd),
+                // ns-3.37's TcpDctcp overrides GetSsThresh for losses too (no Linux Reno
+                // halving): (1 − α/2)·cwnd with the α of this moment.
+                Cc::Dctcp(d) => d.ssthresh_ecn(self.cwnd),
                 Cc::Ns2 => unreachable!("ns-2 variants use slowdown"),
             };
         }

@@ -467,3 +467,33 @@ fn cubic_ack_ending_timeout_recovery_counts_only_packets_beyond_recover() {
         }
     }
 }
+
+/// ns-3.37's `TcpDctcp::GetSsThresh` is (1 − α/2)·cwnd for every caller: `EnterCwr` (ECE),
+/// `EnterRecovery` (fast retransmit) and `ReTxTimeout` — it does not fall back to
+/// `TcpLinuxReno`'s halving on a loss. No marks here, so α decays from 1 by 15/16 per
+/// window; the one loss (fast retransmit) must cut cwnd by α/2 with the α of that moment,
+/// not by half.
+#[test]
+fn dctcp_loss_reduction_uses_alpha_as_ns3() {
+    let mut p = params(Variant::Dctcp);
+    p.ecn = true;
+    p.window = 1000.0;
+    let (mut snd, mut sink) = pair(&p);
+    let mut pipe = Pipe::new(0.05, 0.001);
+    pipe.lose = vec![1500];
+    let mut prev = (snd.cwnd, 1.0);
+    let mut cut = None;
+    drive(&mut snd, &mut sink, &mut pipe, 30.0, &no_mark, &mut |s, _| {
+        if s.stats.fast_retransmits == 1 && cut.is_none() {
+            cut = Some((prev.0, prev.1, s.ssthresh, s.cwnd));
+        }
+        prev = (s.cwnd, s.dctcp().unwrap().alpha);
+    });
+    let (before, alpha, ssthresh, cwnd) = cut.expect("one fast retransmit");
+    assert!(alpha < 0.9 && alpha > 0.0, "α decayed: {alpha}");
+    assert!(before >= 20.0, "cwnd before the loss {before}");
+    assert_eq!(ssthresh, (((1.0 - alpha / 2.0) * before) as i32).max(2));
+    assert_eq!(cwnd, ssthresh as f64);
+    assert!(ssthresh as f64 > before / 2.0 + 2.0, "not Linux Reno's halving");
+    assert_eq!(snd.stats.timeouts, 0);
+}
