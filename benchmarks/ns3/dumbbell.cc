@@ -45,6 +45,11 @@
 //   crashes on the first loss (TcpRateLinux::SkbSent on a bad TcpTxItem), so both buffers
 //   are window x segment bytes.
 //
+// * --cwndTrace=FILE writes every sender's cwnd, ssthresh (segments) and congestion state
+//   changes to FILE ("c|s|st <t> <flow> <value>"; the states are ns-3's TcpCongState_t
+//   numbers: 0 open, 1 disorder, 2 cwr, 3 recovery, 4 loss). Off by default; the printed
+//   results do not change with it.
+//
 // At the end it prints `key value` lines: the bottleneck's packets (arrivals, departures,
 // drops by reason), utilisation (IP bytes sent through the bottleneck disc x 8 / (rate x
 // measured time): the 2-byte PPP header is not counted), bytes received by the sinks,

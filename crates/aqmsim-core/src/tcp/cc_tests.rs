@@ -497,3 +497,37 @@ fn dctcp_loss_reduction_uses_alpha_as_ns3() {
     assert!(ssthresh as f64 > before / 2.0 + 2.0, "not Linux Reno's halving");
     assert_eq!(snd.stats.timeouts, 0);
 }
+
+/// ns-3.37 leaves fast recovery on the ACK that passes the recovery point by setting
+/// cwnd = ssthresh and then calling IncreaseWindow with every packet that ACK covers
+/// (`TcpSocketBase::ProcessAck`, CA_RECOVERY → CA_OPEN): CUBIC starts its epoch there,
+/// banks the packets in `m_cWndCnt` and adds one packet if they reach cnt. (In the ns-3
+/// dumbbell 258 of 277 recovery exits raise cwnd above ssthresh at once.)
+#[test]
+fn cubic_recovery_exit_ack_feeds_increase_window() {
+    use crate::monitor::tcp::TcpState;
+    let mut p = params(Variant::Cubic);
+    p.hystart = false;
+    p.window = 40.0;
+    let (mut snd, mut sink) = pair(&p);
+    snd.ssthresh = 40;
+    let mut pipe = Pipe::new(0.05, 0.0);
+    pipe.lose = vec![400];
+    let mut prev = (TcpState::SlowStart, 0u32, 0i32);
+    let mut exit = None;
+    drive(&mut snd, &mut sink, &mut pipe, 10.0, &no_mark, &mut |s, _| {
+        let st = s.tcp_state();
+        let c = s.cubic().unwrap();
+        if prev.0 == TcpState::FastRecovery && st != TcpState::FastRecovery && exit.is_none() {
+            exit = Some((s.cwnd, s.ssthresh, prev.1, s.highest_ack - prev.2, c.last_cnt, c.cwnd_cnt, c.epoch_start));
+        }
+        prev = (st, c.cwnd_cnt, s.highest_ack);
+    });
+    let (cwnd, ssthresh, bank, covered, cnt, left, epoch) = exit.expect("a recovery");
+    assert!(covered >= 30, "the exit ACK covers the window held by the receiver: {covered}");
+    assert!(epoch.is_some(), "the epoch starts on the exit ACK");
+    let total = bank + covered as u32;
+    assert!(total >= cnt, "{total} < cnt {cnt}");
+    assert_eq!(cwnd, ssthresh as f64 + 1.0);
+    assert_eq!(left, total - cnt);
+}
