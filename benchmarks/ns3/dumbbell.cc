@@ -45,6 +45,11 @@
 //   crashes on the first loss (TcpRateLinux::SkbSent on a bad TcpTxItem), so both buffers
 //   are window x segment bytes.
 //
+// * --cwndTrace=FILE writes every sender's cwnd, ssthresh (segments) and congestion state
+//   changes to FILE ("c|s|st <t> <flow> <value>"; the states are ns-3's TcpCongState_t
+//   numbers: 0 open, 1 disorder, 2 cwr, 3 recovery, 4 loss). Off by default; the printed
+//   results do not change with it.
+//
 // At the end it prints `key value` lines: the bottleneck's packets (arrivals, departures,
 // drops by reason), utilisation (IP bytes sent through the bottleneck disc x 8 / (rate x
 // measured time): the 2-byte PPP header is not counted), bytes received by the sinks,
@@ -118,6 +123,40 @@ OnSojourn(Time t)
     }
 }
 
+// --cwndTrace=FILE: every sender's congestion window, slow-start threshold (segments) and
+// congestion state, one line per change: "c|s|st <t s> <flow> <value>" (st: ns-3's
+// TcpCongState_t number: 0 open, 1 disorder, 2 cwr, 3 recovery, 4 loss).
+static FILE* g_cwndFile = nullptr;
+static uint32_t g_segment = 1000;
+
+static void
+OnCwnd(uint32_t flow, uint32_t, uint32_t now)
+{
+    std::fprintf(g_cwndFile, "c %.6f %u %u\n", Simulator::Now().GetSeconds(), flow, now / g_segment);
+}
+
+static void
+OnSsThresh(uint32_t flow, uint32_t, uint32_t now)
+{
+    std::fprintf(g_cwndFile, "s %.6f %u %u\n", Simulator::Now().GetSeconds(), flow, now / g_segment);
+}
+
+static void
+OnCongState(uint32_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    std::fprintf(g_cwndFile, "st %.6f %u %d\n", Simulator::Now().GetSeconds(), flow, int(now));
+}
+
+// Connects the traces of the socket the flow's BulkSend made when it started.
+static void
+TraceFlow(Ptr<Application> app, uint32_t flow)
+{
+    Ptr<Socket> s = DynamicCast<BulkSendApplication>(app)->GetSocket();
+    s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, flow));
+    s->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&OnSsThresh, flow));
+    s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, flow));
+}
+
 static std::string
 Key(const std::string& reason)
 {
@@ -179,6 +218,7 @@ main(int argc, char* argv[])
     double startMin = 0.0;
     double startMax = 1.0;
     std::string routing = "static";
+    std::string cwndTrace;
 
 
     CommandLine cmd(__FILE__);
@@ -210,6 +250,7 @@ main(int argc, char* argv[])
     cmd.AddValue("wait", "RED wait option", wait);
     cmd.AddValue("startMin", "flows start uniformly in [startMin, startMax] s", startMin);
     cmd.AddValue("startMax", "flows start uniformly in [startMin, startMax] s", startMax);
+    cmd.AddValue("cwndTrace", "write every sender's cwnd, ssthresh and state changes to this file", cwndTrace);
     cmd.AddValue("otherQueue", "FIFO limit of every other queue, packets", otherQueue);
     cmd.Parse(argc, argv);
 
@@ -412,11 +453,27 @@ main(int argc, char* argv[])
         bulk.SetAttribute("MaxBytes", UintegerValue(0));
         bulk.SetAttribute("SendSize", UintegerValue(segment));
         ApplicationContainer a = bulk.Install(d.GetLeft(i));
-        a.Start(Seconds(start->GetValue()));
+        double t = start->GetValue();
+        a.Start(Seconds(t));
         a.Stop(Seconds(duration));
+        if (!cwndTrace.empty())
+        {
+            // Just after StartApplication has made the socket.
+            Simulator::Schedule(Seconds(t) + NanoSeconds(1), &TraceFlow, a.Get(0), i);
+        }
     }
 
     // ------------------------------------------------------------------ measuring
+    if (!cwndTrace.empty())
+    {
+        g_segment = segment;
+        g_cwndFile = std::fopen(cwndTrace.c_str(), "w");
+        if (!g_cwndFile)
+        {
+            std::fprintf(stderr, "--cwndTrace: cannot write %s\n", cwndTrace.c_str());
+            return 2;
+        }
+    }
     Ptr<QueueDisc> q = redq.Get(0);
     q->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
     QueueDisc::Stats st0;
@@ -526,5 +583,9 @@ main(int argc, char* argv[])
     std::printf("setup_wall_s %.6f\n", setupWall);
     std::printf("run_wall_s %.6f\n", runWall);
     Simulator::Destroy();
+    if (g_cwndFile)
+    {
+        std::fclose(g_cwndFile);
+    }
     return 0;
 }

@@ -14,7 +14,8 @@
 //! - after an ECN reduction no ACK grows the window until the cumulative ACK passes
 //!   `recover` (ns-3's CA_CWR state; ns-2 would open on every ACK without ECE);
 //! - `slowdown` (fast retransmit, timeout) takes ssthresh from the congestion control:
-//!   CUBIC max(⌊cwnd·β⌋, 2), DCTCP (Linux Reno) max(⌊cwnd⌋/2, 2); fast retransmit sets
+//!   CUBIC max(⌊cwnd·β⌋, 2), DCTCP max(⌊(1 − α/2)·cwnd⌋, 2) (ns-3.37's `TcpDctcp::GetSsThresh`
+//!   serves losses too); fast retransmit sets
 //!   cwnd = ssthresh (ns-3's classic recovery), a timeout cwnd = 1.
 //!
 //! Readings (ns-3's full TCP differs from ns-2's Sack1 in recovery details we keep ns-2's
@@ -79,11 +80,7 @@ impl TcpSender {
     #[inline(never)] // keeps the ns-2 callers small enough to inline
     pub(crate) fn recv_ack_cc(&mut self, ack: &Packet, now: SimTime, out: &mut Vec<Packet>) {
         let ece = ack.has(ecn::ECE);
-        let acked = if ack.seq > self.highest_ack {
-            (ack.seq - self.highest_ack) as u32
-        } else {
-            0
-        };
+        let acked = self.acked_for_cc(ack.seq);
         self.cc_acked = acked;
         self.cc_now = now;
         if self.p.ecn && self.ect && ece && acked > 0 && ack.seq > 0 {
@@ -100,6 +97,30 @@ impl TcpSender {
             }
         }
         self.recv_sack(ack, now, out);
+    }
+
+    /// The packets an ACK of `seqno` reports to `PktsAcked` and `IncreaseWindow`: those it
+    /// newly acknowledges, except after a retransmission timeout (ns-3's CA_LOSS, from the
+    /// timeout until the cumulative ACK reaches `recover`, the highest packet sent before
+    /// it): the ACK that reaches `recover` reports only the packets beyond it, as
+    /// `TcpSocketBase::ProcessAck` does when it leaves CA_LOSS (segsAcked = ackNumber −
+    /// m_recover). ACKs below `recover` report all they cover, as ns-3's do in CA_LOSS.
+    /// Without this, the go-back-N ACK that jumps over the packets the receiver already
+    /// held (often a whole window) is counted by CUBIC's byte-counting slow start, and cwnd
+    /// goes from 1 to the old window in one ACK, which the sender sends as one burst.
+    pub(crate) fn acked_for_cc(&self, seqno: i32) -> u32 {
+        if seqno <= self.highest_ack {
+            return 0;
+        }
+        let from = if self.last_cwnd_action == CwndAction::Timeout
+            && self.highest_ack < self.recover
+            && seqno >= self.recover
+        {
+            self.recover
+        } else {
+            self.highest_ack
+        };
+        (seqno - from) as u32
     }
 
     /// `EnterCwr`: once per window (the ACK must pass `recover`, as ns-2's ECN response).
@@ -149,7 +170,9 @@ impl TcpSender {
         if how & Self::CLOSE_SSTHRESH_HALF != 0 {
             self.ssthresh = match &mut self.cc {
                 Cc::Cubic(c) => c.ssthresh(seg(self.cwnd)) as i32,
-                Cc::Dctcp(_) => Dctcp::ssthresh_loss(self.cwnd),
+                // ns-3.37's TcpDctcp overrides GetSsThresh for losses too (no Linux Reno
+                // halving): (1 − α/2)·cwnd with the α of this moment.
+                Cc::Dctcp(d) => d.ssthresh_ecn(self.cwnd),
                 Cc::Ns2 => unreachable!("ns-2 variants use slowdown"),
             };
         }

@@ -393,3 +393,7 @@ fn cubic_loss_reduction_and_monitor_states() {
     assert_eq!(snd.stats.fast_retransmits, 1);
     assert_eq!(snd.stats.timeouts, 0);
 }
+
+// Which ACKs feed IncreaseWindow around loss recovery, and DCTCP's loss reduction.
+#[path = "cc_recovery_tests.rs"]
+mod recovery;

@@ -9,9 +9,10 @@
 //! - on ECE, at most once per window (ns-3 `EnterCwr`, RFC 8257 §3.3 step 9):
 //!   ssthresh = ⌊(1 − α/2)·cwnd⌋, cwnd = ssthresh, using the α before this ACK's update
 //!   (ns-3 handles ECE before `PktsAcked`);
-//! - growth and loss as `TcpLinuxReno`: slow start +1 per ACKed packet capped at ssthresh,
-//!   the rest to congestion avoidance (+1 after cwnd ACKed packets); loss:
-//!   ssthresh = max(⌊cwnd⌋/2, 2).
+//! - growth as `TcpLinuxReno`: slow start +1 per ACKed packet capped at ssthresh,
+//!   the rest to congestion avoidance (+1 after cwnd ACKed packets); a loss takes the same
+//!   ssthresh as ECE, ⌊(1 − α/2)·cwnd⌋ (ns-3.37's `TcpDctcp::GetSsThresh` serves every
+//!   caller; not Linux Reno's halving).
 //!
 //! Readings: aqmsim counts whole packets, so ns-3's byte values are floored to packets
 //! (ns-3's ⌊(1 − α/2)·cwnd⌋ bytes can leave a fraction of a segment that it sends only once
@@ -71,14 +72,12 @@ impl Dctcp {
         false
     }
 
-    /// `GetSsThresh` on entering CWR (an ECE).
+    /// `GetSsThresh`: on entering CWR (an ECE) and on a loss (fast retransmit, timeout) —
+    /// ns-3.37's `TcpDctcp` overrides `TcpLinuxReno::GetSsThresh` for every caller, so a
+    /// loss cuts by α/2 as a mark does (Linux's `dctcp_ssthresh` likewise serves fast
+    /// recovery).
     pub fn ssthresh_ecn(&self, cwnd: f64) -> i32 {
         (((1.0 - self.alpha / 2.0) * cwnd) as i32).max(2)
-    }
-
-    /// `TcpLinuxReno::GetSsThresh` (a loss).
-    pub fn ssthresh_loss(cwnd: f64) -> i32 {
-        ((cwnd.max(0.0) as i32) / 2).max(2)
     }
 
     /// `TcpLinuxReno::IncreaseWindow`.
@@ -153,8 +152,6 @@ mod tests {
         let d = Dctcp { alpha: 0.25, ..d };
         assert_eq!(d.ssthresh_ecn(20.0), 17, "⌊(1 − 0.125)·20⌋");
         assert_eq!(Dctcp::new(0.0625, 0.0).ssthresh_ecn(1.0), 2, "floor 2");
-        assert_eq!(Dctcp::ssthresh_loss(11.0), 5);
-        assert_eq!(Dctcp::ssthresh_loss(3.0), 2);
         // Slow start capped at ssthresh; CA +1 per cwnd ACKed packets.
         let mut d = Dctcp::new(0.0625, 1.0);
         let mut cwnd = 9.0;

@@ -160,12 +160,20 @@ impl TcpSender {
         } else {
             self.sack.pipe -= 1;
             if seqno >= self.recover {
-                // Full ACK: leave recovery (no window increase on this ACK).
+                // Full ACK: leave recovery (ns-2: no window increase on this ACK).
                 self.recover = 0;
                 self.sack.fastrecov = false;
-                self.newack(seqno, ack.has(crate::packet::ecn::ECE), now);
+                let ece = ack.has(crate::packet::ecn::ECE);
+                self.newack(seqno, ece, now);
                 self.sack.timed_out = false;
                 self.sack.sb.clear();
+                if !self.cc.is_ns2() && !(self.ect && ece) {
+                    // ns-3.37 (CUBIC, DCTCP): cwnd = ssthresh, then IncreaseWindow with the
+                    // packets this ACK covers (ProcessAck, CA_RECOVERY -> CA_OPEN); cwnd is
+                    // already ssthresh here (Sack1 does not inflate it). As for any new ACK,
+                    // not on an ECE (recv_newack_helper).
+                    self.opencwnd_cc();
+                }
             } else if seqno > self.highest_ack {
                 // Partial ACK: last_ack is not advanced.
                 self.highest_ack = seqno;
