@@ -82,13 +82,45 @@ def ns3_run(kind: str, tcp: str, seed: int) -> Dict[str, float]:
 
 
 # metric -> (kind of tolerance, value): "abs" in the metric's unit, "rel" a fraction of ns-3's.
-TOLERANCE = {
+# Where the TCP models agree by design (NewReno's congestion control on every discipline;
+# DCTCP on CoDel and FQ-CoDel, where every signal is a CE mark and no loss recovery runs),
+# everything must agree. Each tolerance is about four standard errors of the 5-seed mean
+# difference, plus the set-up difference both sides keep on purpose: ns-3's device queue
+# holds one packet below the disc, so its sojourn times leave out one transmission time
+# (0.8 ms at 10 Mb/s) and CoDel sees slightly younger heads.
+FULL = {
     "utilisation": ("abs", 0.02),
-    "qdelay_mean_ms": ("rel", 0.25),
-    "qdelay_p99_ms": ("rel", 0.40),
-    "signals": ("rel", 0.30),
+    "qdelay_mean_ms": ("rel", 0.20),
+    "qdelay_p99_ms": ("rel", 0.25),
+    "signals": ("rel", 0.25),
+    "jain": ("abs", 0.03),
+}
+# CUBIC and DCTCP-with-drops recover losses differently by design (docs/ns3-reference.md):
+# ns-3 marks a hole lost only with 3 SACKed segments above it (RFC 6675 IsLost), so with
+# windows of 3-7 packets it times out on ~15 % of its recoveries (aqmsim's Sack1: ~3 %), and
+# while recovering from a timeout it feeds every ACK below the recovery point to CUBIC's
+# uncapped slow start (bursts). That changes how many drops the discipline needs and the
+# mean delay; what must still agree is that the bottleneck stays full, the delay tail the
+# discipline allows, and (CoDel, FQ-CoDel) how evenly the flows share.
+RECOVERY = {
+    "utilisation": ("abs", 0.02),
+    "qdelay_p99_ms": ("rel", 0.25),
     "jain": ("abs", 0.05),
 }
+# PIE drops at random at rates near 10 %, so there ns-3's timeouts last the whole run
+# (136 timeouts, 7775 drops in 20 s on seed 1): only the delay tail PIE allows is compared,
+# and the bottleneck must stay nearly full in both.
+PIE_RECOVERY = {
+    "utilisation": ("abs", 0.06),
+    "qdelay_p99_ms": ("rel", 0.25),
+}
+
+
+def tolerance(kind: str, tcp: str) -> Dict[str, Tuple[str, float]]:
+    if tcp == "newreno" or (tcp == "dctcp" and kind != "pie"):
+        return FULL
+    return PIE_RECOVERY if kind == "pie" else RECOVERY
+
 
 CASES = [(q, t) for q in ("codel", "pie", "fq_codel") for t in ("newreno", "cubic", "dctcp")]
 
@@ -104,13 +136,16 @@ def both(kind: str, tcp: str) -> Tuple[List[Dict[str, float]], List[Dict[str, fl
 def test_dumbbell_agrees_with_ns3(kind, tcp):
     ours, theirs = both(kind, tcp)
     problems = []
-    for metric, (how, tol) in TOLERANCE.items():
+    for metric, (how, tol) in tolerance(kind, tcp).items():
         a = statistics.fmean(r[metric] for r in ours)
         b = statistics.fmean(r[metric] for r in theirs)
         bound = tol if how == "abs" else tol * abs(b)
         if abs(a - b) > bound:
             problems.append(f"{metric}: aqmsim {a:.4g} vs ns-3 {b:.4g} (tolerance {tol} {how})")
-    if tcp == "dctcp":
-        # with DCTCP every congestion signal must be a mark, in both
-        assert min(r["marks"] for r in ours) > 0 and min(r["marks"] for r in theirs) > 0
+    if tcp == "dctcp" and kind != "pie":
+        # every congestion signal is a CE mark, in both
+        assert all(r["marks"] == r["signals"] > 0 for r in ours + theirs)
+    if tolerance(kind, tcp) is not FULL:
+        # the documented direction of the recovery difference: ns-3 needs more drops
+        assert statistics.fmean(r["signals"] for r in theirs) > statistics.fmean(r["signals"] for r in ours)
     assert not problems, f"{kind} under {tcp}: " + "; ".join(problems)
