@@ -392,6 +392,14 @@ def test_ns2_buffer_limit_semantics(ns, tmp_path, kind, limit, most_waiting):
     assert st["max_queue_pkts"] == most_waiting
 
 
+#: examples that use what ns-2 2.35 does not have, and the field the exporter names
+NOT_EXPORTABLE = {
+    "dumbbell-codel": r"^dumbbell\.bottleneck\.queue\.kind: discipline 'codel'",
+    "dumbbell-fq-codel": r"^dumbbell\.bottleneck\.queue\.kind: discipline 'fq_codel'",
+    "dumbbell-pie": r"^dumbbell\.bottleneck\.queue\.kind: discipline 'pie'",
+}
+
+
 @pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.toml")), ids=lambda p: p.stem)
 def test_examples_run_in_ns2(ns, tmp_path, path):
     sc = tomllib.loads(path.read_text())
@@ -399,6 +407,12 @@ def test_examples_run_in_ns2(ns, tmp_path, path):
     for t in sc.get("flows", []) + sc.get("dumbbell", {}).get("groups", []):
         if "stop" in t:
             t["stop"] = min(parse_time(t["stop"]), 5.0)
+    if path.stem in NOT_EXPORTABLE:
+        # CoDel, PIE, FQ-CoDel, CUBIC, DCTCP are not in ns-2 2.35: refused naming the field
+        # (they are compared with ns-3 instead: tests/test_ns3_*.py)
+        with pytest.raises(Ns2ExportError, match=NOT_EXPORTABLE[path.stem]):
+            build_plan(sc, 1)
+        return
     r = run_ns2(sc, 1, tmp_path)
     assert r["ns_warnings"] == []
     assert r["throughput_bps"] > 0

@@ -54,7 +54,9 @@ def aqmsim_run(kind: str, tcp: str, seed: int) -> Dict[str, float]:
     sc = Scenario.from_dict({
         "name": f"ns3-{kind}-{tcp}", "duration": f"{DURATION}s", "seed": seed,
         "tcp": {"variant": VARIANT[tcp], "packet_size": 1000, "header": 40, "window": 200,
-                "window_init": 2, "min_rto": 0.2, "tick": 0.01, **({"ecn": True} if tcp == "dctcp" else {})},
+                "window_init": 2, "min_rto": 0.2, "tick": 0.01, **({"ecn": True} if tcp == "dctcp" else {}),
+                # ns-3.37's TcpCubic has no Reno-friendly region
+                **({"tcp_friendliness": False} if tcp == "cubic" else {})},
         "dumbbell": {
             "bottleneck": {"rate": "10Mb", "delay": "10ms", "queue": queue_table(kind, tcp), "reverse_queue": fifo},
             "groups": [{"count": FLOWS, "start": {"uniform": [0.0, 1.0]}, "access": edge, "egress": edge}],

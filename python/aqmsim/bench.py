@@ -509,6 +509,8 @@ def ns3_arguments(sc: Mapping[str, Any], seed: int) -> List[str]:
         raise Unsupported(f"the ns-3 program has no TCP {variant!r} (newreno, cubic, dctcp)")
     if tcp.get("delayed_ack"):
         raise Unsupported("the ns-3 program ACKs every packet")
+    if variant == "cubic" and tcp.get("tcp_friendliness", True):
+        raise Unsupported("ns-3.37's TcpCubic has no Reno-friendly region: set tcp_friendliness = false")
     if tcp.get("ecn") and not modern:
         raise Unsupported("the ns-3 program runs RED without ECN")
     other = normalize_queue(acc.get("queue"), "access.queue")

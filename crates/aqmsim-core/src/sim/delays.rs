@@ -78,19 +78,30 @@ impl Simulation {
             if let Some(d) = &self.delays.queue[l as usize] {
                 cdf.push(&format!("queue {}", self.links[l as usize].name), d);
                 if l == self.primary {
-                    s.put("qdelay_p50_s", d.quantile(0.5));
-                    s.put("qdelay_p90_s", d.quantile(0.9));
-                    s.put("qdelay_p99_s", d.quantile(0.99));
-                    s.put("qdelay_max_s", d.max());
+                    s.put("qdelay_p50_s", or_zero(d.quantile(0.5)));
+                    s.put("qdelay_p90_s", or_zero(d.quantile(0.9)));
+                    s.put("qdelay_p99_s", or_zero(d.quantile(0.99)));
+                    s.put("qdelay_max_s", or_zero(d.max()));
                 }
             }
         }
         cdf.push("end-to-end", &all);
-        s.put("delay_p50_s", all.quantile(0.5));
-        s.put("delay_p90_s", all.quantile(0.9));
-        s.put("delay_p99_s", all.quantile(0.99));
-        s.put("delay_max_s", all.max());
-        s.put("jitter_s", if jn > 0 { jsum / jn as f64 } else { f64::NAN });
+        s.put("delay_p50_s", or_zero(all.quantile(0.5)));
+        s.put("delay_p90_s", or_zero(all.quantile(0.9)));
+        s.put("delay_p99_s", or_zero(all.quantile(0.99)));
+        s.put("delay_max_s", or_zero(all.max()));
+        s.put("jitter_s", if jn > 0 { jsum / jn as f64 } else { 0.0 });
         cdf
+    }
+}
+
+/// The summary holds finite numbers: a delay statistic without a sample (no packet arrived;
+/// for jitter, no flow had two) is 0 there, as `mean_e2e_delay_s` is; the per-flow columns
+/// keep NaN.
+fn or_zero(x: f64) -> f64 {
+    if x.is_nan() {
+        0.0
+    } else {
+        x
     }
 }

@@ -11,8 +11,8 @@
 //! `max(⌊segCwnd·β⌋, 2)` segments), so the two are the same numbers.
 //!
 //! Where ns-3.37 differs from RFC 9438 we follow ns-3.37:
-//! - no TCP-friendly (Reno-friendly) region in 3.37: `tcp_friendliness` defaults to false;
-//!   when true, the region is computed as later ns-3 (≥ 3.40) and Linux do (`ack_cnt`,
+//! - no TCP-friendly (Reno-friendly) region in 3.37: `tcp_friendliness = false` agrees with
+//!   it; the default is true, RFC 9438's CUBIC (and Linux's): the region is computed as later ns-3 (≥ 3.40) and Linux do (`ack_cnt`,
 //!   `tcp_cwnd`, `scale = 8(1+β)/3/(1−β)` in 1/1024 fixed point) — RFC 9438 §4.3 states
 //!   W_est with α = 3(1−β)/(1+β) per RTT; Linux's per-ACK version is the same rate;
 //! - t is `now + delay_min − epoch_start` (Linux's "one RTT ahead"), not RFC's `now − epoch`;

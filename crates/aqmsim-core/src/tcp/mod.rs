@@ -63,8 +63,8 @@ pub struct TcpParams {
     pub delayed_ack: bool,
     pub delack_interval: f64,
     /// CUBIC (variant `cubic`, see `cubic.rs`): β of the multiplicative decrease (0.7),
-    /// C (0.4), fast convergence (true), the TCP-friendly region (false: ns-3.37 has
-    /// none), HyStart (true, as ns-3 and Linux).
+    /// C (0.4), fast convergence (true), the TCP-friendly region (true, RFC 9438
+    /// and Linux; ns-3.37 has none: false agrees with it), HyStart (true, as ns-3 and Linux).
     pub cubic_beta: f64,
     pub cubic_c: f64,
     pub fast_convergence: bool,
@@ -120,7 +120,7 @@ impl Default for TcpParams {
             cubic_beta: 0.7,
             cubic_c: 0.4,
             fast_convergence: true,
-            tcp_friendliness: false,
+            tcp_friendliness: true,
             hystart: true,
             dctcp_g: 0.0625,
             dctcp_alpha_init: 1.0,
