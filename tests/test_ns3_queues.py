@@ -62,15 +62,21 @@ def blocks(rows: List[Tuple]) -> List[List[Tuple]]:
     return [sorted(g, key=repr) for _, g in groupby(rows, key=lambda r: r[1])]
 
 
-def compare(kind: str, table: Dict[str, Any], ns3_attrs: Dict[str, Any], ops: str, **ns3_kw: Any) -> Dict[str, int]:
-    ours = parse_replay(_core.replay_queue(json.dumps(table), ops, 1))
-    theirs = [r[:5] for r in ns3ref.replay(kind, ops, ns3_attrs, **ns3_kw)]
+def compare(kind: str, table: Dict[str, Any], ns3_attrs: Dict[str, Any], ops: str, seed: int = 1,
+            **ns3_kw: Any) -> Dict[str, int]:
+    """Both replays of ``ops``, equal line for line (see :func:`blocks`); ns-3 draws the
+    random numbers aqmsim's discipline draws with ``seed``, in the same order."""
+    ours = parse_replay(_core.replay_queue(json.dumps(table), ops, seed))
+    u = _core.replay_uniforms(seed, ops.count("\ne ") + 1)
+    theirs = [r[:5] for r in ns3ref.replay(kind, ops, ns3_attrs, uniforms=u, **ns3_kw)
+              if r[0] in ("enq", "drop", "mark", "deq")]
     a, b = blocks(ours), blocks(theirs)
     for i, (x, y) in enumerate(zip(a, b)):
         assert x == y, f"first difference at op group {i}:\n aqmsim {x}\n ns-3   {y}"
     assert len(a) == len(b)
     counts = {k: sum(1 for r in ours if r[0] == k) for k in ("drop", "mark", "deq")}
     counts["enq_drop"] = sum(1 for r in ours if r[0] == "enq" and r[4] == "d")
+    counts["enq_mark"] = sum(1 for r in ours if r[0] == "enq" and r[4] == "m")
     return counts
 
 
@@ -147,14 +153,7 @@ def test_pie_decisions_equal_ns3(name, table, attrs):
     for seed in (5, 6):
         ops = script(seed, seconds=4.0, service_ns=1_200_003)
         t = {"kind": "pie", **({} if "limit_bytes" in table else {"limit": 1000}), **table}
-        a = {"MaxSize": "1000p", **attrs}
-        ours = parse_replay(_core.replay_queue(json.dumps(t), ops, seed))
-        u = _core.replay_uniforms(seed, ops.count("\ne ") + 1)
-        theirs = [r[:5] for r in ns3ref.replay("pie", ops, a, uniforms=u) if r[0] in ("enq", "drop", "mark", "deq")]
-        x, y = blocks(ours), blocks(theirs)
-        for i, (p, q) in enumerate(zip(x, y)):
-            assert p == q, f"first difference at op group {i}:\n aqmsim {p}\n ns-3   {q}"
-        assert len(x) == len(y)
-        seen["drop"] += sum(1 for r in ours if r[0] == "enq" and r[4] == "d")
-        seen["mark"] += sum(1 for r in ours if r[0] == "enq" and r[4] == "m")
+        c = compare("pie", t, {"MaxSize": "1000p", **attrs}, ops, seed)
+        seen["drop"] += c["enq_drop"]
+        seen["mark"] += c["enq_mark"]
     assert seen["drop"] + seen["mark"] > 20, seen

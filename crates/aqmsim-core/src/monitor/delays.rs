@@ -22,14 +22,12 @@ pub fn cdf_levels() -> Vec<f64> {
     v
 }
 
-/// One stream of delays: their sketch, the exact maximum, and the mean absolute
-/// difference of consecutive delays (the jitter: mean |IPDV|, RFC 5481).
+/// One stream of delays: their sketch (which also keeps the exact minimum and maximum),
+/// and the mean absolute difference of consecutive delays (the jitter: mean |IPDV|,
+/// RFC 5481).
 #[derive(Clone)]
 pub struct DelayStats {
     sketch: DDSketch,
-    /// Exact extremes (the sketch counts delays under 1 ns as zero without a minimum).
-    min: f64,
-    max: f64,
     last: f64,
     ipdv_sum: f64,
     ipdv_n: u64,
@@ -43,7 +41,7 @@ impl std::fmt::Debug for DelayStats {
 
 impl Default for DelayStats {
     fn default() -> Self {
-        DelayStats { sketch: DDSketch::new(Config::new(ALPHA, 2048, MIN_DELAY_S)), min: f64::INFINITY, max: f64::NEG_INFINITY, last: f64::NAN, ipdv_sum: 0.0, ipdv_n: 0 }
+        DelayStats { sketch: DDSketch::new(Config::new(ALPHA, 2048, MIN_DELAY_S)), last: f64::NAN, ipdv_sum: 0.0, ipdv_n: 0 }
     }
 }
 
@@ -51,8 +49,6 @@ impl DelayStats {
     #[inline]
     pub fn add(&mut self, d: f64) {
         self.sketch.add(d);
-        self.min = self.min.min(d);
-        self.max = self.max.max(d);
         if !self.last.is_nan() {
             self.ipdv_sum += (d - self.last).abs();
             self.ipdv_n += 1;
@@ -68,22 +64,15 @@ impl DelayStats {
     /// exact, and every quantile lies between them (a sketch bucket's value may lie up to
     /// 1 % beyond the samples in it).
     pub fn quantile(&self, q: f64) -> f64 {
-        if q >= 1.0 {
-            return self.max();
-        }
-        match self.sketch.quantile(q).ok().flatten() {
-            Some(v) if self.count() > 0 => v.clamp(self.min, self.max),
+        match (self.sketch.quantile(q.clamp(0.0, 1.0)).ok().flatten(), self.sketch.min(), self.sketch.max()) {
+            (Some(v), Some(lo), Some(hi)) => v.clamp(lo, hi),
             _ => f64::NAN,
         }
     }
 
     /// The largest delay (exact); NaN with no samples.
     pub fn max(&self) -> f64 {
-        if self.count() > 0 {
-            self.max
-        } else {
-            f64::NAN
-        }
+        self.sketch.max().unwrap_or(f64::NAN)
     }
 
     /// Mean |d(i) − d(i−1)| over consecutive samples; NaN with fewer than two.
@@ -100,8 +89,6 @@ impl DelayStats {
     pub fn merge_from(&mut self, other: &DelayStats) {
         if other.count() > 0 {
             let _ = self.sketch.merge(&other.sketch);
-            self.min = self.min.min(other.min);
-            self.max = self.max.max(other.max);
         }
     }
 }

@@ -2,7 +2,7 @@
 //! Defaults are ns-3.37's (which are Linux's but where said), so a scenario agrees with
 //! ns-3 unless it says otherwise.
 
-use super::queue_spec::{parse_as, Param};
+use super::queue_spec::{only_own_fields, parse_as, Param};
 use super::units::{parse_time, Quantity};
 use crate::aqm::codel::CodelParams;
 use crate::aqm::fq_codel::Classify;
@@ -97,15 +97,44 @@ struct CodelSpec {
     perturbation: Option<u32>,
 }
 
-fn time_field(q: &Option<Quantity>, default: f64, field: &str) -> Result<f64> {
+/// A time field in s (or `default`), refused naming `field` unless `ok(v)`; `what` says
+/// the allowed range.
+fn time_field(q: &Option<Quantity>, default: f64, field: &str, ok: fn(f64) -> bool, what: &str) -> Result<f64> {
     let v = match q {
         Some(q) => parse_time(q).map_err(|e| ScenarioError::new(field, e))?,
         None => default,
     };
-    if !(v > 0.0) {
-        return Err(ScenarioError::new(field, format!("must be > 0 s, got {v}")));
+    if !ok(v) {
+        return Err(ScenarioError::new(field, format!("must be {what}, got {v} s")));
     }
     Ok(v)
+}
+
+fn positive(v: f64) -> bool {
+    v > 0.0
+}
+
+fn non_negative(v: f64) -> bool {
+    v >= 0.0
+}
+
+/// `limit` (packets, `default`) or `limit_bytes`, not both, each ≥ 1; the resolved field
+/// goes into `j`. Returns the packet limit (u32::MAX when limited in bytes) and the byte one.
+fn buffer_limit(limit: Option<u32>, limit_bytes: Option<u64>, default: u32, path: &str, j: &mut Value) -> Result<(u32, Option<u64>)> {
+    match (limit, limit_bytes) {
+        (Some(_), Some(_)) => Err(ScenarioError::new(format!("{path}.limit_bytes"), "give either limit or limit_bytes, not both")),
+        (_, Some(0)) => Err(ScenarioError::new(format!("{path}.limit_bytes"), "must be ≥ 1 byte")),
+        (Some(0), _) => Err(ScenarioError::new(format!("{path}.limit"), "must be ≥ 1 packet, got 0")),
+        (_, Some(lb)) => {
+            j["limit_bytes"] = json!(lb);
+            Ok((u32::MAX, Some(lb)))
+        }
+        (l, None) => {
+            let l = l.unwrap_or(default);
+            j["limit"] = json!(l);
+            Ok((l, None))
+        }
+    }
 }
 
 fn ns(s: f64) -> u64 {
@@ -115,8 +144,8 @@ fn ns(s: f64) -> u64 {
 /// CoDel's own parameters from a table (shared by codel and fq_codel).
 fn codel_params(s: &CodelSpec, path: &str, ecn_default: bool) -> Result<(CodelParams, Value)> {
     let f = |name: &str| format!("{path}.{name}");
-    let target = time_field(&s.target, 0.005, &f("target"))?;
-    let interval = time_field(&s.interval, 0.1, &f("interval"))?;
+    let target = time_field(&s.target, 0.005, &f("target"), positive, "> 0 s")?;
+    let interval = time_field(&s.interval, 0.1, &f("interval"), positive, "> 0 s")?;
     if interval <= target {
         return Err(ScenarioError::new(f("interval"), format!("must be > target ({target} s), got {interval} s")));
     }
@@ -128,7 +157,7 @@ fn codel_params(s: &CodelSpec, path: &str, ecn_default: bool) -> Result<(CodelPa
     let ce = match &s.ce_threshold {
         None => None,
         Some(_) if !ecn => return Err(ScenarioError::new(f("ce_threshold"), "marks ECN-capable packets: it needs ecn = true")),
-        Some(_) => Some(time_field(&s.ce_threshold, 0.0, &f("ce_threshold"))?),
+        Some(_) => Some(time_field(&s.ce_threshold, 0.0, &f("ce_threshold"), positive, "> 0 s")?),
     };
     let min_bytes = s.min_bytes.unwrap_or(1500);
     let p = CodelParams { target_ns: ns(target), interval_ns: ns(interval), min_bytes, ecn, ce_threshold_ns: ce.map(ns) };
@@ -136,37 +165,12 @@ fn codel_params(s: &CodelSpec, path: &str, ecn_default: bool) -> Result<(CodelPa
     Ok((p, j))
 }
 
-/// Refuse fields another discipline owns, naming the owner (as the RED family does).
-fn only_own_fields(m: &serde_json::Map<String, Value>, path: &str, kind: &str, own: &[Param]) -> Result<()> {
-    for key in m.keys() {
-        if key != "kind" && !own.iter().any(|p| p.0 == key) {
-            let owners = super::queue_spec::owners_of(key);
-            let hint = if owners.is_empty() { String::new() } else { format!(" (it is a parameter of: {})", owners.join(", ")) };
-            return Err(ScenarioError::new(format!("{path}.{key}"), format!("not a parameter of {kind}{hint}")));
-        }
-    }
-    Ok(())
-}
-
 pub fn build_codel(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
     only_own_fields(m, path, "codel", CODEL_PARAMS)?;
     let s: CodelSpec = parse_as(m, path)?;
     let (p, mut j) = codel_params(&s, path, false)?;
-    let limit_bytes = match s.limit_bytes {
-        Some(_) if s.limit.is_some() => return Err(ScenarioError::new(format!("{path}.limit_bytes"), "give either limit or limit_bytes, not both")),
-        Some(0) => return Err(ScenarioError::new(format!("{path}.limit_bytes"), "must be ≥ 1 byte")),
-        lb => lb,
-    };
-    let limit = s.limit.unwrap_or(1000);
-    if limit == 0 {
-        return Err(ScenarioError::new(format!("{path}.limit"), "must be ≥ 1 packet, got 0"));
-    }
+    let (limit, limit_bytes) = buffer_limit(s.limit, s.limit_bytes, 1000, path, &mut j)?;
     j["kind"] = json!("codel");
-    match limit_bytes {
-        Some(lb) => j["limit_bytes"] = json!(lb),
-        None => j["limit"] = json!(limit),
-    }
-    let limit = if limit_bytes.is_some() { u32::MAX } else { limit };
     Ok((AnyAqm::Codel(Codel::new(p, limit, limit_bytes)), j))
 }
 
@@ -208,42 +212,24 @@ pub fn build_fq_codel(m: &serde_json::Map<String, Value>, path: &str) -> Result<
 }
 
 /// A time in s ≥ `min`.
-fn time_at_least(q: &Option<Quantity>, default: f64, min: f64, field: &str, what: &str) -> Result<f64> {
-    let v = match q {
-        Some(q) => parse_time(q).map_err(|e| ScenarioError::new(field, e))?,
-        None => default,
-    };
-    if !(v >= min) {
-        return Err(ScenarioError::new(field, format!("must be {what}, got {v} s")));
-    }
-    Ok(v)
-}
-
 pub fn build_pie(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
     only_own_fields(m, path, "pie", PIE_PARAMS)?;
     let s: PieSpec = parse_as(m, path)?;
     let f = |name: &str| format!("{path}.{name}");
     let d = PieParams::default();
-    let limit_bytes = match s.limit_bytes {
-        Some(_) if s.limit.is_some() => return Err(ScenarioError::new(f("limit_bytes"), "give either limit or limit_bytes, not both")),
-        Some(0) => return Err(ScenarioError::new(f("limit_bytes"), "must be ≥ 1 byte")),
-        lb => lb,
-    };
-    let limit = s.limit.unwrap_or(1000);
-    if limit == 0 {
-        return Err(ScenarioError::new(f("limit"), "must be ≥ 1 packet, got 0"));
-    }
+    let mut j = json!({"kind": "pie"});
+    let (limit, limit_bytes) = buffer_limit(s.limit, s.limit_bytes, 1000, path, &mut j)?;
     let mean_pktsize = s.mean_pktsize.unwrap_or(d.mean_pktsize);
     if !(1..=65535).contains(&mean_pktsize) {
         return Err(ScenarioError::new(f("mean_pktsize"), format!("must be in [1, 65535] bytes, got {mean_pktsize}")));
     }
-    let target = time_at_least(&s.target, d.target, 0.0, &f("target"), "≥ 0 s")?;
-    let t_update = time_at_least(&s.t_update, d.t_update, 1e-9, &f("t_update"), "at least 1 ns")?;
-    let s_update = time_at_least(&s.s_update, d.s_update, 0.0, &f("s_update"), "≥ 0 s")?;
-    let max_burst = time_at_least(&s.max_burst, d.max_burst, 0.0, &f("max_burst"), "≥ 0 s")?;
+    let target = time_field(&s.target, d.target, &f("target"), non_negative, "≥ 0 s")?;
+    let t_update = time_field(&s.t_update, d.t_update, &f("t_update"), |v| v >= 1e-9, "at least 1 ns")?;
+    let s_update = time_field(&s.s_update, d.s_update, &f("s_update"), non_negative, "≥ 0 s")?;
+    let max_burst = time_field(&s.max_burst, d.max_burst, &f("max_burst"), non_negative, "≥ 0 s")?;
     let active_threshold = match &s.active_threshold {
         None => None,
-        Some(_) => Some(time_at_least(&s.active_threshold, 0.0, 0.0, &f("active_threshold"), "≥ 0 s")?),
+        Some(_) => Some(time_field(&s.active_threshold, 0.0, &f("active_threshold"), non_negative, "≥ 0 s")?),
     };
     let alpha = s.alpha.unwrap_or(d.alpha);
     let beta = s.beta.unwrap_or(d.beta);
@@ -279,16 +265,15 @@ pub fn build_pie(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyA
         active_threshold,
     };
     p.validate().map_err(|e| ScenarioError::new(path, e))?;
-    let mut j = json!({
-        "kind": "pie", "mean_pktsize": mean_pktsize, "target": target, "t_update": t_update, "s_update": s_update,
+    let fields = json!({
+        "mean_pktsize": mean_pktsize, "target": target, "t_update": t_update, "s_update": s_update,
         "alpha": alpha, "beta": beta, "max_burst": max_burst, "dq_threshold": dq_threshold,
         "dq_rate_estimator": p.use_dq_rate_estimator, "cap_drop_adjustment": p.use_cap_drop_adjustment,
         "ecn": p.ecn, "mark_ecn_threshold": mark_ecn_threshold, "derandomize": p.use_derandomization,
         "active_threshold": active_threshold,
     });
-    match limit_bytes {
-        Some(lb) => j["limit_bytes"] = json!(lb),
-        None => j["limit"] = json!(limit),
+    if let (Some(o), Value::Object(add)) = (j.as_object_mut(), fields) {
+        o.extend(add);
     }
     Ok((AnyAqm::Pie(Pie::new(p)), j))
 }

@@ -284,15 +284,7 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
 }
 
 fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, link: LinkInfo) -> Result<(AnyAqm, Value)> {
-    // Refuse fields that belong to another discipline, naming the owner.
-    let allowed = params_of(kind).unwrap_or_default();
-    for key in m.keys() {
-        if key != "kind" && !allowed.iter().any(|p| p.0 == key) {
-            let owners = owners_of(key);
-            let hint = if owners.is_empty() { String::new() } else { format!(" (it is a parameter of: {})", owners.join(", ")) };
-            return Err(ScenarioError::new(format!("{path}.{key}"), format!("not a parameter of {kind}{hint}")));
-        }
-    }
+    only_own_fields(m, path, kind, &params_of(kind).unwrap_or_default())?;
     let s: RedSpec = parse_as(m, path)?;
     let f = |name: &str| format!("{path}.{name}");
     let is_k = kind.starts_with("red") && kind.len() == 4;
@@ -502,9 +494,17 @@ fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, 
     Ok((aqm, resolved))
 }
 
-/// The disciplines that take parameter `key`.
-pub(crate) fn owners_of(key: &str) -> Vec<&'static str> {
-    DISCIPLINES.iter().filter(|d| params_of(d.0).unwrap_or_default().iter().any(|p| p.0 == key)).map(|d| d.0).collect()
+/// Refuse fields that belong to another discipline (or to none), naming the owner.
+pub(crate) fn only_own_fields(m: &serde_json::Map<String, Value>, path: &str, kind: &str, own: &[Param]) -> Result<()> {
+    for key in m.keys() {
+        if key != "kind" && !own.iter().any(|p| p.0 == key) {
+            let owners: Vec<&str> =
+                DISCIPLINES.iter().filter(|d| params_of(d.0).unwrap_or_default().iter().any(|p| p.0 == key)).map(|d| d.0).collect();
+            let hint = if owners.is_empty() { String::new() } else { format!(" (it is a parameter of: {})", owners.join(", ")) };
+            return Err(ScenarioError::new(format!("{path}.{key}"), format!("not a parameter of {kind}{hint}")));
+        }
+    }
+    Ok(())
 }
 
 fn names() -> String {

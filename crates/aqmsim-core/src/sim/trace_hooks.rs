@@ -120,6 +120,9 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     pub fn created(&mut self, pkt: &Packet) {
+        if self.ns2.is_none() {
+            return; // uids are ns-2's: a pcap trace (or a stopped one) needs none
+        }
         self.alive.entry(key(pkt)).or_default().push((self.next_uid, u32::MAX, self.now_d));
         self.next_uid = self.next_uid.wrapping_add(1);
     }
@@ -133,6 +136,9 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     pub fn gone(&mut self, pkt: &Packet) {
+        if self.ns2.is_none() {
+            return;
+        }
         let k = key(pkt);
         if let Some(v) = self.alive.get_mut(&k) {
             v.remove(0);
@@ -147,6 +153,16 @@ impl Tracer {
     #[cold]
     #[inline(never)]
     pub fn record(&mut self, at: Where, link: u32, pkt: &Packet) {
+        if self.ns2.is_none() {
+            // pcap: the packet as it starts to leave a traced link; no uid, no ns-2 clock
+            if at.ev == TraceEvent::Dequeue {
+                self.write(at, link, pkt, -1);
+            }
+            return;
+        }
+        if at.ev != TraceEvent::Dequeue && !self.traced[link as usize] {
+            return; // only a departure moves what is followed on every link
+        }
         let uid = if at.ev == TraceEvent::Dequeue {
             // ns-2: the end of transmission at now + txt, the arrival at now + (txt + delay)
             let txt = 8.0 * pkt.size as f64 / self.link_rate[link as usize];

@@ -26,10 +26,10 @@
 //! and carries the ECN negotiation (its ACK echoes ECE). ns-3 does not lower ssthresh again on a second timeout
 //! of the same packet; ns-2's Sack1 (kept) does.
 
-use super::cubic::{seg, Cubic};
+use super::cubic::Cubic;
 use super::dctcp::Dctcp;
 use super::sender::{TcpSender, Variant};
-use super::{CwndAction, TcpParams};
+use super::{seg, CwndAction, TcpParams};
 use crate::packet::{ecn, Packet};
 use crate::time::SimTime;
 
@@ -82,11 +82,11 @@ impl TcpSender {
         let ece = ack.has(ecn::ECE);
         let acked = self.acked_for_cc(ack.seq);
         self.cc_acked = acked;
-        self.cc_now = now;
-        if self.p.ecn && self.ect && ece && acked > 0 && ack.seq > 0 {
+        let fresh = acked > 0 && ack.seq > 0;
+        if fresh && self.p.ecn && self.ect && ece {
             self.ecn_response_cc(ack.seq);
         }
-        if acked > 0 && ack.seq > 0 {
+        if fresh {
             let rtt = now.saturating_since(ack.t_sent).0;
             match &mut self.cc {
                 Cc::Cubic(c) => c.pkts_acked(self.cwnd, &mut self.ssthresh, rtt, now),
@@ -112,10 +112,7 @@ impl TcpSender {
         if seqno <= self.highest_ack {
             return 0;
         }
-        let from = if self.last_cwnd_action == CwndAction::Timeout
-            && self.highest_ack < self.recover
-            && seqno >= self.recover
-        {
+        let from = if self.in_timeout_recovery() && seqno >= self.recover {
             self.recover
         } else {
             self.highest_ack
@@ -131,25 +128,30 @@ impl TcpSender {
         }
         self.recover = self.maxseq;
         self.last_cwnd_action = CwndAction::Ecn;
-        let s = match &mut self.cc {
-            Cc::Cubic(c) => c.ssthresh(seg(self.cwnd)) as i32,
-            Cc::Dctcp(d) => d.ssthresh_ecn(self.cwnd),
-            Cc::Ns2 => unreachable!("ns-2 variants use ecn_response"),
-        };
-        self.ssthresh = s.max(2);
+        self.ssthresh = self.cc_ssthresh();
         // Reading: a reduction never raises cwnd (ssthresh has a floor of 2).
         self.cwnd = self.cwnd.min(self.ssthresh as f64);
         self.cong_action = true;
         self.stats.ecn_responses += 1;
     }
 
+    /// `GetSsThresh`, for an ECN echo and for a loss alike (ns-3.37's TcpDctcp overrides it
+    /// for losses too: (1 − α/2)·cwnd, no Linux Reno halving); both floor it at 2.
+    fn cc_ssthresh(&mut self) -> i32 {
+        match &mut self.cc {
+            Cc::Cubic(c) => c.ssthresh(seg(self.cwnd)) as i32,
+            Cc::Dctcp(d) => d.ssthresh(self.cwnd),
+            Cc::Ns2 => unreachable!("ns-2 variants keep ns-2's ssthresh rules"),
+        }
+    }
+
     /// `IncreaseWindow` for the ACK being processed.
     #[inline(never)] // keeps the ns-2 callers small enough to inline
-    pub(crate) fn opencwnd_cc(&mut self) {
+    pub(crate) fn opencwnd_cc(&mut self, now: SimTime) {
         if self.last_cwnd_action == CwndAction::Ecn && self.highest_ack <= self.recover {
             return; // CA_CWR
         }
-        let (acked, now) = (self.cc_acked, self.cc_now);
+        let acked = self.cc_acked;
         match &mut self.cc {
             Cc::Cubic(c) => c.increase_window(
                 &mut self.cwnd,
@@ -168,13 +170,7 @@ impl TcpSender {
     #[inline(never)] // keeps the ns-2 callers small enough to inline
     pub(crate) fn slowdown_cc(&mut self, how: u32) {
         if how & Self::CLOSE_SSTHRESH_HALF != 0 {
-            self.ssthresh = match &mut self.cc {
-                Cc::Cubic(c) => c.ssthresh(seg(self.cwnd)) as i32,
-                // ns-3.37's TcpDctcp overrides GetSsThresh for losses too (no Linux Reno
-                // halving): (1 − α/2)·cwnd with the α of this moment.
-                Cc::Dctcp(d) => d.ssthresh_ecn(self.cwnd),
-                Cc::Ns2 => unreachable!("ns-2 variants use slowdown"),
-            };
+            self.ssthresh = self.cc_ssthresh();
         }
         if self.ssthresh < 2 {
             self.ssthresh = 2;

@@ -116,16 +116,9 @@ fn dctcp_loss_reduction_uses_alpha_as_ns3() {
 #[test]
 fn cubic_recovery_exit_ack_feeds_increase_window() {
     use crate::monitor::tcp::TcpState;
-    let mut p = params(Variant::Cubic);
-    p.hystart = false;
-    p.window = 40.0;
-    let (mut snd, mut sink) = pair(&p);
-    snd.ssthresh = 40;
-    let mut pipe = Pipe::new(0.05, 0.0);
-    pipe.lose = vec![400];
     let mut prev = (TcpState::SlowStart, 0u32, 0i32);
     let mut exit = None;
-    drive(&mut snd, &mut sink, &mut pipe, 10.0, &no_mark, &mut |s, _| {
+    cubic_one_loss(&mut |s, _| {
         let st = s.tcp_state();
         let c = s.cubic().unwrap();
         if prev.0 == TcpState::FastRecovery && st != TcpState::FastRecovery && exit.is_none() {

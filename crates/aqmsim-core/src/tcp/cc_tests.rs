@@ -101,6 +101,20 @@ fn no_mark(_: i32) -> bool {
     false
 }
 
+/// CUBIC with HyStart off, window and initial ssthresh 40, a 50 ms pipe that loses packet
+/// 400, driven for 10 s; `each` sees the sender after every ACK.
+fn cubic_one_loss(each: &mut dyn FnMut(&TcpSender, f64)) -> TcpSender {
+    let mut p = params(Variant::Cubic);
+    p.hystart = false;
+    p.window = 40.0;
+    let (mut snd, mut sink) = pair(&p);
+    snd.ssthresh = 40;
+    let mut pipe = Pipe::new(0.05, 0.0);
+    pipe.lose = vec![400];
+    drive(&mut snd, &mut sink, &mut pipe, 10.0, &no_mark, each);
+    snd
+}
+
 /// RFC 9438 §4.2: W_cubic(t) = C(t − K)³ + W_max, K = ∛(W_max(1 − β)/C).
 fn w_cubic(t: f64, w_max: f64, beta: f64, c: f64) -> f64 {
     let k = (w_max * (1.0 - beta) / c).cbrt();
@@ -366,16 +380,9 @@ fn dctcp_alpha_and_one_reduction_per_window() {
 #[test]
 fn cubic_loss_reduction_and_monitor_states() {
     use crate::monitor::tcp::TcpState;
-    let mut p = params(Variant::Cubic);
-    p.hystart = false;
-    p.window = 40.0;
-    let (mut snd, mut sink) = pair(&p);
-    snd.ssthresh = 40;
-    let mut pipe = Pipe::new(0.05, 0.0);
-    pipe.lose = vec![400];
     let mut states = Vec::new();
     let mut at_loss = None;
-    drive(&mut snd, &mut sink, &mut pipe, 10.0, &no_mark, &mut |s, _| {
+    let snd = cubic_one_loss(&mut |s, _| {
         let st = s.tcp_state();
         if states.last() != Some(&st) {
             states.push(st);

@@ -33,6 +33,7 @@
 //! - after a retransmission timeout W_lastmax, K, delay_min and HyStart are reset
 //!   (`CubicReset`), so the next epoch is Reno-like (cnt ≤ 20) until the next loss.
 
+use super::seg;
 use crate::time::SimTime;
 
 /// ns-3.37 `TcpCubic` attributes not exposed as scenario fields (their defaults).
@@ -77,6 +78,8 @@ pub struct Cubic {
     // TCP-friendly region (ns-3 ≥ 3.40 / Linux)
     ack_cnt: u32,
     tcp_cwnd: u32,
+    /// Linux's `beta_scale`, 8(1+β)/3/(1−β) in 1/1024 fixed point (β is fixed at creation).
+    friendly_scale: u32,
     /// The last `cnt` computed (for tests and the monitor).
     pub last_cnt: u32,
 }
@@ -107,6 +110,7 @@ impl Cubic {
             last_ack: None,
             curr_rtt: None,
             sample_cnt: 0,
+            friendly_scale: (8.0 * (1024.0 + beta * 1024.0) / 3.0 / (1024.0 - beta * 1024.0)) as u32,
             ack_cnt: 0,
             tcp_cwnd: 0,
             last_cnt: 0,
@@ -191,10 +195,8 @@ impl Cubic {
             cnt = CNT_CLAMP;
         }
         if self.tcp_friendliness {
-            let scale =
-                (8.0 * (1024.0 + self.beta * 1024.0) / 3.0 / (1024.0 - self.beta * 1024.0)) as u32;
             // Reading: ≥ 1 so that a small β (scale < 8) cannot loop forever.
-            let d = ((seg_cwnd as u64 * scale as u64) >> 3).max(1) as u32;
+            let d = ((seg_cwnd as u64 * self.friendly_scale as u64) >> 3).max(1) as u32;
             while self.ack_cnt > d {
                 self.ack_cnt -= d;
                 self.tcp_cwnd += 1;
@@ -279,8 +281,3 @@ impl Cubic {
     }
 }
 
-/// `GetCwndInSegments`.
-#[inline]
-pub fn seg(cwnd: f64) -> u32 {
-    cwnd.max(0.0) as u32
-}

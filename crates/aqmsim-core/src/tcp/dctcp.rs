@@ -19,6 +19,8 @@
 //! it adds up to one); ssthresh is kept ≥ 2 packets as Linux's `dctcp_ssthresh` (ns-3.37 has
 //! no floor) and an ECN reduction never raises cwnd.
 
+use super::seg;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dctcp {
     /// Gain g (`DctcpShiftG`, 1/16).
@@ -76,7 +78,7 @@ impl Dctcp {
     /// ns-3.37's `TcpDctcp` overrides `TcpLinuxReno::GetSsThresh` for every caller, so a
     /// loss cuts by α/2 as a mark does (Linux's `dctcp_ssthresh` likewise serves fast
     /// recovery).
-    pub fn ssthresh_ecn(&self, cwnd: f64) -> i32 {
+    pub fn ssthresh(&self, cwnd: f64) -> i32 {
         (((1.0 - self.alpha / 2.0) * cwnd) as i32).max(2)
     }
 
@@ -90,7 +92,7 @@ impl Dctcp {
             return;
         }
         // CongestionAvoidance, w = ⌊cwnd⌋ ≥ 1.
-        let w = (cwnd.max(0.0) as u32).max(1);
+        let w = seg(*cwnd).max(1);
         if self.cwnd_cnt >= w {
             self.cwnd_cnt = 0;
             *cwnd += 1.0;
@@ -148,10 +150,10 @@ mod tests {
     #[test]
     fn reductions_and_linux_reno_growth() {
         let d = Dctcp::new(1.0 / 16.0, 1.0);
-        assert_eq!(d.ssthresh_ecn(20.0), 10, "α = 1 halves");
+        assert_eq!(d.ssthresh(20.0), 10, "α = 1 halves");
         let d = Dctcp { alpha: 0.25, ..d };
-        assert_eq!(d.ssthresh_ecn(20.0), 17, "⌊(1 − 0.125)·20⌋");
-        assert_eq!(Dctcp::new(0.0625, 0.0).ssthresh_ecn(1.0), 2, "floor 2");
+        assert_eq!(d.ssthresh(20.0), 17, "⌊(1 − 0.125)·20⌋");
+        assert_eq!(Dctcp::new(0.0625, 0.0).ssthresh(1.0), 2, "floor 2");
         // Slow start capped at ssthresh; CA +1 per cwnd ACKed packets.
         let mut d = Dctcp::new(0.0625, 1.0);
         let mut cwnd = 9.0;

@@ -21,6 +21,12 @@ pub mod sink;
 pub mod state;
 
 pub use sender::{TcpSender, Variant};
+
+/// The window in whole packets (ns-3's `GetCwndInSegments`), as CUBIC and DCTCP count it.
+#[inline]
+pub fn seg(cwnd: f64) -> u32 {
+    cwnd.max(0.0) as u32
+}
 pub use sink::TcpSink;
 
 /// Sender parameters, with ns-2 2.35's `Agent/TCP` defaults.

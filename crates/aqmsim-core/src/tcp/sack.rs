@@ -172,7 +172,7 @@ impl TcpSender {
                     // packets this ACK covers (ProcessAck, CA_RECOVERY -> CA_OPEN); cwnd is
                     // already ssthresh here (Sack1 does not inflate it). As for any new ACK,
                     // not on an ECE (recv_newack_helper).
-                    self.opencwnd_cc();
+                    self.opencwnd_cc(now);
                 }
             } else if seqno > self.highest_ack {
                 // Partial ACK: last_ack is not advanced.

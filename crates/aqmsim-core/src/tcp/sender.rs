@@ -105,7 +105,6 @@ pub struct TcpSender {
     pub(crate) cc: super::cc::Cc,
     /// Packets newly ACKed by the ACK being processed and its arrival (CUBIC/DCTCP only).
     pub(crate) cc_acked: u32,
-    pub(crate) cc_now: SimTime,
     // RTT
     pub rtt: RttEstimator,
     rtt_active: bool,
@@ -153,7 +152,6 @@ impl TcpSender {
             sack: super::sack::SackState::default(),
             cc: super::cc::Cc::new(&p),
             cc_acked: 0,
-            cc_now: SimTime::ZERO,
             rtt,
             rtt_active: false,
             rtt_seq: -1,
@@ -195,17 +193,17 @@ impl TcpSender {
     #[inline]
     pub(crate) fn window(&self) -> i32 {
         match self.p.variant {
-            Variant::Tahoe | Variant::Sack | Variant::Cubic | Variant::Dctcp => self.cwnd.min(self.p.window) as i32,
             Variant::Reno | Variant::NewReno => {
                 (self.cwnd as i32 + self.dupwnd as i32).min(self.p.window as i32)
             }
+            _ => self.cwnd.min(self.p.window) as i32, // Tahoe and the SACK variants
         }
     }
     #[inline]
     fn windowd(&self) -> f64 {
         match self.p.variant {
-            Variant::Tahoe | Variant::Sack | Variant::Cubic | Variant::Dctcp => self.cwnd.min(self.p.window),
             Variant::Reno | Variant::NewReno => (self.cwnd + self.dupwnd as f64).min(self.p.window),
+            _ => self.cwnd.min(self.p.window), // Tahoe and the SACK variants
         }
     }
 
@@ -214,9 +212,9 @@ impl TcpSender {
     }
 
     #[inline]
-    fn opencwnd(&mut self) {
+    fn opencwnd(&mut self, now: SimTime) {
         if !self.cc.is_ns2() {
-            return self.opencwnd_cc();
+            return self.opencwnd_cc(now);
         }
         if self.cwnd < self.ssthresh as f64 {
             self.cwnd += 1.0;
@@ -389,7 +387,7 @@ impl TcpSender {
         let ece = ack.has(ecn::ECE);
         self.newack(ack.seq, ece, now);
         if !self.ect || !ece {
-            self.opencwnd();
+            self.opencwnd(now);
         }
         if self.ect {
             if !ece {
@@ -434,7 +432,8 @@ impl TcpSender {
             Variant::Tahoe => self.recv_tahoe(ack, now, out),
             Variant::Reno => self.recv_reno(ack, now, out),
             Variant::NewReno => self.recv_newreno(ack, now, out),
-            Variant::Sack | Variant::Cubic | Variant::Dctcp => self.recv_sack(ack, now, out),
+            // (CUBIC and DCTCP returned through recv_ack_cc above)
+            _ => self.recv_sack(ack, now, out),
         }
     }
 
@@ -601,8 +600,8 @@ impl TcpSender {
                 self.dupacks = 0;
                 self.recover = self.maxseq;
             }
-            Variant::Sack | Variant::Cubic | Variant::Dctcp => self.timeout_sack_prologue(),
             Variant::Tahoe => {}
+            _ => self.timeout_sack_prologue(), // the SACK variants
         }
         if self.cwnd < 1.0 {
             self.cwnd = 1.0;

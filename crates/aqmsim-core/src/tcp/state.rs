@@ -10,13 +10,21 @@ impl TcpSender {
     /// NewReno while the window is inflated by duplicate ACKs (`dupwnd_ > 0`), SACK while
     /// ns-2's `fastrecov_` is set (Tahoe has none: it goes back to slow start). Otherwise
     /// slow start below ssthresh, congestion avoidance from it.
+    /// From a retransmission timeout until everything sent before it is acknowledged
+    /// (ns-3's CA_LOSS): the monitor's `timeout` state, and what the CUBIC/DCTCP window
+    /// arithmetic treats as loss recovery.
+    #[inline]
+    pub(crate) fn in_timeout_recovery(&self) -> bool {
+        self.last_cwnd_action == CwndAction::Timeout && self.highest_ack < self.recover
+    }
+
     pub fn tcp_state(&self) -> TcpState {
         let in_fr = match self.p.variant {
             Variant::Reno | Variant::NewReno => self.dupwnd > 0,
-            Variant::Sack | Variant::Cubic | Variant::Dctcp => self.sack.fastrecov,
-            Variant::Tahoe => false,
+            v if v.uses_sack() => self.sack.fastrecov,
+            _ => false, // Tahoe
         };
-        if self.last_cwnd_action == CwndAction::Timeout && self.highest_ack < self.recover {
+        if self.in_timeout_recovery() {
             TcpState::Timeout
         } else if in_fr {
             TcpState::FastRecovery

@@ -110,7 +110,7 @@ start = {{ uniform = [0, 1] }}
 tcp_flows = "all"
 "#
         );
-        let r = Simulation::new(build(&from_toml(&sc).unwrap(), seed).unwrap()).run();
+        let r = crate::common::run(&sc, seed);
         proptest::prop_assert!(!r.tcp.t.is_empty());
         check_window_rules(&r.tcp, variant, window as f64);
     }
@@ -119,7 +119,7 @@ tcp_flows = "all"
 #[test]
 fn a_periodic_series_has_one_row_per_flow_per_interval() {
     let sc = dumbbell(3, r#"{ kind = "droptail", limit = 8 }"#, 5.0, "") + "\n[monitor]\ntcp_flows = [0, 2]\ntcp_interval = \"100ms\"\n";
-    let r = Simulation::new(build(&from_toml(&sc).unwrap(), 1).unwrap()).run();
+    let r = crate::common::run(&sc, 1);
     // t = 0, 0.1, …, 4.9 for flows 0 and 2 (the run ends at 5 s before anything else at
     // that instant, as ns-2's finish does)
     assert_eq!(r.tcp.t.len(), 2 * 50);
