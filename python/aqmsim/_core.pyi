@@ -9,6 +9,7 @@ Buffer = Tuple[str, bytes]
 Category = Tuple[str, bytes, List[str]]
 
 __version__: str
+BUILD: Dict[str, str]  # version, source_hash, git_commit, profile (build.rs)
 
 class ScenarioError(ValueError):
     """The scenario is malformed; the message names the field."""

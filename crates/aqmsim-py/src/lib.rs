@@ -226,6 +226,19 @@ fn replay_uniforms(seed: u64, n: usize) -> Vec<f64> {
     aqmsim_core::replay::uniforms(seed, n)
 }
 
+/// The engine's identity, stamped by build.rs: `version`, `source_hash` (FNV-1a of the
+/// engine's Rust sources: equal hashes mean the same simulation code), `git_commit` (empty
+/// outside a checkout, `-dirty` when the engine's sources differ from the commit) and
+/// `profile` (release or debug).
+fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("version", env!("CARGO_PKG_VERSION"))?;
+    d.set_item("source_hash", env!("AQMSIM_SOURCE_HASH"))?;
+    d.set_item("git_commit", env!("AQMSIM_GIT_COMMIT"))?;
+    d.set_item("profile", env!("AQMSIM_PROFILE"))?;
+    Ok(d)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
@@ -236,5 +249,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("BUILD", build_info(m.py())?)?;
     Ok(())
 }
