@@ -16,7 +16,7 @@ RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/nu
 VENV_STAMP   = $(VENV)/.deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
 BUILD_STAMP  := $(VENV)/.build-stamp
 
-PY_DEPS := numpy pandas matplotlib typer rich pytest hypothesis duckdb pyarrow dask distributed
+PY_DEPS := numpy pandas matplotlib typer rich pytest hypothesis duckdb pyarrow dask distributed scipy jinja2
 
 .PHONY: help venv build ns2 ns3 chromium tshark test pytest cargo-test demo bench clean fuzz fuzz-short
 
