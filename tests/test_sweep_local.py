@@ -193,7 +193,7 @@ def test_invalid_corner_fails_alone_and_report(core, tmp_path: Path):
                     "time_avg_queue_pkts.png", "utilisation.png"]
     index = (out / "index.html").read_text()
     assert "must be &gt; min_th (10), got 8" in index
-    assert all(f"src='{p}'" in index for p in pngs)
+    assert all(f'src="{p}"' in index for p in pngs)
 
 
 def test_misspelt_key_stops_before_running(core, tmp_path: Path):

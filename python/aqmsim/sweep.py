@@ -91,7 +91,7 @@ SERIES = ("queue", "drops", "flows", "links")
 Task = Tuple[Any, ...]
 
 _SWEEP_KEYS = ("name", "description", "notes", "base", "set", "vary", "seeds", "metrics",
-               "series", "store", "timeout")
+               "series", "store", "timeout", "report")
 
 #: Wall-clock seconds one run may take before its worker is stopped and the run recorded
 #: as failed (``error_kind = "timeout"``): a sweep file's ``timeout``, ``run_tasks(...,

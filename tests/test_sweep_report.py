@@ -1,0 +1,221 @@
+"""The sweep report (aqmsim.sweep_report.write_report, `aqmsim report`): figures as a paper
+prints them — labels with units from the metric registry, a categorical discipline axis
+without lines, intervals inside each metric's range, the delay–goodput plot with confidence
+ellipses, 160 dpi PNG + SVG — and the page rendered in headless Chromium (every image
+loads, has alt text, and no raw metric key shows as a label)."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any, Dict
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from typer.testing import CliRunner  # noqa: E402
+
+from aqmsim import metrics  # noqa: E402
+from aqmsim.cli import app  # noqa: E402
+from aqmsim.report.sweep_figures import (Axis, draw_metric, draw_pair,  # noqa: E402
+                                         mean_ellipse, new_figure)
+from aqmsim.sweep import Sweep, run_sweep  # noqa: E402
+from aqmsim.sweep_report import write_report  # noqa: E402
+
+from conftest import EXAMPLES  # noqa: E402
+from test_report import run_chromium  # noqa: E402
+
+KIND = "dumbbell.bottleneck.queue.kind"
+FLOWS = "dumbbell.groups.0.count"
+SWEEP = f"""
+name = "disc"
+description = "three disciplines x two loads x three seeds"
+base = "{(EXAMPLES / 'dumbbell-droptail.toml').as_posix()}"
+seeds = 3
+store = "store"
+
+[set]
+duration = 2
+"dumbbell.groups.0.stop" = 2
+"monitor.delays" = true
+
+[[vary]]
+"{KIND}" = ["droptail", "red", "pie"]
+
+[[vary]]
+"{FLOWS}" = [3, 12]
+
+[report]
+pairs = [["mean_queueing_delay_s", "goodput_bps"], ["qdelay_p99_s", "loss_ratio"]]
+"""
+
+
+@pytest.fixture(scope="module")
+def report(core, tmp_path_factory) -> Dict[str, Any]:
+    d = tmp_path_factory.mktemp("sweep")
+    f = d / "disc.toml"
+    f.write_text(SWEEP)
+    sweep = Sweep.from_toml(f)
+    run_sweep(sweep, workers=1)
+    files = write_report(sweep)
+    return {"dir": d, "sweep": sweep, "files": files,
+            "html": files.index.read_text(encoding="utf-8")}
+
+
+def test_every_figure_is_a_160_dpi_png_and_an_svg(report) -> None:
+    from PIL import Image
+
+    files = report["files"]
+    assert files.runs_in_store == files.runs_expected == 18
+    names = sorted(p.name for p in files.figures)
+    assert "pair-mean_queueing_delay_s-goodput_bps.png" in names
+    assert "pair-qdelay_p99_s-loss_ratio.png" in names
+    assert {"discipline-droptail.png", "discipline-red.png", "discipline-pie.png"} <= set(names)
+    for png in files.figures:
+        with Image.open(png) as im:
+            dpi = im.info["dpi"]
+        assert min(dpi) >= 150 - 0.5, (png.name, dpi)
+        svg = png.with_suffix(".svg").read_text(encoding="utf-8")
+        # text stays text (svg.fonttype none), and it is the registry's, not a raw key
+        texts = " ".join(re.findall(r"<text[^>]*>([^<]*)</text>", svg))
+        assert texts, png.name
+        raw = [k for k in metrics.SUMMARY if "_" in k and re.search(rf"\b{k}\b", texts)]
+        assert not raw, (png.name, raw)
+
+
+def test_table_is_fixed_point_in_display_units(report) -> None:
+    html = report["html"]
+    head = re.search(r"<thead><tr>(.*?)</tr></thead>", html).group(1)
+    for key in ("mean_queueing_delay_s", "goodput_bps", "jain_fairness", "utilisation"):
+        assert f"<th>{metrics.metric(key).axis_label.replace(chr(39), '&#39;')}</th>" in head
+    assert "<th>discipline</th>" in head and "<th>flows</th>" in head
+    body = html[html.index("<tbody>"):html.index("</tbody>")]
+    cells = re.findall(r'<td class="num">([^<]*)</td>', body)
+    assert len(cells) == 6 * (2 + 1 + 6)
+    assert not [c for c in cells if re.search(r"\de[+-]?\d", c)], "scientific notation"
+    assert all(re.fullmatch(r"[\d\u2009.]+ ± [\d\u2009.]+", c) for c in cells
+               if "±" in c)
+
+
+def test_discipline_axis_is_categorical_and_intervals_stay_in_range() -> None:
+    rng = np.random.default_rng(7)
+    rows = [{KIND: k, FLOWS: n, "seed": s, "jain_fairness": min(1.0, 0.97 + 0.03 * rng.random()),
+             "utilisation": 0.99 + 0.01 * rng.random()}
+            for k in ("droptail", "red", "pie") for n in (3, 12) for s in (1, 2, 3)]
+    df = pd.DataFrame(rows)
+    labels = {KIND: "discipline", FLOWS: "flows"}
+    for key, top in (("jain_fairness", 1.0), ("utilisation", 100.0)):
+        fig = new_figure(6, 3)
+        ax = fig.subplots()
+        draw_metric(ax, df, key, Axis((KIND,), "discipline"), [KIND, FLOWS], labels)
+        assert ax.get_ylabel() == metrics.metric(key).axis_label
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["droptail", "red", "pie"]
+        # points with error bars, no line joining the categories
+        assert ax.lines and all(line.get_linestyle() == "None" for line in ax.lines)
+        tops = [seg[:, 1].max() for c in ax.collections for seg in c.get_segments()]
+        assert tops and max(tops) <= top + 1e-9, (key, max(tops))
+        assert max(tops) == pytest.approx(top)  # the interval did reach past the range
+
+
+def test_mean_ellipse_is_the_chi_square_contour_of_the_mean() -> None:
+    from scipy.stats import chi2
+
+    rng = np.random.default_rng(3)
+    x = rng.normal(10.0, 2.0, 8)
+    y = 0.5 * x + rng.normal(0.0, 1.0, 8)
+    poly = mean_ellipse(x, y)
+    centre = np.array([x.mean(), y.mean()])
+    inv = np.linalg.inv(np.cov(np.column_stack([x, y]), rowvar=False) / len(x))
+    d2 = np.einsum("ij,jk,ik->i", poly - centre, inv, poly - centre)
+    assert np.allclose(d2, chi2.ppf(0.95, 2))
+    assert mean_ellipse([1.0, 2.0], [3.0, 4.0]) is None
+
+
+def test_pair_plot_labels_and_scale() -> None:
+    rows = [{KIND: k, FLOWS: n, "seed": s, "mean_queueing_delay_s": d * (1 + 0.1 * s),
+             "goodput_bps": 1.2e6 + 1e4 * s}
+            for k, d in (("droptail", 0.2), ("red", 0.004)) for n in (3, 12) for s in (1, 2, 3)]
+    fig = new_figure(5, 4)
+    ax = fig.subplots()
+    scale = draw_pair(ax, pd.DataFrame(rows), "mean_queueing_delay_s", "goodput_bps",
+                      [KIND, FLOWS], {KIND: "discipline", FLOWS: "flows"})
+    assert scale == "log" and ax.get_xscale() == "log"  # delays over two decades
+    assert ax.get_xlabel() == "mean queueing delay (ms), log scale"
+    assert ax.get_ylabel() == "goodput (Mb/s)"
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["discipline = droptail", "discipline = red"]
+    assert sorted(t.get_text() for t in ax.texts) == ["12", "12", "3", "3"]
+
+
+def test_bad_report_table_is_one_line(core, tmp_path: Path) -> None:
+    runner = CliRunner()
+    for bad, want in (('pairs = [["goodput"]]', "report.pairs: expected a list of [x, y]"),
+                      ('pairs = [["delay", "goodput_bps"]]', "'delay' is not a summary key"),
+                      ("log_x = 2", "report.log_x: expected true, false or \"auto\""),
+                      ("colour = 1", "report.colour: unknown field")):
+        f = tmp_path / "bad.toml"
+        f.write_text(SWEEP.split("[report]")[0] + "[report]\n" + bad + "\n")
+        res = runner.invoke(app, ["report", str(f), "--store", str(tmp_path / "none")])
+        assert res.exit_code != 0 and want in res.output, res.output
+        assert "Traceback" not in res.output
+
+
+CHECK_JS = """
+window.addEventListener('load', function () {
+  var out;
+  try {
+    var doc = document.getElementById('page').contentDocument;
+    var images = Array.prototype.map.call(doc.images, function (im) {
+      return {src: im.getAttribute('src'), alt: im.getAttribute('alt') || '',
+              loaded: im.complete && im.naturalWidth > 0, width: im.naturalWidth};
+    });
+    var body = doc.body.cloneNode(true);
+    Array.prototype.forEach.call(body.querySelectorAll('pre, code'),
+                                 function (n) { n.remove(); });
+    out = {images: images, text: body.innerText, title: doc.title};
+  } catch (e) { out = {error: String(e)}; }
+  document.getElementById('result').textContent = JSON.stringify(out);
+});
+"""
+
+
+def test_sweep_report_renders_in_headless_chromium(report, tmp_path: Path) -> None:
+    import html as _html
+
+    page = report["files"].index
+    wrapper = tmp_path / "wrapper.html"
+    wrapper.write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>'
+        f'<iframe id="page" src="{page.resolve().as_uri()}" width="1280" height="900"></iframe>'
+        f'<pre id="result">pending</pre><script>{CHECK_JS}</script></body></html>')
+    dom = run_chromium(["--allow-file-access-from-files", "--virtual-time-budget=10000",
+                        "--dump-dom", wrapper.resolve().as_uri()], tmp_path / "profile")
+    found = json.loads(_html.unescape(re.search(r'<pre id="result">(.*?)</pre>', dom,
+                                                re.S).group(1)))
+    assert "error" not in found, found
+    assert found["title"] == "Sweep disc"
+    images = found["images"]
+    assert len(images) == len(report["files"].figures) >= 10
+    assert all(im["loaded"] and im["width"] > 600 for im in images), images
+    assert all(len(im["alt"]) > 20 for im in images), "every figure has alt text"
+    # the page's words outside the sweep file (<pre>) and the keys in <code>: no raw key
+    raw = [k for k in metrics.SUMMARY if "_" in k and re.search(rf"\b{k}\b", found["text"])]
+    assert not raw, raw
+    assert "Jain's fairness index" in found["text"] and "goodput (Mb/s)" in found["text"]
+    # a broken image is told apart: the same check on a page with a missing figure
+    broken = tmp_path / "broken.html"
+    broken.write_text('<!DOCTYPE html><html><body><img src="nope.png" alt="x"></body></html>')
+    wrapper.write_text(wrapper.read_text().replace(page.resolve().as_uri(),
+                                                   broken.resolve().as_uri()))
+    dom = run_chromium(["--allow-file-access-from-files", "--virtual-time-budget=10000",
+                        "--dump-dom", wrapper.resolve().as_uri()], tmp_path / "profile2")
+    found = json.loads(_html.unescape(re.search(r'<pre id="result">(.*?)</pre>', dom,
+                                                re.S).group(1)))
+    assert [im["loaded"] for im in found["images"]] == [False]
+    assert math.isfinite(len(found["text"]))
