@@ -213,7 +213,7 @@ def test_index_links_to_the_paper_page(written):
     assert (k, n) == (2, 4)  # the queue cells are within 10 %, the utilisation cells not
     assert f"{k} of {n} published numbers within 10 %" in text
     assert f"{c} of {m} claims hold" in text
-    assert "A fake paper: RED&#x27;s max_p and the queue" in text
+    assert "A fake paper: RED&#39;s max_p and the queue" in text  # (Jinja2's escape of ')
     assert "Proc. of Tests" in text
     assert "1–2 (2 seeds)" in text
     assert "1.3 s" in text  # wall time

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["render"]
+__all__ = ["render", "template_module"]
 
 
 @lru_cache(maxsize=1)
@@ -27,3 +27,8 @@ def _env() -> Any:
 def render(template: str, **context: Any) -> str:
     """``templates/<template>`` rendered with ``context``."""
     return _env().get_template(template).render(**context)
+
+
+def template_module(template: str) -> Any:
+    """The macros of ``templates/<template>``, callable from Python (they return Markup)."""
+    return _env().get_template(template).module
