@@ -204,8 +204,8 @@ def write_report(sweep: Sweep, store: Optional[Path] = None,
             add(fig, f"pair-{_safe(kx)}-{_safe(ky)}", f"{my.label} against {mx.label}",
                 f"{my.axis_label} against {mx.axis_label} ({scale} x axis): per point of "
                 f"the sweep the mean over seeds (large dot) with the 95 % confidence "
-                f"ellipse of the mean (sample covariance / n, χ² with 2 degrees of "
-                f"freedom), every run a faint dot; dots joined by a line differ only in the "
+                f"ellipse of the mean (Hotelling's T²: sample covariance / n, "
+                f"F with 2 and n − 2 degrees of freedom), every run a faint dot; dots joined by a line differ only in the "
                 f"parameter whose value labels them.")
         kind = {p for p in params if p.endswith(".kind")}
         cols = [a for a in axes if not kind & set(a.params)] or [None]

@@ -173,11 +173,12 @@ def draw_metric(ax: Any, df: pd.DataFrame, key: str, axis: Optional[Axis],
 def mean_ellipse(x: Sequence[float], y: Sequence[float], level: float = 0.95,
                  points: int = 120) -> Optional[np.ndarray]:
     """The ``level`` confidence ellipse of the mean of (x, y) over the samples (seeds): the
-    covariance of the mean (sample covariance / n) scaled by the chi-square quantile with 2
-    degrees of freedom (``scipy.stats.chi2``), as a closed polygon of ``points`` rows
-    (x, y). None with fewer than 3 samples (no covariance worth drawing). With few seeds
-    the chi-square radius is the large-sample one: narrower than Hotelling's T²."""
-    from scipy.stats import chi2
+    covariance of the mean (sample covariance / n) scaled by Hotelling's T² quantile,
+    r² = 2(n − 1)/(n − 2) · F(level; 2, n − 2) (``scipy.stats.f``), as a closed polygon of
+    ``points`` rows (x, y). Hotelling's, not the chi-square (2 dof) radius, because the
+    covariance is estimated from a handful of seeds: with 5 seeds the chi-square ellipse
+    would be half as wide as the true 95 % region. None with fewer than 3 samples."""
+    from scipy.stats import f as f_dist
 
     xy = np.column_stack([np.asarray(x, float), np.asarray(y, float)])
     xy = xy[~np.isnan(xy).any(axis=1)]
@@ -187,7 +188,7 @@ def mean_ellipse(x: Sequence[float], y: Sequence[float], level: float = 0.95,
     cov = np.cov(xy, rowvar=False) / n
     vals, vecs = np.linalg.eigh(cov)
     vals = np.clip(vals, 0.0, None)  # (a flat cloud: a segment, not NaN)
-    r = math.sqrt(chi2.ppf(level, 2))
+    r = math.sqrt(2 * (n - 1) / (n - 2) * f_dist.ppf(level, 2, n - 2))
     t = np.linspace(0.0, 2 * math.pi, points)
     circle = np.column_stack([np.cos(t), np.sin(t)])
     return xy.mean(axis=0) + r * (circle * np.sqrt(vals)) @ vecs.T
