@@ -17,8 +17,10 @@ VENV_STAMP   = $(VENV)/.deps-$(shell echo '$(PY_DEPS) $(DOCS_DEPS)' | md5sum | c
 BUILD_STAMP  := $(VENV)/.build-stamp
 
 PY_DEPS := numpy pandas matplotlib typer rich pytest hypothesis duckdb pyarrow dask distributed
-# The docs site (`make docs`) and the tutorial notebook's test; scipy for its intervals.
-DOCS_DEPS := "mkdocs<2" mkdocs-material "mkdocstrings[python]" mkdocs-click mkdocs-jupyter nbclient nbformat ipykernel scipy
+# The docs site (`make docs`: mkdocs, its plugins, TeX to MathML, GitHub-style lists) and the
+# tutorial notebook's test (nbclient, a kernel; scipy for its intervals).
+DOCS_DEPS := "mkdocs<2" mkdocs-material "mkdocstrings[python]" mkdocs-click mkdocs-jupyter \
+             latex2mathml mdx-truly-sane-lists mdx-breakless-lists nbclient nbformat ipykernel scipy
 
 .PHONY: help venv build ns2 ns3 chromium tshark test pytest cargo-test demo bench clean fuzz fuzz-short docs
 

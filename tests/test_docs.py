@@ -44,3 +44,29 @@ def test_cli_page_gets_every_command():
     names = {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
     assert names and names <= set(command.commands)
     assert any("--seed" in p.opts for p in command.commands["run"].params)
+
+
+class _Page:
+    class file:
+        src_path = "x.md"
+
+
+def test_display_math_in_a_paragraph_and_code_left_alone():
+    pytest.importorskip("latex2mathml", reason="the docs dependencies: make venv (DOCS_DEPS)")
+    hook = _load("tex_mathml")
+    src = "Average:\n   $$a \\leftarrow\n   b$$\nand `$$x$$` and\n```\n$$y$$\n```\n"
+    out = hook.on_page_markdown(src, _Page, None, None)
+    assert "$\\displaystyle a \\leftarrow b$" in out
+    assert "`$$x$$`" in out and "```\n$$y$$\n```" in out
+
+
+def test_arithmatex_output_becomes_mathml():
+    pytest.importorskip("latex2mathml", reason="the docs dependencies: make venv (DOCS_DEPS)")
+    hook = _load("tex_mathml")
+    html = ('<p><span class="arithmatex">\\(a &lt; \\texttt{mean\\_pktsize}\\)</span> '
+            '<span class="arithmatex">\\(\\displaystyle \\begin{cases} 1 & x \\\\[1ex] 0 & y '
+            '\\end{cases}\\)</span></p>')
+    out = hook.on_page_content(html, _Page, None, None)
+    assert "arithmatex" not in out and out.count("<math") == 2
+    assert 'display="block"' in out and "mean_pktsize" in out and "[1ex]" not in out
+    assert "&lt;" in out or "&#x0003C;" in out
