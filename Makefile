@@ -13,12 +13,16 @@ PYTHON3 ?= python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml pyproject.toml
-VENV_STAMP   = $(VENV)/.deps-$(shell echo '$(PY_DEPS)' | md5sum | cut -c1-8)
+VENV_STAMP   = $(VENV)/.deps-$(shell echo '$(PY_DEPS) $(DOCS_DEPS)' | md5sum | cut -c1-8)
 BUILD_STAMP  := $(VENV)/.build-stamp
 
 PY_DEPS := numpy pandas matplotlib typer rich pytest hypothesis duckdb pyarrow dask distributed scipy jinja2
+# The docs site (`make docs`: mkdocs, its plugins, TeX to MathML, GitHub-style lists) and the
+# tutorial notebook's test (nbclient, a kernel; scipy for its intervals).
+DOCS_DEPS := "mkdocs<2" mkdocs-material "mkdocstrings[python]" mkdocs-click mkdocs-jupyter \
+             latex2mathml mdx-truly-sane-lists mdx-breakless-lists nbclient nbformat ipykernel
 
-.PHONY: help venv build ns2 ns3 chromium tshark test pytest cargo-test demo bench clean fuzz fuzz-short
+.PHONY: help venv build ns2 ns3 chromium tshark test pytest cargo-test demo bench clean fuzz fuzz-short docs
 
 help: ## list the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | \
@@ -34,6 +38,7 @@ $(VENV_STAMP):
 	  $(PYTHON3) -m venv $(VENV); }
 	$(PIP) install -q -U pip maturin
 	$(PIP) install -q $(PY_DEPS)
+	$(PIP) install -q $(DOCS_DEPS)
 	@touch $@
 
 build: $(BUILD_STAMP) ## compile the Rust extension (release) into .venv with maturin develop
@@ -67,7 +72,13 @@ pytest: build ## run the Python test suite only
 test: build ns2 ns3 chromium tshark ## run every test: cargo test (engine) + pytest (Python, CLI, ns-2 and ns-3 cross-checks, report in Chromium)
 	$(CARGO) test --release -p aqmsim-core
 	@$(MAKE) --no-print-directory fuzz-short
+	@$(MAKE) --no-print-directory docs
 	$(PY) -m pytest -q
+
+# The docs site (mkdocs.yml): every warning is an error (a broken link or anchor, a page left
+# out of the nav, a docstring that does not render). Open site/index.html in a browser.
+docs: build ## build the documentation site into site/ (mkdocs --strict; part of `make test`)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 # Fuzzing (docs/fuzzing.md). The short run is part of `make test` and needs only stable Rust;
 # the long run uses cargo-fuzz (libFuzzer, installed when missing; stable Rust with -s none):
@@ -107,6 +118,6 @@ bench: build ns2 ## speed benchmark: aqmsim vs ns-2 (and ns-3) on benchmarks/sce
 
 clean: ## remove build products, caches and outputs (keeps .venv)
 	$(CARGO) clean
-	rm -rf out/ .pytest_cache .hypothesis $(BUILD_STAMP)
+	rm -rf out/ site/ .pytest_cache .hypothesis $(BUILD_STAMP)
 	find python tests -name __pycache__ -type d -prune -exec rm -rf {} +
 	rm -f python/aqmsim/_core*.so python/aqmsim/_core*.pyd
