@@ -17,7 +17,6 @@ use serde_json::{json, Value};
 pub type Param = (&'static str, &'static str, &'static str);
 
 const RED_COMMON: &[Param] = &[
-    ("defaults", "paper", "paper | ns2: ns2 = ns-2 2.35's Queue/RED defaults (gentle, wait, bytes, queue_in_bytes all true); fields written win"),
     ("limit", "50", "packets ≥ 1 waiting (ns-2 limit_; byte mode: limit·mean_pktsize bytes)"),
     ("min_th", "auto", "packets > 0, or \"auto\" = max(5, target_delay·ptc/2) (ns-2 thresh_ 0)"),
     ("max_th", "auto", "packets > min_th, or \"auto\" = 3·min_th (ns-2 maxthresh_ 0)"),
@@ -32,6 +31,7 @@ const RED_COMMON: &[Param] = &[
     ("queue_in_bytes", "false", "bool: average and thresholds in bytes, in units of mean_pktsize (ns-2 queue_in_bytes_; ns2: true)"),
     ("mean_pktsize", "500", "bytes in [1, 65535] (ns-2 mean_pktsize_)"),
     ("target_delay", "0.005", "s > 0, for the automatic thresholds (ns-2 targetdelay_)"),
+    ("defaults", "paper", "paper | ns2: ns2 = ns-2 2.35's Queue/RED defaults (gentle, wait, bytes, queue_in_bytes all true); fields written win"),
 ];
 
 /// The values `defaults = "ns2"` gives the RED fields where aqmsim's defaults (each
