@@ -101,7 +101,8 @@ def test_queue_figure_packet_mode_red_has_no_gentle_line_and_ared_shows_max_p():
     assert {"min_th = 5", "max_th = 15"} <= set(_legend(ax)) and not any("2·max_th" in x for x in _legend(ax))
     fig = run(dict(BASE, kind="ared", max_p=0.02), duration=2.0).plot_queue()
     assert len(fig.axes) == 2 and fig.axes[1].get_ylabel() == "max_p"
-    assert "max_p (right axis)" in _legend(fig.axes[0])
+    assert fig.axes[0].get_legend() is None  # one legend, on top, for both axes
+    assert {"max_p (right axis)", "2·max_th (gentle) = 30", "average queue"} <= set(_legend(fig.axes[1]))
 
 
 @pytest.mark.parametrize("queue, rule", [

@@ -137,10 +137,11 @@ def plot_queue(res: "Results", link: Optional[str] = None,
                    drawstyle="steps-post", label="max_p (right axis)")
         right.set_ylabel("max_p")
         right.set_ylim(bottom=0)
-        # one legend for both axes
+        # one legend for both axes, on the right one (drawn last, so no line crosses it)
         h1, l1 = ax.get_legend_handles_labels()
         h2, l2 = right.get_legend_handles_labels()
-        ax.legend(h1 + h2, l1 + l2, loc="upper right", fontsize="small")
+        ax.get_legend().remove()
+        right.legend(h1 + h2, l1 + l2, loc="upper right", fontsize="small")
     return fig
 
 
