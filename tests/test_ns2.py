@@ -135,12 +135,19 @@ def test_red_packet_mode_is_written_in_full():
 
 
 def test_red_auto_values_become_ns2_sentinels():
-    q = {"kind": "red", "min_th": "auto", "max_th": "auto", "w_q": "auto"}
+    q = {"kind": "red", "min_th": "auto", "max_th": "auto", "w_q": "auto", "defaults": "ns2"}
     red = block(to_tcl(dumbbell(q), 1, "/tmp/x"), "$ns simplex-link $n(0) $n(1)")
     assert (red["thresh_"], red["maxthresh_"], red["q_weight_"]) == ("0", "0", "-1")
-    # ns-2 2.35 defaults for everything left out
-    assert (red["gentle_"], red["bytes_"], red["queue_in_bytes_"], red["mean_pktsize_"]) == \
-        ("true", "true", "true", "500")
+    # defaults = "ns2": ns-2 2.35's defaults for everything left out
+    assert (red["gentle_"], red["wait_"], red["bytes_"], red["queue_in_bytes_"], red["mean_pktsize_"]) == \
+        ("true", "true", "true", "true", "500")
+    # without it, Floyd & Jacobson's RED, written out so ns-2's own defaults decide nothing
+    red = block(to_tcl(dumbbell({"kind": "red"}), 1, "/tmp/x"), "$ns simplex-link $n(0) $n(1)")
+    assert (red["gentle_"], red["wait_"], red["bytes_"], red["queue_in_bytes_"]) == ("false",) * 4
+    gentle = block(to_tcl(dumbbell({"kind": "gentle"}), 1, "/tmp/x"), "$ns simplex-link $n(0) $n(1)")
+    assert (gentle["gentle_"], gentle["wait_"], gentle["bytes_"]) == ("true", "false", "false")
+    with pytest.raises(Ns2ExportError, match=re.escape("dumbbell.bottleneck.queue.defaults")):
+        to_tcl(dumbbell({"kind": "red", "defaults": "ns3"}), 1, "/tmp/x")
 
 
 def test_droptail_limits():
@@ -448,7 +455,7 @@ def test_agreement_with_ns2(ns, core, tmp_path, queue):
 # defaults (byte mode scaled by mean_pktsize_ 500, gentle, automatic thresholds and
 # weight), ECN marking with mark_p_, and the other TCP variants and sinks.
 EXTENDED = {
-    "red-ns2-defaults": ({"kind": "red"}, {}),
+    "red-ns2-defaults": ({"kind": "red", "defaults": "ns2"}, {}),
     "red-ecn": (dict(RED_PKT, ecn=True), {"ecn": True}),
     "red-newreno": (RED_PKT, {"variant": "newreno"}),
     "red-sack": (RED_PKT, {"variant": "sack"}),
@@ -498,7 +505,7 @@ def test_ared_max_p_trajectory_matches_ns2(ns, core, tmp_path):
     import aqmsim
 
     ared = {"kind": "ared", "limit": 20, "min_th": 3, "max_th": 9, "max_p": 0.1, "w_q": 0.05,
-            "bytes": False, "queue_in_bytes": False, "mean_pktsize": 1000,
+            "wait": True, "bytes": False, "queue_in_bytes": False, "mean_pktsize": 1000,
             "alpha": 0.05, "top": 0.3, "bottom": 0.1}
     sc = {
         "duration": 14.0,
@@ -606,6 +613,7 @@ def red_family(base: Dict[str, Any]) -> Dict[str, Any]:
     Where a paper is silent (max_p in 003, w_q in 000, mean_pktsize, wait) the value is
     ns-2 2.35's default."""
     pkt = {"bytes": False, "queue_in_bytes": False}
+    base = dict(base, wait=True)
     return {
         "red-pkt": (dict(kind="red", **base, gentle=False, **pkt), {}),
         "red-bytes": (dict(kind="red", **base, gentle=False, bytes=True, queue_in_bytes=True), {}),

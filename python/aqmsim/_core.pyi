@@ -36,4 +36,5 @@ def validate(scenario_json: str, seed: Optional[int] = None) -> str:
 
 def disciplines() -> Dict[str, Dict[str, Any]]:
     """Every queue discipline: ``{name: {"description": str, "params": [(field, default,
-    allowed), ...]}}``."""
+    allowed), ...], "note": str or None}}`` (the note: where the defaults come from, how to
+    get ns-2's, caveats)."""

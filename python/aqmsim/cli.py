@@ -109,7 +109,7 @@ _ORDER = [
     ("bottleneck_departures", "bottleneck departures", "pkts"),
     ("bottleneck_drops", "bottleneck drops", "pkts"),
     ("drops_early", "  early (random)", "pkts"),
-    ("drops_forced", "  forced (avg > max_th)", "pkts"),
+    ("drops_forced", "  forced (avg ≥ max_th; 2·max_th if gentle)", "pkts"),
     ("drops_overflow", "  overflow (buffer full)", "pkts"),
     ("marks", "ECN marks (when made)", "pkts"),
     ("marks_departed", "  marked packets departed", "pkts"),
@@ -150,14 +150,17 @@ def _fmt(value: Any, unit: str) -> str:
     return f"{value:.4g}"
 
 
-def summary_table(summary: Dict[str, Any], title: str = "") -> Table:
-    """The summary as a rich table: the key metrics first, then anything else."""
+def summary_table(summary: Dict[str, Any], title: str = "",
+                  labels: Optional[Dict[str, str]] = None) -> Table:
+    """The summary as a rich table: the key metrics first, then anything else; ``labels``
+    replaces the label of some keys (the forced drops' rule of the run's discipline)."""
     table = Table(title=title or None, title_justify="left", show_edge=False)
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("unit")
     seen = set()
     for key, label, unit in _ORDER:
+        label = (labels or {}).get(key, label)
         if key in summary:
             table.add_row(label, _fmt(summary[key], unit), unit)
             seen.add(key)
@@ -224,7 +227,10 @@ def run(
         _fail(str(exc), code=1)
     wall = time.perf_counter() - t0
     title = f"{sc.name or file.stem}" + (f" — {sc.path}" if sc.path else "")
-    out.print(summary_table(res.summary, title=title))
+    from .results import forced_drop_rule
+
+    forced = {"drops_forced": f"  forced ({forced_drop_rule(res.queue_params())})"}
+    out.print(summary_table(res.summary, title=title, labels=forced))
     if "wall_seconds" not in res.summary:
         out.print(f"wall-clock time {wall:.3f} s")
     if out_dir is not None:
@@ -332,8 +338,11 @@ def _disciplines() -> Dict[str, Any]:
 
 def discipline_table(name: str, entry: Dict[str, Any]) -> Table:
     """One discipline's parameters as a rich table: field, default, allowed values."""
+    # the note: where the defaults come from, how to get ns-2's, and caveats (queue_spec.rs)
     table = Table(title=Text.assemble((name, "bold cyan"), "  ", entry["description"]),
-                  title_justify="left", show_edge=False, expand=False)
+                  title_justify="left", show_edge=False, expand=False,
+                  caption=Text(entry["note"]) if entry.get("note") else None,
+                  caption_justify="left")
     table.add_column("parameter", style="bold", no_wrap=True)
     table.add_column("default", no_wrap=True)
     table.add_column("allowed values and meaning (ns-2 name)")

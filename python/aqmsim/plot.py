@@ -97,26 +97,51 @@ def _threshold_line(ax: "Axes", t: np.ndarray, values: np.ndarray, label: str,
 
 def plot_queue(res: "Results", link: Optional[str] = None,
                ax: Optional["Axes"] = None) -> "Figure":
-    """Instantaneous queue (packets) and the discipline's average queue against time,
-    with min_th and max_th as dashed lines — the papers' queue-dynamics figure."""
+    """Instantaneous queue and the discipline's average queue against time, in one unit
+    (packets, or bytes when the discipline counts bytes: RED's queue_in_bytes), with
+    min_th, max_th and, under gentle, 2·max_th as dashed lines — the papers'
+    queue-dynamics figure. For the adaptive REDs (ared, ared_feng) max_p is drawn on a
+    second axis: it shows when the adaptation moves it."""
     link, q = _pick_link(res.queue, link, "queue samples")
     if ax is None:
         fig, ax = new_figure()
     else:
         fig = ax.figure
+    params = res.queue_params(link)
+    # The monitor gives RED's average and thresholds in the discipline's unit: packets,
+    # or mean_pktsize bytes in byte mode; there the figure draws everything in bytes.
+    in_bytes = bool(params.get("queue_in_bytes")) and "len_bytes" in q.columns
+    unit = float(params.get("mean_pktsize", 1.0)) if in_bytes else 1.0
     t = _finite(q["t"])
-    ax.plot(t, _finite(q["len_pkts"]), lw=0.8, color="tab:blue", label="queue (instantaneous)",
+    qlen = _finite(q["len_bytes"] if in_bytes else q["len_pkts"])
+    ax.plot(t, qlen, lw=0.8, color="tab:blue", label="queue (instantaneous)",
             drawstyle="steps-post")
     avg = _finite(q["avg"]) if "avg" in q.columns else np.array([])
     has_avg = bool(np.isfinite(avg).any())
-    if has_avg and np.nanmax(np.abs(avg)) == 0 and np.nanmax(_finite(q["len_pkts"])) > 0:
+    if has_avg and np.nanmax(np.abs(avg)) == 0 and np.nanmax(qlen) > 0:
         has_avg = False  # DropTail keeps no average (all zeros): draw no such line
     if has_avg:
-        ax.plot(t, _finite(q["avg"]), lw=1.6, color="tab:red", label="average queue")
+        ax.plot(t, avg * unit, lw=1.6, color="tab:red", label="average queue")
     for col, color in (("min_th", "tab:green"), ("max_th", "tab:purple")):
         if col in q.columns:
-            _threshold_line(ax, t, _finite(q[col]), col, color)
-    _finish(ax, res, link, "queue", "queue (packets)")
+            _threshold_line(ax, t, _finite(q[col]) * unit, col, color)
+    if "max_th" in q.columns and (params.get("gentle") or params.get("kind") == "gentle"):
+        _threshold_line(ax, t, 2 * _finite(q["max_th"]) * unit, "2·max_th (gentle)", "tab:brown")
+    ylabel = "queue (bytes)" if in_bytes else "queue (packets)"
+    _finish(ax, res, link, "queue", ylabel)
+    if in_bytes:
+        ax.ticklabel_format(axis="y", style="plain", useOffset=False)
+    if params.get("kind") in ("ared", "ared_feng") and "max_p" in q.columns:
+        right = ax.twinx()
+        right.plot(t, _finite(q["max_p"]), lw=1.2, ls="-.", color="tab:orange",
+                   drawstyle="steps-post", label="max_p (right axis)")
+        right.set_ylabel("max_p")
+        right.set_ylim(bottom=0)
+        # one legend for both axes, on the right one (drawn last, so no line crosses it)
+        h1, l1 = ax.get_legend_handles_labels()
+        h2, l2 = right.get_legend_handles_labels()
+        ax.get_legend().remove()
+        right.legend(h1 + h2, l1 + l2, loc="upper right", fontsize="small")
     return fig
 
 

@@ -344,6 +344,22 @@ class Results:
             return []
         return list(dict.fromkeys(q["link"].tolist()))
 
+    def queue_params(self, link: Optional[str] = None) -> Dict[str, Any]:
+        """The resolved queue table of ``link`` ("A->B"; default: the first monitored link,
+        the summary's bottleneck), every default filled in; {} if it is not in the run."""
+        if link is None:
+            links = self._resolved.get("monitor", {}).get("queues") or self.monitored_links
+            if not links:
+                return {}
+            link = links[0]
+        for lk in self._resolved.get("links", []):
+            a, b = lk.get("from"), lk.get("to")
+            if link == f"{a}->{b}":
+                return dict(lk.get("queue") or {})
+            if link == f"{b}->{a}":
+                return dict(lk.get("reverse_queue") or {})
+        return {}
+
     def __repr__(self) -> str:
         name = self.scenario.name if self.scenario is not None else ""
         s = self._summary
@@ -444,3 +460,19 @@ def _json_default(v: Any) -> Any:
     if hasattr(v, "item"):
         return v.item()
     raise TypeError(f"not JSON serialisable: {type(v).__name__}")
+
+
+#: The RED family: the disciplines whose forced drops come from the average's hard limit.
+RED_FAMILY = frozenset({"red", "gentle", "ared", "ared_feng", "rtred", "qrtred",
+                        "red1", "red2", "red3", "red4", "red5"})
+
+
+def forced_drop_rule(queue: Mapping[str, Any]) -> str:
+    """What a forced drop (or mark) means for a resolved queue table: RED drops every
+    arrival once the average reaches max_th, or 2·max_th with the gentle region."""
+    kind = str(queue.get("kind", ""))
+    if kind not in RED_FAMILY:
+        return "forced"
+    if kind == "gentle" or queue.get("gentle"):
+        return "avg ≥ 2·max_th, gentle"
+    return "avg ≥ max_th"

@@ -1621,7 +1621,7 @@ BENCH_BASE: Dict[str, Any] = {
         "bottleneck": {
             "rate": "100Mb", "delay": "20ms",
             "queue": {"kind": "red", "limit": 400, "min_th": 50, "max_th": 150,
-                      "max_p": 0.1, "w_q": 0.002},
+                      "max_p": 0.1, "w_q": 0.002, "defaults": "ns2"},
         },
         "groups": [{
             "name": "reno", "count": 100, "app": "ftp", "start": {"uniform": [0.0, 2.0]},

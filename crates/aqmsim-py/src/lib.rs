@@ -10,7 +10,7 @@ use aqmsim_core::monitor::TcpState;
 
 mod logs;
 use logs::{log_table, ColKind};
-use aqmsim_core::scenario::queue_spec::{params_of, DISCIPLINES};
+use aqmsim_core::scenario::queue_spec::{discipline_note, params_of, DISCIPLINES};
 use aqmsim_core::sim::RunResults;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -190,7 +190,8 @@ fn validate(scenario_json: &str, seed: Option<u64>) -> PyResult<String> {
     }
 }
 
-/// Every discipline: {name: {"description": str, "params": [(field, default, allowed), ...]}}.
+/// Every discipline: {name: {"description": str, "params": [(field, default, allowed), ...],
+/// "note": str or None (where the defaults come from, how to get ns-2's, caveats)}}.
 #[pyfunction]
 fn disciplines<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
@@ -198,6 +199,7 @@ fn disciplines<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let e = PyDict::new(py);
         e.set_item("description", *desc)?;
         e.set_item("params", params_of(name).unwrap_or_default())?;
+        e.set_item("note", discipline_note(name))?;
         d.set_item(*name, e)?;
     }
     Ok(d)

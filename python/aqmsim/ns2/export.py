@@ -22,7 +22,10 @@ Rules the exporter keeps (``docs/ns2-faithfulness.md`` explains each):
   ``ared`` (``adaptive_ 1``), ``red1``, ``red4`` and ``ecn_threshold`` with mark-tail
   (below) are exported; the other disciplines (:data:`NOT_IN_NS2`), RED's ``ecn_mode =
   "mark_front"`` and ``ecn_threshold``'s ``mark_front`` / ``drop_front`` raise
-  :class:`Ns2ExportError` naming the field.
+  :class:`Ns2ExportError` naming the field. The RED family's ``gentle_``, ``wait_``,
+  ``bytes_`` and ``queue_in_bytes_`` are always written, resolved as aqmsim resolves them
+  (each kind's paper defaults: false, ``gentle_`` true for ``gentle`` and ``ared``; all four
+  true with ``defaults = "ns2"``), so ns-2's own defaults never decide a run.
 * **Paper 004's threshold ECN.** ``ecn_threshold`` with ``mode = "mark_tail"`` (mark the
   arrival when the packets waiting, counting it, exceed T) becomes ``Queue/RED`` on the
   instantaneous queue: ``q_weight_ 1`` (the average is the queue), ``maxthresh_`` T
@@ -42,7 +45,7 @@ Rules the exporter keeps (``docs/ns2-faithfulness.md`` explains each):
   of aqmsim's scenarios) traces each monitored queue (``trace_<i>.tr``), from which
   :func:`aqmsim.ns2.trace.max_queue` reads aqmsim's ``max_queue_pkts``.
 * **Paper 002's RED_1 and RED_4.** ``red1`` is plain RED with ``bytes_ false``: exported as
-  ``Queue/RED`` with every parameter mapped as for ``red`` (its own defaults: ``gentle``,
+  ``Queue/RED`` with every parameter mapped as for ``red`` (the defaults: ``gentle``,
   ``wait`` and ``queue_in_bytes`` false) — exact. ``max_pktsize`` plays no part in RED_1.
   ``red4`` becomes ns-2's byte-mode RED, ``bytes_ true`` with ``mean_pktsize_`` = M
   (``max_pktsize``, a whole number of bytes): ns-2's ``modify_p`` then takes

@@ -18,7 +18,7 @@ __all__ = ["NS2_QUEUE_CLASS", "NOT_IN_NS2", "RED4_VS_NS2", "THRESHOLD_VS_NS2",
 _DROPTAIL_FIELDS = {"kind", "limit", "limit_bytes", "drop_front"}
 _RED_FIELDS = {
     "kind", "limit", "min_th", "max_th", "max_p", "w_q", "gentle", "wait", "ecn", "ecn_mode",
-    "mark_p", "bytes", "queue_in_bytes", "mean_pktsize", "target_delay",
+    "mark_p", "bytes", "queue_in_bytes", "mean_pktsize", "target_delay", "defaults",
 }
 #: Adaptive RED's own fields (ns-2 ``interval_``, ``alpha_``, ``beta_``, ``top_``, ``bottom_``).
 _ARED_FIELDS = {"interval", "alpha", "beta", "top", "bottom"}
@@ -207,6 +207,13 @@ def normalize_queue(q: Optional[Mapping[str, Any]], where: str) -> Dict[str, Any
         )
     if ecn_mode != "mark_tail":
         raise Ns2ExportError(f"{where}.ecn_mode: unknown ECN mode {ecn_mode!r} (expected mark_tail)")
+    # Each kind's defaults are its paper's (packet mode, no wait_, gentle only for gentle
+    # and ared); defaults = "ns2" is ns-2 2.35's ns-default.tcl (queue_spec.rs,
+    # NS2_RED_DEFAULTS). Every one is written to the script, so ns-2 runs what aqmsim resolved.
+    profile = q.get("defaults", "paper")
+    if profile not in ("paper", "ns2"):
+        raise Ns2ExportError(f"{where}.defaults: unknown profile {profile!r} (expected one of: paper, ns2)")
+    ns2 = profile == "ns2"
     if kind == "gentle":
         if q.get("gentle", True) is not True:
             raise Ns2ExportError(
@@ -215,9 +222,7 @@ def normalize_queue(q: Optional[Mapping[str, Any]], where: str) -> Dict[str, Any
             )
         gentle = True
     else:
-        # red1 … red5 default to the paper's 1993 RED: gentle, wait, queue_in_bytes off
-        # (aqmsim's queue_spec.rs, `aqmsim list red1`).
-        gentle = _bool(q, "gentle", not red_k, where)
+        gentle = _bool(q, "gentle", ns2 or kind == "ared", where)
     out: Dict[str, Any] = {
         "kind": kind,
         "limit": limit,
@@ -226,11 +231,11 @@ def normalize_queue(q: Optional[Mapping[str, Any]], where: str) -> Dict[str, Any
         "max_p": max_p,
         "w_q": w_q,
         "gentle": gentle,
-        "wait": _bool(q, "wait", not red_k, where),
+        "wait": _bool(q, "wait", ns2, where),
         "ecn": _bool(q, "ecn", False, where),
         "mark_p": mark_p,
-        "bytes": (kind == "red4") if red_k else _bool(q, "bytes", True, where),
-        "queue_in_bytes": _bool(q, "queue_in_bytes", not red_k, where),
+        "bytes": (kind == "red4") if red_k else _bool(q, "bytes", ns2, where),
+        "queue_in_bytes": _bool(q, "queue_in_bytes", ns2, where),
         "mean_pktsize": int(mps),
         "target_delay": parse_time(q.get("target_delay", 0.005), f"{where}.target_delay"),
         "adaptive": kind == "ared",

@@ -3,6 +3,8 @@
 pub mod build;
 pub mod queue_modern;
 pub mod queue_spec;
+#[cfg(test)]
+mod queue_defaults_tests;
 pub mod schema;
 pub mod units;
 

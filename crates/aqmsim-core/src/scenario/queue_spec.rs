@@ -22,16 +22,22 @@ const RED_COMMON: &[Param] = &[
     ("max_th", "auto", "packets > min_th, or \"auto\" = 3·min_th (ns-2 maxthresh_ 0)"),
     ("max_p", "0.1", "(0, 1] (ns-2 1/linterm_)"),
     ("w_q", "auto", "(0, 1], or \"auto\" (ns-2 q_weight_ -1)"),
-    ("gentle", "true", "bool: p rises from max_p to 1 between max_th and 2·max_th (ns-2 gentle_)"),
-    ("wait", "true", "bool: uniform inter-drop gap in [1/p_b, 2/p_b] (ns-2 wait_)"),
+    ("gentle", "false", "bool: p rises from max_p to 1 between max_th and 2·max_th (ns-2 gentle_; ns2: true)"),
+    ("wait", "false", "bool: uniform inter-drop gap in [1/p_b, 2/p_b], not [1, 1/p_b] (ns-2 wait_; ns2: true)"),
     ("ecn", "false", "bool: mark ECN-capable packets instead of dropping (ns-2 setbit_)"),
     ("ecn_mode", "mark_tail", "mark_tail | mark_front: which packet carries the mark (paper 004)"),
     ("mark_p", "0.1", "> 0: with ECN, mark only while p < mark_p, so > 1 (e.g. 2) marks always (ns-2 mark_p_)"),
-    ("bytes", "true", "bool: p scaled by size/mean_pktsize after the count correction (ns-2 bytes_)"),
-    ("queue_in_bytes", "true", "bool: average and thresholds in bytes (ns-2 queue_in_bytes_)"),
+    ("bytes", "false", "bool: p scaled by size/mean_pktsize after the count correction (ns-2 bytes_; ns2: true)"),
+    ("queue_in_bytes", "false", "bool: average and thresholds in bytes, in units of mean_pktsize (ns-2 queue_in_bytes_; ns2: true)"),
     ("mean_pktsize", "500", "bytes in [1, 65535] (ns-2 mean_pktsize_)"),
     ("target_delay", "0.005", "s > 0, for the automatic thresholds (ns-2 targetdelay_)"),
+    ("defaults", "paper", "paper | ns2: ns2 = ns-2 2.35's Queue/RED defaults (gentle, wait, bytes, queue_in_bytes all true); fields written win"),
 ];
+
+/// The values `defaults = "ns2"` gives the RED fields where aqmsim's defaults (each
+/// discipline's paper) differ from ns-2 2.35's ns-default.tcl. The others (limit, max_p,
+/// the automatic thresholds and w_q, mark_p, mean_pktsize, target_delay) are ns-2's already.
+pub const NS2_RED_DEFAULTS: &[(&str, bool)] = &[("gentle", true), ("wait", true), ("bytes", true), ("queue_in_bytes", true)];
 
 /// Every discipline: (name, what it is, its own parameters, whether the RED parameters apply).
 pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
@@ -110,20 +116,31 @@ pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
 
 /// RED parameters a variant does not take, and RED defaults a variant changes.
 fn red_overrides(kind: &str) -> (&'static [&'static str], &'static [Param]) {
-    const RED_K: &[Param] = &[
-        ("gentle", "false", "bool: the paper's RED (Floyd & Jacobson 1993) has no gentle region"),
-        ("wait", "false", "bool: the paper's RED has no wait_"),
-        ("queue_in_bytes", "false", "bool: average and thresholds in bytes"),
-    ];
-    const QRT: &[Param] = &[
-        ("queue_in_bytes", "false", "bool: QRTRED counts buffer cells (packets)"),
-        ("bytes", "false", "bool: p scaled by size/mean_pktsize (ns-2 bytes_)"),
-    ];
+    const GENTLE: &[Param] = &[("gentle", "true", "bool: the gentle region is what makes it Gentle RED (kind = \"red\" has none)")];
+    const ARED: &[Param] = &[("gentle", "true", "bool: Floyd et al. 2001 run Adaptive RED in gentle mode (ns-2 gentle_)")];
     match kind {
-        "red1" | "red2" | "red3" | "red4" | "red5" => (&["bytes"], RED_K),
-        "qrtred" => (&["min_th", "max_th"], QRT),
+        "red1" | "red2" | "red3" | "red4" | "red5" => (&["bytes"], &[]),
+        "qrtred" => (&["min_th", "max_th"], &[]),
+        "gentle" => (&[], GENTLE),
+        "ared" => (&[], ARED),
         _ => (&[], &[]),
     }
+}
+
+/// What `aqmsim list` says under a discipline's table beyond its parameters: where its
+/// defaults come from, how to get ns-2's, and the caveats a user of the name should know.
+pub fn discipline_note(kind: &str) -> Option<&'static str> {
+    let (_, _, _, red) = DISCIPLINES.iter().find(|d| d.0 == kind)?;
+    Some(match kind {
+        "red" => "Defaults are Floyd & Jacobson 1993: no gentle region, no wait_, packet mode (queue, average and thresholds in packets, p not scaled by size). defaults = \"ns2\" gives ns-2 2.35's Queue/RED (gentle_, wait_, bytes_, queue_in_bytes_ true); kind = \"gentle\" is Gentle RED.",
+        "gentle" => "Defaults are RED's (Floyd & Jacobson 1993, packet mode, no wait_) with the gentle region. defaults = \"ns2\" gives ns-2 2.35's Queue/RED (wait_, bytes_, queue_in_bytes_ true as well).",
+        "ared" => "Defaults are Floyd et al. 2001: gentle, packet mode, no wait_; defaults = \"ns2\" gives ns-2 2.35's (wait_, bytes_, queue_in_bytes_ true). Caveat: max_p only moves every interval when avg leaves the target band [min_th + 0.4·(max_th − min_th), min_th + 0.6·(max_th − min_th)]; started at a max_p (e.g. 0.02) with a stable load it behaves packet for packet as Gentle RED at that max_p until the first adaptation. The max_p column of the queue samples (and the drop-probability figure) shows when it moves.",
+        "ared_feng" => "Defaults are RED's (Floyd & Jacobson 1993: no gentle, no wait_, packet mode) as Feng et al. 1999 build on it; defaults = \"ns2\" gives ns-2 2.35's Queue/RED values. max_p moves only when avg crosses a threshold: the max_p column of the queue samples shows it.",
+        "rtred" | "qrtred" => "Defaults are RED's (Floyd & Jacobson 1993: no gentle, no wait_, packet mode), which the paper modifies; defaults = \"ns2\" gives ns-2 2.35's Queue/RED values (gentle_, wait_, bytes_, queue_in_bytes_ true).",
+        _ if *red => "Defaults are the paper's 1993 RED (no gentle, no wait_, packet mode); defaults = \"ns2\" gives ns-2 2.35's gentle_, wait_ and queue_in_bytes_ (true).",
+        "droptail" => "As ns-2's DropTail: limit counts the packet in transmission (limit − 1 wait).",
+        _ => return None,
+    })
 }
 
 /// The parameters a discipline accepts (its own, then RED's when they apply), with the
@@ -179,6 +196,7 @@ struct RedSpec {
     mean_pktsize: Option<f64>,
     target_delay: Option<Quantity>,
     ecn_mode: Option<String>,
+    defaults: Option<String>,
     // variant parameters (checked against the kind)
     interval: Option<Quantity>,
     alpha: Option<f64>,
@@ -309,9 +327,15 @@ fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, 
     if !(target_delay > 0.0) {
         return Err(ScenarioError::new(f("target_delay"), format!("must be > 0 s, got {target_delay}")));
     }
-    let packet_mode = is_k || kind == "qrtred";
-    let queue_in_bytes = s.queue_in_bytes.unwrap_or(!packet_mode);
-    let bytes = if is_k { false } else { s.bytes.unwrap_or(!packet_mode) };
+    // Each kind's defaults are its paper's (packet mode, no wait_, gentle only for gentle
+    // and ared); `defaults = "ns2"` switches the fields of NS2_RED_DEFAULTS to ns-2 2.35's.
+    let ns2 = match s.defaults.as_deref() {
+        None | Some("paper") => false,
+        Some("ns2") => true,
+        Some(other) => return Err(ScenarioError::new(f("defaults"), format!("unknown profile {other:?} (expected one of: paper, ns2)"))),
+    };
+    let queue_in_bytes = s.queue_in_bytes.unwrap_or(ns2);
+    let bytes = if is_k { false } else { s.bytes.unwrap_or(ns2) };
     let ptc = link.rate_bps / (8.0 * mean_pktsize);
     let min_th = match auto_or(&s.min_th, &f("min_th"))? {
         Some(v) => v,
@@ -361,7 +385,7 @@ fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, 
         }
         true
     } else {
-        s.gentle.unwrap_or(!is_k)
+        s.gentle.unwrap_or(ns2 || kind == "ared")
     };
     let p = RedParams {
         min_th,
@@ -370,7 +394,7 @@ fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, 
         w_q,
         limit,
         gentle,
-        wait: s.wait.unwrap_or(!is_k),
+        wait: s.wait.unwrap_or(ns2),
         ecn: s.ecn.unwrap_or(false),
         use_mark_p: true,
         mark_p,
