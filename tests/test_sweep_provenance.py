@@ -150,3 +150,21 @@ def test_run_sweep_from_a_script_without_a_main_guard(core, tmp_path: Path):
     df = store_mod.open(tmp_path / "st")
     assert len(df) == 4
     assert all(json.dumps(c).find("plain.py") > 0 for c in df["command"])
+
+
+def test_a_run_fn_of_the_script_itself_still_works_under_a_guard(core, tmp_path: Path):
+    """The workers skip the main script only when they need nothing from it: a run_fn
+    defined in the script (here through functools.partial) is found there, as before."""
+    script = tmp_path / "guarded.py"
+    script.write_text(
+        "import functools\n"
+        "from aqmsim.sweep import Sweep, execute, run_sweep\n"
+        "def mine(tag, payload):\n    return execute(payload)\n"
+        "if __name__ == '__main__':\n"
+        f"    sw = Sweep.from_toml({str(write_sweep(tmp_path / 's.toml', seeds=1))!r})\n"
+        "    res = run_sweep(sw, 'st', workers=1, run_fn=functools.partial(mine, 'x'))\n"
+        "    print('RESULT', res.ok, res.failed)\n", encoding="utf-8")
+    got = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=300)
+    assert got.returncode == 0, got.stderr
+    assert "RESULT 2 0" in got.stdout

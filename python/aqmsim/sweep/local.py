@@ -34,6 +34,7 @@ import math
 import multiprocessing as mp
 import multiprocessing.connection as mpc
 import os
+import pickle
 import signal
 import sys
 import time
@@ -282,6 +283,15 @@ _GUARD_HINT = ("; a run_fn defined in the script that starts the sweep makes eac
                "or the run_fn in a module of its own")
 
 
+def _needs_main(run_fn: Any) -> bool:
+    """Whether ``run_fn`` refers to the main script (a function defined there, or a
+    ``functools.partial`` of one): its pickle names ``__main__``."""
+    try:
+        return b"__main__" in pickle.dumps(run_fn)
+    except Exception:  # noqa: BLE001 - cannot tell: spawn as multiprocessing does
+        return True
+
+
 @contextlib.contextmanager
 def _main_not_rerun(run_fn: Any) -> Iterator[None]:
     """Start spawned workers without running the driver's main script again.
@@ -295,8 +305,7 @@ def _main_not_rerun(run_fn: Any) -> Iterator[None]:
     (it does so for ``python -m pkg``). A ``run_fn`` defined in the script itself still
     needs the script: then nothing changes (and the script needs its guard)."""
     main = sys.modules.get("__main__")
-    if (main is None or getattr(main, "__spec__", None) is not None
-            or getattr(run_fn, "__module__", None) == "__main__"):
+    if main is None or getattr(main, "__spec__", None) is not None or _needs_main(run_fn):
         yield
         return
     main.__spec__ = importlib.machinery.ModuleSpec("__main__", None)
