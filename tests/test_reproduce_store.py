@@ -244,6 +244,28 @@ def test_command_twice_then_fresh(core, tmp_path: Path, fake_registry):
         (out / "fake" / "index.html").read_text(encoding="utf-8")
 
 
+def test_runs_of_another_engine_are_refused_naming_fresh(core, tmp_path: Path, fake_registry):
+    """A paper store whose runs another build of the engine made (issue 15): the paper
+    fails, saying how many runs are stale and naming --fresh, which runs them again."""
+    out = tmp_path / "cmd"
+    args = ["reproduce", "fake", "--seeds", "2", "--workers", "2", "--out", str(out)]
+    assert runner.invoke(app, args).exit_code == 0
+    with store_mod.Store(out / "fake" / "store") as st:
+        st.con.execute("UPDATE runs SET engine_hash = 'another-build'")
+    stale = runner.invoke(app, args)
+    assert stale.exit_code == 1, stale.output
+    text = " ".join(stale.output.split())
+    assert "4 of the 4 runs" in text and "another-buil" in text and "--fresh" in text
+    assert "Traceback" not in stale.output
+    fresh = runner.invoke(app, args + ["--fresh"])
+    assert fresh.exit_code == 0, fresh.output
+    assert "4 runs (0 from the store, 4 run now)" in fresh.output
+    rows = store_mod.open(out / "fake" / "store", sweep="fake")
+    from aqmsim import _core
+    assert set(rows["engine_hash"]) == {_core.BUILD["source_hash"]}
+    assert all(c.startswith("aqmsim ") for c in rows["command"])
+
+
 def test_command_options(core, tmp_path: Path):
     res = runner.invoke(app, ["reproduce", "rtred", "--workers", "2", "--scheduler",
                               "tcp://127.0.0.1:1", "--out", str(tmp_path / "r")])

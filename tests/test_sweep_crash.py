@@ -223,7 +223,7 @@ from aqmsim import store as S
 from aqmsim.sweep import Sweep, run_sweep
 
 target, when, nth = sys.argv[3], sys.argv[4], int(sys.argv[5])
-owner = S.Store if hasattr(S.Store, target) else S
+owner = S.Store if hasattr(S.Store, target) else S.faults  # (the store writes through it)
 real = getattr(owner, target)
 calls = [0]
 
@@ -352,7 +352,7 @@ def test_store_write_fails_writing_series(core, tmp_path: Path,
     f = write_sweep(tmp_path / "s.toml", f'[[vary]]\n"{Q}max_p" = [0.05, 0.1, 0.2]\n',
                     name="s", seeds=3, series='["queue", "flows"]', duration=1, flows=2)
     store = tmp_path / "st"
-    real = store_mod._os_write
+    real = store_mod.faults._os_write
     writes = [0]
 
     def full_disk(fd: int, data: bytes) -> int:
@@ -362,7 +362,7 @@ def test_store_write_fails_writing_series(core, tmp_path: Path,
             raise OSError(code, os.strerror(code))
         return real(fd, data)
 
-    monkeypatch.setattr(store_mod, "_os_write", full_disk)
+    monkeypatch.setattr(store_mod.faults, "_os_write", full_disk)
     with pytest.raises(StoreError, match=says) as exc:
         run_sweep(Sweep.from_toml(f), store, workers=2)
     assert str(store) in str(exc.value)
@@ -377,7 +377,7 @@ def test_store_write_fails_writing_series(core, tmp_path: Path,
     more = check_store(store)
     assert all(more[k] == v for k, v in kept.items()) and len(more) < 9
     kept = more
-    monkeypatch.setattr(store_mod, "_os_write", real)
+    monkeypatch.setattr(store_mod.faults, "_os_write", real)
     res = run_sweep(Sweep.from_toml(f), store, workers=2)
     assert res.ok == 9 and res.counts.skipped == len(kept)
     after = check_store(store, 9)

@@ -97,7 +97,7 @@ def test_sweep_file_and_cli_timeout(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         Sweep.from_toml(h)
     # the CLI hands --timeout to run_sweep
     seen: Dict[str, Any] = {}
-    import aqmsim.sweep as sweep_mod
+    import aqmsim.sweep.driver as sweep_mod  # (the CLI calls driver.run_sweep)
 
     real = sweep_mod.run_sweep
 
@@ -230,9 +230,9 @@ def _complete_sweep(tmp_path: Path) -> tuple:
 def _read_only(monkeypatch: pytest.MonkeyPatch, store: Path) -> None:
     """Emulate a store directory this process may not write. The tests run as root, for
     which chmod changes nothing (os.access says yes), so the store's writability check
-    (aqmsim.store._writable) is told "no" for everything under it."""
-    real = store_mod._writable
-    monkeypatch.setattr(store_mod, "_writable", lambda p: False if Path(p).resolve().is_relative_to(
+    (aqmsim.store.faults._writable) is told "no" for everything under it."""
+    real = store_mod.faults._writable
+    monkeypatch.setattr(store_mod.faults, "_writable", lambda p: False if Path(p).resolve().is_relative_to(
         store.resolve()) else real(p))
 
 

@@ -498,6 +498,11 @@ def sweep_cmd(
         None, "--timeout", metavar="S",
         help="stop a run after S seconds, recorded as failed (default: the file's `timeout`, else 600)",
     ),
+    fresh: bool = typer.Option(
+        False, "--fresh",
+        help="run every run again, ignoring the store's (needed when runs were stored by "
+             "another build of the engine)",
+    ),
 ) -> None:
     """Run a parameter sweep (grid x seeds) into a store; a rerun does only what is missing."""
     from .store import StoreError
@@ -507,7 +512,7 @@ def sweep_cmd(
         _fail(f"{file}: no such file")
     try:
         code = cli_sweep(file, workers, scheduler, store, retry_failed, out=out, err=err,
-                         timeout=timeout)
+                         timeout=timeout, fresh=fresh)
     except ScenarioError as exc:
         _fail(str(exc))
     except (StoreError, ConnectionError, ImportError, OSError, RuntimeError) as exc:

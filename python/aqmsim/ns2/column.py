@@ -30,9 +30,6 @@ too, beside ours, so that a table reads *published | ns-2 | aqmsim*.
 
 from __future__ import annotations
 
-import os
-import socket
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,8 +41,7 @@ __all__ = ["Ns2Column", "exportable", "execute_ns2", "run_column", "fill", "ns2_
            "agreement_text", "tables_wanted", "measures_wanted", "CANNOT", "MISSING_LINE",
            "NS2_TABLES"]
 
-#: The Results tables an ns-2 run can keep (beside its summary): the flows table.
-NS2_TABLES: Tuple[str, ...] = ("flows",)
+from .worker import NS2_TABLES, execute_ns2  # noqa: E402 - one ns-2 run: its own module
 
 #: The note of a cell whose experiment the exporter refuses.
 CANNOT = "ns-2 cannot run this"
@@ -103,48 +99,6 @@ def exportable(experiments: Sequence[Any]) -> Tuple[List[Any], Dict[str, str]]:
             continue
         ok.append(e)
     return ok, cannot
-
-
-def execute_ns2(payload: Mapping[str, Any]) -> Dict[str, Any]:
-    """One ns-2 run in a worker, answered like :func:`aqmsim.sweep.execute`: ``status``,
-    ``summary`` (:func:`~aqmsim.ns2.crosscheck.ns2_summary`), ``series`` (Parquet bytes of
-    the asked-for tables ns-2 gives, :data:`NS2_TABLES`: ``flows``, with a flow monitor on
-    the bottleneck for its per-flow counts; other names are not produced), ``error``,
-    ``error_kind`` (``scenario`` when the exporter refuses it, ``simulation`` when ns-2
-    fails, ``error`` otherwise), ``wall``, ``worker``, ``version``. Never raises."""
-    from ..sweep import _failure, _version
-
-    t0 = time.perf_counter()
-    ident = {"worker": f"{socket.gethostname()}:{os.getpid()}", "version": _version(),
-             "engine": "ns2"}
-    try:
-        from .crosscheck import Ns2Error, ns2_flows_arrow, ns2_summary, run_ns2
-        from .export import Ns2ExportError
-
-        want = [n for n in (payload.get("series") or ()) if n in NS2_TABLES]
-        try:
-            with tempfile.TemporaryDirectory(prefix="aqmsim-ns2-") as tmp:
-                res = run_ns2(payload["scenario"], int(payload["seed"]), tmp, samples=False,
-                              flow_monitor="flows" in want)
-            series: Dict[str, bytes] = {}
-            if "flows" in want:
-                import io
-
-                import pyarrow.parquet as pq
-
-                buf = io.BytesIO()
-                pq.write_table(ns2_flows_arrow(res), buf)
-                series["flows"] = buf.getvalue()
-            return {"status": "ok", "summary": ns2_summary(res), "series": series,
-                    "wall": time.perf_counter() - t0, **ident}
-        except Ns2ExportError as exc:
-            return _failure("scenario", f"ns-2 cannot run this: {exc}",
-                            wall=time.perf_counter() - t0, **ident)
-        except Ns2Error as exc:
-            return _failure("simulation", str(exc), wall=time.perf_counter() - t0, **ident)
-    except Exception as exc:  # noqa: BLE001 - reported, the sweep goes on
-        return _failure("error", f"{type(exc).__name__}: {exc}",
-                        wall=time.perf_counter() - t0, **ident)
 
 
 def tables_wanted(cells: Sequence[Any]) -> Dict[str, Tuple[str, ...]]:
