@@ -196,6 +196,8 @@ def run_groups(paper: Paper, groups: Mapping[str, Tuple[Sequence[Experiment], Se
         result = run_tasks(tasks, st, workers=workers, scheduler=scheduler, client=client,
                            pool=pool, retries=retries, progress=tick, run_fn=run_fn,
                            sweep_name=str(paper.name), on_pool=on_pool, engine=engine,
+                           stale="rerun",  # the paper's store is aqmsim's cache: said in
+                           # the report ("N of them because another build ... stored them")
                            register={"paper": str(paper.name),
                                      "groups": {g: list(s) for g, (_, s) in groups.items()}})
         stored = _stored_runs(st, {(o.hash, o.seed) for o in result.outcomes

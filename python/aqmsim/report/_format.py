@@ -189,6 +189,9 @@ def runs_text(runs: Dict[str, int]) -> str:
     """``240 runs (200 from the store, 40 run now, 1 failed)``."""
     total = int(runs.get("total", 0))
     bits = [f"{int(runs.get('stored', 0))} from the store", f"{int(runs.get('ran', 0))} run now"]
+    if runs.get("stale"):
+        bits.append(f"{int(runs['stale'])} of them because another build of the engine had "
+                    "stored them")
     if runs.get("failed"):
         bits.append(f"{int(runs['failed'])} failed")
     return f"{total} run{'s' if total != 1 else ''} ({', '.join(bits)})"

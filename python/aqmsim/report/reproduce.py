@@ -210,6 +210,8 @@ def run_and_analyse(paper: Paper, out: Path, seeds: Optional[int] = None,
     if c is not None:
         report.runs = {"total": c.total, "stored": c.skipped, "ran": c.total - c.skipped,
                        "failed": c.failed}
+        if c.stale:  # (only when some were: it is news)
+            report.runs["stale"] = c.stale
     report.failed_runs = [f for v in chosen for f in by_variant[v.name].failures]
     report.store = str(where)
     # the wall-clock time of the whole reproduction (runs + analysis), as the command saw it

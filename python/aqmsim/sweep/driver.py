@@ -47,7 +47,7 @@ def run_tasks(tasks: Iterable[Task], store: Any, *, workers: Optional[int] = Non
               register: Optional[Mapping[str, Any]] = None,
               engine: Optional[str] = None,
               timeout: Optional[float] = DEFAULT_TIMEOUT,
-              fresh: bool = False) -> SweepResult:
+              fresh: bool = False, stale: str = "refuse") -> SweepResult:
     """Run every task the store lacks; write each finished run at once.
 
     ``tasks``: ``(key, scenario dict, seed[, series names])``; tasks with the same
@@ -75,7 +75,12 @@ def run_tasks(tasks: Iterable[Task], store: Any, *, workers: Optional[int] = Non
     command line: :mod:`aqmsim.store`). A stored run made by another build of the engine
     (another ``aqmsim._core.BUILD["source_hash"]``, or none recorded) is stale: the call
     raises :class:`StaleRunsError` (saying how many, naming ``--fresh``) before running
-    anything, unless ``fresh``, which runs every task again whatever the store holds."""
+    anything, unless ``fresh``, which runs every task again whatever the store holds, or
+    ``stale="rerun"``, which runs the stale ones again and counts them in
+    ``counts.stale`` (for stores that are a cache aqmsim owns, such as a reproduction's:
+    the caller says so to the user)."""
+    if stale not in ("refuse", "rerun"):
+        raise ValueError(f"stale must be 'refuse' or 'rerun', not {stale!r}")
     _refuse_reentry()
     units, order = _prepare(tasks)
     return _run_units(units, order, store, workers=workers, scheduler=scheduler,
@@ -83,7 +88,7 @@ def run_tasks(tasks: Iterable[Task], store: Any, *, workers: Optional[int] = Non
                       metrics=metrics, progress=progress, run_fn=run_fn,
                       sweep_name=sweep_name, on_pool=on_pool, register=register,
                       engine=engine, timeout=timeout, fresh=fresh,
-                      command=command_line())
+                      command=command_line(), stale=stale)
 
 
 def _refuse_reentry() -> None:
@@ -106,7 +111,7 @@ def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
                register: Optional[Mapping[str, Any]] = None,
                engine: Optional[str] = None,
                timeout: Optional[float] = DEFAULT_TIMEOUT, fresh: bool = False,
-               command: Optional[str] = None) -> SweepResult:
+               command: Optional[str] = None, stale: str = "refuse") -> SweepResult:
     t_start = time.perf_counter()
     own_store = not isinstance(store, Store)
     st: Store = Store(store) if own_store else store
@@ -120,7 +125,11 @@ def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
         counts = Counts(total=len(units))
         states = st.states()
         current = NS2_ENGINE if engine == "ns2" else engine_hash()
-        if not fresh:
+        rerun: set = set()
+        if not fresh and stale == "rerun":
+            rerun = _stale_keys(units, states, current)
+            counts.stale = len(rerun)
+        elif not fresh:
             _check_fresh(st, units, states, current)
         todo: Deque[_Unit] = deque()
         for u in units:
@@ -128,7 +137,8 @@ def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
             if row is not None:
                 u.stored = True
                 u.attempts = int(row["attempts"] or 0)
-                if fresh:  # run again; a failure now replaces an ok row of before
+                if fresh or (u.hash, u.seed) in rerun:
+                    # run again; a failure now replaces an ok row of before
                     if row["status"] == "ok":
                         u.old_series = dict(row["series"])
                 elif row["status"] == "ok":
@@ -398,6 +408,20 @@ def _already_complete(sweep: Sweep, units: List[_Unit], order: List[Tuple[str, i
         st.close()
 
 
+def _stale_keys(units: List[_Unit], states: Mapping[Tuple[str, int], Any],
+                want: Optional[str]) -> set:
+    """The (hash, seed) keys of ``units`` whose stored ok run another engine made (or an
+    aqmsim that recorded none); nothing without an engine ``want`` to compare with."""
+    if want is None:
+        return set()
+    out = set()
+    for u in units:
+        row = states.get((u.hash, u.seed))
+        if row is not None and row["status"] == "ok" and row.get("engine_hash") != want:
+            out.add((u.hash, u.seed))
+    return out
+
+
 def _check_fresh(st: Store, units: List[_Unit], states: Mapping[Tuple[str, int], Any],
                  want: Optional[str]) -> None:
     """A :class:`StaleRunsError` when a stored ok run of ``units`` was made by an engine
@@ -410,10 +434,8 @@ def _check_fresh(st: Store, units: List[_Unit], states: Mapping[Tuple[str, int],
         return
     other: Dict[str, int] = {}
     unknown = 0
-    for u in units:
-        row = states.get((u.hash, u.seed))
-        if row is None or row["status"] != "ok" or row.get("engine_hash") == want:
-            continue
+    for key in _stale_keys(units, states, want):
+        row = states[key]
         if row.get("engine_hash"):
             other[row["engine_hash"]] = other.get(row["engine_hash"], 0) + 1
         else:

@@ -24,6 +24,7 @@ class Counts:
     failed: int = 0
     skipped: int = 0
     retrying: int = 0
+    stale: int = 0  # stored runs of another engine, run again (``stale="rerun"``)
 
     @property
     def done(self) -> int:
