@@ -18,6 +18,11 @@ Rules the exporter keeps (``docs/ns2-faithfulness.md`` explains each):
   puts on substream ``seed`` of MRG32k3a seed 1: independent streams per seed.
 * **Links are simplex pairs.** Each direction is its own ``simplex-link`` with its own
   queue (what ``duplex-link`` does, but allowing a different discipline per direction).
+* **Routes by hand where there is one path.** A forest of duplex links (every dumbbell)
+  is routed with ``$ns rtproto Manual`` and ``add-route-to-adj-node``, as ns-2's many-flow
+  examples do (:mod:`aqmsim.ns2.routes`): the same paths and packets, without the
+  all-pairs route computation of ns-2's static routing at ``$ns run``; other topologies
+  keep it (and ``static_routes=True`` asks for it anywhere).
 * **Only what ns-2 2.35 has.** ``droptail``, ``red``, ``gentle`` (``gentle_ true``),
   ``ared`` (``adaptive_ 1``), ``red1``, ``red4`` and ``ecn_threshold`` with mark-tail
   (below) are exported; the other disciplines (:data:`NOT_IN_NS2`), RED's ``ecn_mode =
