@@ -109,12 +109,13 @@ ns3: ## install ns-3's development files (Debian libns3-dev, g++, pkg-config, GN
 	   DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq libns3-dev g++ pkg-config time)
 
 # BENCH_ARGS passes options to the benchmark: `make bench BENCH_ARGS="--quick"`, "--write-docs",
-# "--no-ns3", scenario names (`python -m aqmsim.bench --help` lists them all).
+# "--no-ns3", scenario names (`make bench BENCH_ARGS=--help` lists them all). The benchmark is
+# the package benchmarks/bench/ (not installed with aqmsim): `python -m bench` from benchmarks/.
 BENCH_ARGS ?=
 
 bench: build ns2 ## speed benchmark: aqmsim vs ns-2 (and ns-3) on benchmarks/scenarios, one table (docs/performance.md)
 	@$(MAKE) --no-print-directory ns3 || echo "bench: ns-3 could not be installed: the table will have no ns-3 rows" >&2
-	$(PY) -m aqmsim.bench $(BENCH_ARGS)
+	PYTHONPATH=$(abspath benchmarks)$${PYTHONPATH:+:$$PYTHONPATH} $(PY) -m bench $(BENCH_ARGS)
 
 clean: ## remove build products, caches and outputs (keeps .venv)
 	$(CARGO) clean

@@ -1,6 +1,6 @@
 // The aqmsim speed benchmark's dumbbell in ns-3 (Debian's libns3-dev, ns-3.37).
 //
-// Built and run by `python -m aqmsim.bench` (see benchmarks/ns3/build.sh); by hand:
+// Built and run by the benchmark (benchmarks/bench/, `make bench`; see benchmarks/ns3/build.sh); by hand:
 //   benchmarks/ns3/build.sh            # prints the binary: target/ns3-bench/dumbbell-<version>
 //   target/ns3-bench/dumbbell-3.37 --flows=100 --bottleneck=100Mbps --duration=60 --seed=1
 //   target/ns3-bench/dumbbell-3.37 --PrintHelp

@@ -18,6 +18,11 @@ Rules the exporter keeps (``docs/ns2-faithfulness.md`` explains each):
   puts on substream ``seed`` of MRG32k3a seed 1: independent streams per seed.
 * **Links are simplex pairs.** Each direction is its own ``simplex-link`` with its own
   queue (what ``duplex-link`` does, but allowing a different discipline per direction).
+* **Routes by hand where there is one path.** A forest of duplex links (every dumbbell)
+  is routed with ``$ns rtproto Manual`` and ``add-route-to-adj-node``, as ns-2's many-flow
+  examples do (:mod:`aqmsim.ns2.routes`): the same paths and packets, without the
+  all-pairs route computation of ns-2's static routing at ``$ns run``; other topologies
+  keep it (and ``static_routes=True`` asks for it anywhere).
 * **Only what ns-2 2.35 has.** ``droptail``, ``red``, ``gentle`` (``gentle_ true``),
   ``ared`` (``adaptive_ 1``), ``red1``, ``red4`` and ``ecn_threshold`` with mark-tail
   (below) are exported; the other disciplines (:data:`NOT_IN_NS2`), RED's ``ecn_mode =
@@ -76,6 +81,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .queues import (NOT_IN_NS2, NS2_QUEUE_CLASS, RED4_VS_NS2, THRESHOLD_VS_NS2,  # noqa: F401
                      ared_bottom, normalize_queue, queue_tcl)
+from .routes import manual_routes, routes_tcl
 from .tcl import (Ns2ExportError, _brace, _comment, _num, _tcl_bool, parse_rate,  # noqa: F401
                   parse_time)
 
@@ -550,8 +556,13 @@ def _tcp_tcl(fp: FlowPlan) -> Tuple[List[str], List[str]]:
 
 
 def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples: bool = True,
-               flow_monitor: bool = False, max_queue: bool = False, trace_all: bool = False) -> str:
-    """Write the Tcl script for a resolved :class:`Plan` (see :func:`to_tcl`)."""
+               flow_monitor: bool = False, max_queue: bool = False, trace_all: bool = False,
+               static_routes: bool = False) -> str:
+    """Write the Tcl script for a resolved :class:`Plan` (see :func:`to_tcl`).
+
+    A forest of duplex links (every dumbbell) is routed by hand (:mod:`aqmsim.ns2.routes`:
+    the same paths, without ns-2's all-pairs route computation at start-up);
+    ``static_routes`` keeps ns-2's own computation, as for every other topology."""
     import os
 
     # the largest queue needs each monitored link's queue trace (trace_<i>.tr)
@@ -576,6 +587,9 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
     add("$defaultRNG seed 1")
     add(f"for {{set i 0}} {{$i < {plan.seed}}} {{incr i}} {{ $defaultRNG next-substream }}")
     add("")
+    routes = None if static_routes else manual_routes(plan)
+    if routes is not None:
+        add("$ns rtproto Manual   ;# before the nodes: each gets a Manual routing module")
     add("# Nodes (ns-2 node id = index here)")
     for n, i in node_id.items():
         add(f"set n({i}) [$ns node]   ;# {_comment(n)}")
@@ -589,6 +603,9 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
         add(f"set queue({a}:{b}) $q")
         L.extend(queue_tcl(lk))
     add("")
+    if routes is not None:
+        L.extend(routes_tcl(routes))
+        add("")
     add("# Monitored queues: QueueMonitor (arrivals, departures, drops, integral of the queue length)")
     for mi, name in enumerate(plan.monitored):
         lk = plan.link(name)
@@ -734,7 +751,7 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
 
 def to_tcl(scenario: Mapping[str, Any], seed: int, trace_dir: str, *, full_trace: bool = False,
            samples: bool = True, flow_monitor: bool = False, max_queue: bool = False,
-           trace_all: bool = False) -> str:
+           trace_all: bool = False, static_routes: bool = False) -> str:
     """The ns-2 Tcl script for ``scenario`` run with ``seed``.
 
     ``trace_dir`` is where the script writes ``summary.txt`` (``key value`` lines: the
@@ -749,7 +766,11 @@ def to_tcl(scenario: Mapping[str, Any], seed: int, trace_dir: str, *, full_trace
     monitored link's queue is traced to ``trace_<i>.tr`` as with ``full_trace``, for the
     largest queue (:func:`aqmsim.ns2.trace.max_queue`). With ``trace_all``, ``$ns
     trace-all`` writes every link's events to ``trace_all.tr`` (what aqmsim's ``[trace]``
-    with ``links = "all"`` and ``format = "ns2"`` writes).
+    with ``links = "all"`` and ``format = "ns2"`` writes). With ``static_routes``, ns-2
+    computes every route itself when ``$ns run`` starts, as it does for a topology with a
+    cycle; otherwise a forest (every dumbbell) is routed by hand (:mod:`aqmsim.ns2.routes`),
+    which gives the same paths without that computation.
     """
     return render_tcl(build_plan(scenario, seed), trace_dir, full_trace=full_trace, samples=samples,
-                      flow_monitor=flow_monitor, max_queue=max_queue, trace_all=trace_all)
+                      flow_monitor=flow_monitor, max_queue=max_queue, trace_all=trace_all,
+                      static_routes=static_routes)

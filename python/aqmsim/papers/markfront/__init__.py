@@ -25,25 +25,23 @@ the primary reading of each.
 from __future__ import annotations
 
 import functools
-import math
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Tuple
 
-import numpy as np
-
-from ..base import Claim, Experiment, Figure, Paper, Report, Runs, Table
-from .readings import LIMITED_BUFFER, choices, wire_bytes
+from ..base import Claim, Experiment, Figure, Paper, Report, Runs
+from .readings import choices, wire_bytes
 
 __all__ = ["MarkFrontPaper", "PAPER", "SCENARIOS", "T_GRID", "T_TABLE", "MODES", "key",
            "efficiency", "unfairness", "rd_of", "scenario_rd", "bound_tail", "bound_front"]
 from .claims import ClaimsMixin
-from .measures import (D_PKTS, FIG3, FIG4, FIG5, MODE_LABEL, MODES, SCENARIOS, T_GRID,
-                       T_TABLE, TS_SCENARIO, TS_T, _seeds, bound, bound_front, bound_tail, cell,
-                       curve, diff_cell, drops, efficiency, key, maxq, rd_of, s3_clean,
-                       scenario_rd, unfairness, values)
+from .figures import FiguresMixin
+from .measures import (D_PKTS, FIG4, FIG5, MODES, SCENARIOS, T_GRID, T_TABLE, TS_SCENARIO, TS_T,
+                       bound_front, bound_tail, efficiency, key, maxq, rd_of, scenario_rd,
+                       unfairness, values)
+from .tables import TablesMixin
 
 
-class MarkFrontPaper(ClaimsMixin, Paper):
+class MarkFrontPaper(FiguresMixin, TablesMixin, ClaimsMixin, Paper):
     name = "markfront"
     number = "004"
     title = "Delivering Faster Congestion Feedback with the Mark-Front Strategy"
@@ -235,203 +233,6 @@ class MarkFrontPaper(ClaimsMixin, Paper):
         """The paper's claims, each checked on the runs (what ``analyse`` reports)."""
         self._prepare(runs)
         return self._claims(runs, self._thresholds(runs))
-
-    # .............................................................. tables
-    def _published_lines(self) -> Dict[Tuple[str, str, int], float]:
-        """(scenario, strategy, T) -> the published value (read once)."""
-        cached = self.__dict__.get("_pub")
-        if cached is None:
-            pub = self.published()
-            cached = {(str(r.scenario), str(r.strategy), int(r.T)): float(r.value)
-                      for r in pub.itertuples()}
-            self.__dict__["_pub"] = cached
-        return cached
-
-    def _table_fig3(self, runs: Runs, ts: Sequence[int]) -> Table:
-        pub = self._published_lines()
-        rows: List[List] = []
-        for scn in FIG3 + ("1r99",):
-            rd = rd_of(min(SCENARIOS[scn][2]))
-            for t in ts:
-                row: List = [f"{scn}: {SCENARIOS[scn][1]}", t]
-                for mode in MODES:
-                    pv = pub.get((scn, mode, int(t)), bound(mode, t, rd))
-                    row.append(cell(runs, key(scn, mode, t), maxq, pv))
-                row.append(diff_cell(runs, key(scn, "mark_tail", t), key(scn, "mark_front", t),
-                                     maxq))
-                rows.append(row)
-        return Table(
-            "Fig. 3 — buffer requirement (largest queue, packets) against T",
-            ["scenario", "T", "mark-tail (published: 2T+rd−1)", "mark-front (published: T+rd)",
-             "tail − front"],
-            rows,
-            note=("Published values are the paper's analytical lines (Theorems 2 and 3) with "
-                  f"rd = {rd_of(59):.2f} packets (r = 59 ms, the smallest RTT of scenarios 4 "
-                  f"and 7); scenario 1r99 (r = 99 ms, rd = {rd_of(99):.2f}) is the paper's "
-                  "99 ms configuration, for which it shows no figure."),
-        )
-
-    def _table_metric(self, runs: Runs, ts: Sequence[int], scns: Sequence[str], fn,
-                      title: str) -> Table:
-        rows: List[List] = []
-        for scn in scns:
-            for t in [t for t in T_TABLE if t in ts] or list(ts):
-                tail = cell(runs, key(scn, "mark_tail", t), fn)
-                front = cell(runs, key(scn, "mark_front", t), fn)
-                rows.append([f"{scn}: {SCENARIOS[scn][1]}", t, tail, front,
-                             diff_cell(runs, key(scn, "mark_front", t), key(scn, "mark_tail", t),
-                                       fn)])
-        return Table(title, ["scenario", "T", "mark-tail", "mark-front", "front − tail"], rows,
-                     note="No published numbers: the paper shows these only as curves.")
-
-    def _table_losses(self, runs: Runs, ts: Sequence[int]) -> Table:
-        rows: List[List] = []
-        for scn in LIMITED_BUFFER:
-            for t in [t for t in T_TABLE if t in ts] or list(ts):
-                rows.append([f"{scn}: {SCENARIOS[scn][1]}", t,
-                             cell(runs, key(scn, "mark_tail", t), drops),
-                             cell(runs, key(scn, "mark_front", t), drops)])
-        return Table("Packets lost at r1 with the 25-packet buffer (explains Fig. 4 (c), (f))",
-                     ["scenario", "T", "mark-tail drops", "mark-front drops"], rows)
-
-    # .............................................................. figures
-    def _fig3(self, runs: Runs, ts: Sequence[int], out: Path) -> Figure:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        scns = FIG3 + ("1r99",)
-        fig, axes = plt.subplots(1, len(scns), figsize=(4.2 * len(scns), 4.0), squeeze=False)
-        tt = np.array(ts, dtype=float)
-        for ax, scn in zip(axes[0], scns):
-            rtts = SCENARIOS[scn][2]
-            rd = rd_of(min(rtts))
-            for mode, mk, col in (("mark_tail", "x", "tab:red"), ("mark_front", "o", "tab:blue")):
-                c = curve(runs, scn, mode, maxq, ts)
-                if c:
-                    x, m, h = (np.array(v, dtype=float) for v in zip(*c))
-                    ax.errorbar(x, m, yerr=np.nan_to_num(h), fmt=mk, color=col, ms=6,
-                                mfc="none" if mk == "o" else None, capsize=2,
-                                label=f"{MODE_LABEL[mode]} (measured)")
-            ax.plot(tt, bound_tail(tt, rd), "--", color="tab:red", lw=1,
-                    label=f"2T+rd−1 (rd={rd:.1f})")
-            ax.plot(tt, bound_front(tt, rd), "-", color="tab:blue", lw=1,
-                    label=f"T+rd (rd={rd:.1f})")
-            if len(set(rtts)) > 1:
-                rdl = rd_of(max(rtts))
-                ax.plot(tt, bound_tail(tt, rdl), "--", color="grey", lw=0.8,
-                        label=f"2T+rd−1, largest RTT (rd={rdl:.1f})")
-                ax.plot(tt, bound_front(tt, rdl), "-", color="grey", lw=0.8,
-                        label=f"T+rd, largest RTT")
-            ax.set_title(f"({'abcd'[scns.index(scn)]}) {SCENARIOS[scn][1]}", fontsize=9)
-            ax.set_xlabel("threshold T (packets)")
-            ax.set_ylabel("buffer requirement = max queue (packets)")
-            ax.grid(alpha=0.3)
-            ax.legend(fontsize=7)
-        fig.suptitle("Fig. 3 — buffer size requirement, mark-tail vs mark-front "
-                     f"(mean ± 95 % CI over {len(_seeds(runs, key('1', 'mark_tail', ts[0])))} seeds)")
-        fig.tight_layout()
-        path = out / "fig3_buffer_requirement.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        return Figure(path.name, "Fig. 3: largest queue at r1 against T for scenarios 1, 4 and 7 "
-                      "(and the 99 ms variant of scenario 1), with Theorem 2's 2T+rd−1 "
-                      "(dashed) and Theorem 3's T+rd (solid), rd from the smallest RTT; grey: "
-                      "the same lines from the largest RTT.")
-
-    def _fig_metric(self, runs: Runs, ts: Sequence[int], scns: Sequence[str], fn, ylabel: str,
-                    fname: str, suptitle: str, out: Path, ncol: int = 3) -> Path:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        nrow = int(math.ceil(len(scns) / ncol))
-        fig, axes = plt.subplots(nrow, ncol, figsize=(4.3 * ncol, 3.4 * nrow), squeeze=False)
-        for i, scn in enumerate(scns):
-            ax = axes[i // ncol][i % ncol]
-            for mode, ls, col in (("mark_tail", "--", "tab:red"), ("mark_front", "-", "tab:blue")):
-                c = curve(runs, scn, mode, fn, ts)
-                if not c:
-                    continue
-                x, m, h = (np.array(v, dtype=float) for v in zip(*c))
-                ax.plot(x, m, ls, color=col, marker=".", label=MODE_LABEL[mode])
-                h = np.nan_to_num(h)
-                ax.fill_between(x, m - h, m + h, color=col, alpha=0.15)
-                if scn == "3" and "unfair" in fname:
-                    cl = [(t, v) for t, v in s3_clean(runs, mode, ts).items() if v is not None]
-                    if cl:
-                        ax.plot(*zip(*cl), ":", color=col, marker="x", ms=4,
-                                label=f"{MODE_LABEL[mode]}, runs whose first packet survived")
-            extra = " (extra)" if scn == "5" and "unfair" in fname else ""
-            ax.set_title(f"({'abcdefgh'[i]}) S{scn}: {SCENARIOS[scn][1]}{extra}", fontsize=9)
-            ax.set_xlabel("threshold T (packets)")
-            ax.set_ylabel(ylabel)
-            ax.grid(alpha=0.3)
-            if scn == "3" and "unfair" in fname:
-                ax.legend(fontsize=6.5, loc="upper left")
-            else:
-                ax.legend(fontsize=8)
-        for j in range(len(scns), nrow * ncol):
-            axes[j // ncol][j % ncol].axis("off")
-        fig.suptitle(suptitle)
-        fig.tight_layout()
-        path = out / fname
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        return path
-
-    def _fig4(self, runs: Runs, ts: Sequence[int], out: Path) -> Figure:
-        p = self._fig_metric(runs, ts, FIG4, self.eff, "link efficiency",
-                             "fig4_link_efficiency.png",
-                             "Fig. 4 — link efficiency (mean, 95 % CI band); mark-front solid, "
-                             "mark-tail dashed", out)
-        return Figure(p.name, "Fig. 4: link efficiency (acknowledged packets / packets the "
-                      "bottleneck could carry in 10 s) against T; panels (c) and (f) have a "
-                      "25-packet buffer.")
-
-    def _fig5(self, runs: Runs, ts: Sequence[int], out: Path) -> Figure:
-        p = self._fig_metric(runs, ts, FIG5, unfairness, "unfairness = 1 − Jain's index",
-                             "fig5_unfairness.png",
-                             "Fig. 5 — unfairness (mean, 95 % CI band); mark-front solid, "
-                             "mark-tail dashed", out, ncol=4)
-        return Figure(p.name, "Fig. 5: unfairness against T, panels (a)–(f) as in the paper "
-                      "(scenarios 2, 3, 4, 6, 8, 7) and (g) scenario 5 (extra).")
-
-    def _fig_queue(self, runs: Runs, out: Path) -> Optional[Figure]:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        series = {}
-        for mode in MODES:
-            k = key(TS_SCENARIO, mode, TS_T)
-            if k in runs.experiments and _seeds(runs, k):
-                q = runs.first(k).tables.get("queue")
-                if q is not None and len(q):
-                    series[mode] = q[q["link"] == "R1->R2"]
-        if not series:
-            return None
-        rd = rd_of(59)
-        fig, ax = plt.subplots(figsize=(8, 3.6))
-        for mode, col in (("mark_tail", "tab:red"), ("mark_front", "tab:blue")):
-            if mode in series:
-                q = series[mode]
-                ax.plot(q["t"], q["len_pkts"], color=col, lw=1, label=MODE_LABEL[mode])
-        ax.axhline(TS_T, color="k", lw=0.8, ls=":", label=f"T = {TS_T}")
-        ax.axhline(bound_tail(TS_T, rd), color="tab:red", lw=0.8, ls="--", label="2T+rd−1")
-        ax.axhline(bound_front(TS_T, rd), color="tab:blue", lw=0.8, ls="-", label="T+rd")
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("queue at r1 (packets, 10 ms samples)")
-        ax.set_title(f"Scenario 1, T = {TS_T}: queue of one ECN Reno connection (first seed)")
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, ncol=2)
-        fig.tight_layout()
-        path = out / "queue_s1_T20.png"
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
-        return Figure(path.name, "Queue at r1 over time, scenario 1 with T = 20, mark-tail vs "
-                      "mark-front: the slow-start peak is the buffer requirement (sampled every "
-                      "10 ms, so the plotted peak can be below max_queue_pkts).")
 
 
 PAPER = MarkFrontPaper()
