@@ -17,7 +17,7 @@
 //!   receiving a data packet and the sender the resulting ACK.
 //!
 //! The whole-run figure (packets per wall second, against ns-2 and ns-3) is
-//! `make bench` (`make bench`); see docs/performance.md.
+//! `make bench`; see docs/performance.md.
 
 use aqmsim_core::aqm::{Aqm, QueueView, Red, RedParams};
 use aqmsim_core::packet::{Kind, Packet};
