@@ -207,12 +207,12 @@ def run(
     ),
     tcp: Optional[str] = typer.Option(
         None, "--tcp", help="record the TCP state of these flows: all, or indexes/labels "
-        "separated by commas (monitor.tcp_flows); with --out, tcp.csv, rtt.csv and tcp.png",
+        "separated by commas (monitor.tcp_flows); with --out, tcp.csv, rtt.csv and tcp.png/.svg",
         show_default=False,
     ),
     delays: bool = typer.Option(
         False, "--delays", help="keep the delay distributions (monitor.delays): quantiles "
-        "and jitter in the summary and flows table; with --out, delay_cdf.csv and .png",
+        "and jitter in the summary and flows table; with --out, delay_cdf.csv, .png and .svg",
     ),
     trace: Optional[str] = typer.Option(
         None, "--trace", help="packet trace of the monitored links (or [trace] links) into "
@@ -251,8 +251,9 @@ def run(
         out.print(f"wall-clock time {wall:.3f} s")
     if out_dir is not None:
         try:
-            written = res.save(out_dir, fmt=fmt)
-            written += _save_figures(res, out_dir)
+            from .run_output import save_run
+
+            written = save_run(res, out_dir, fmt=fmt)
         except (OSError, ImportError, ValueError) as exc:
             _fail(f"{out_dir}: could not save results: {exc}", code=1)
         out.print(f"wrote {len(written)} files to {out_dir}/: "
@@ -311,36 +312,6 @@ def _with_tcp_flows(sc: Any, spec: str) -> Any:
         return sc.with_overrides(**{"monitor.tcp_flows": value})
     except ScenarioError as exc:
         _fail(str(exc))
-
-
-def _save_figures(res: Any, out_dir: Path) -> List[Path]:
-    written: List[Path] = []
-    figures = [("queue.png", res.plot_queue),
-               ("drop_probability.png", res.plot_drop_probability),
-               ("utilisation.png", res.plot_utilisation)]
-    if res.queue.empty:
-        figures = []
-    if not res.tcp.empty:
-        figures.append(("tcp.png", res.plot_tcp))
-    if not res.delay_cdf.empty:
-        figures.append(("delay_cdf.png", res.plot_delay_cdf))
-    for name, fn in figures:
-        try:
-            fig = fn()
-        except ValueError:
-            continue  # nothing of that kind recorded
-        path = Path(out_dir) / name
-        fig.savefig(path, dpi=120)
-        _close(fig)
-        written.append(path)
-    return written
-
-
-def _close(fig: Any) -> None:
-    if "matplotlib.pyplot" in sys.modules:
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
 
 
 @app.command()

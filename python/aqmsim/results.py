@@ -41,7 +41,6 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, 
 if TYPE_CHECKING:
     # numpy and pandas are imported where a table is built, not here: `import aqmsim` and
     # `aqmsim run` without --out (the summary only) never load them (~0.3 s, ~70 MiB)
-    import numpy as np
     import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -118,6 +117,15 @@ def _column(v: Any) -> Any:
         if len(v) == 2 and isinstance(v[1], (bytes, bytearray, mmap.mmap)):
             return np.frombuffer(v[1], dtype=v[0])
     return v
+
+
+def _raw_len(v: Any) -> int:
+    """Nonzero when one engine column (as :func:`_column` reads it) holds a value."""
+    if isinstance(v, tuple) and len(v) in (3, 4) and v[0] == "category":
+        return len(v[1])
+    if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], (bytes, bytearray, mmap.mmap)):
+        return len(v[1])
+    return len(v)
 
 
 def _unmapped(v: Any) -> Any:
@@ -288,6 +296,16 @@ class Results:
         if name not in self._frames:
             self._frames[name] = _frame(name, self._raw.get(name))
         return self._frames[name]
+
+    def has_rows(self, name: str) -> bool:
+        """Whether table ``name`` has a row, told from the engine's columns without
+        building the table (nor importing pandas)."""
+        if name in self._frames:
+            return not self._frames[name].empty
+        raw = self._raw.get(name)
+        if isinstance(raw, Mapping):
+            return any(_raw_len(v) for v in raw.values())
+        return bool(raw is not None and len(raw))
 
     @property
     def queue(self) -> pd.DataFrame:
