@@ -41,7 +41,6 @@ app = typer.Typer(
 )
 
 
-
 class _LazyConsole:
     """A rich Console made on first use. Importing rich costs ~25 ms: `aqmsim --version`
     and `validate` never pay it, and `run` pays it while the engine runs (_simulate)."""
@@ -56,6 +55,13 @@ class _LazyConsole:
 
             self._console = Console(**self._options)
         return getattr(self._console, name)
+
+    # dunder methods bypass __getattr__: rich's Live and Progress use `with console:`
+    def __enter__(self) -> Any:
+        return self.__getattr__("__enter__")()
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self.__getattr__("__exit__")(*exc)
 
 
 # soft_wrap: a long message stays one line (no wrapping at the terminal width)
