@@ -68,3 +68,16 @@ def test_public_names_resolve(attr):
     import aqmsim
 
     assert getattr(aqmsim, attr) is not None
+
+
+def test_lazy_console_is_a_console(capsys):
+    """cli.out / cli.err make their rich Console on first use and behave as one, with-blocks
+    included (rich's Live and Progress enter the console)."""
+    from aqmsim.cli import _LazyConsole
+
+    c = _LazyConsole(soft_wrap=True, highlight=False)
+    with c:
+        c.print("inside")
+    c.print("after")
+    assert c.is_terminal in (True, False)
+    assert capsys.readouterr().out.split() == ["inside", "after"]
