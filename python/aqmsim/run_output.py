@@ -108,11 +108,10 @@ def _start_helper(res: "Results", names: Sequence[str], out_dir: Path) -> Any:
     """(process, pipe end) of a forked helper drawing ``names``, or None."""
     if not names or not _can_fork():
         return None
+    import importlib
     import multiprocessing
 
     # what the figures need, loaded before the fork so that the helper inherits it
-    import importlib
-
     for module in ("matplotlib.figure", "matplotlib.backends.backend_agg", "aqmsim.plot"):
         importlib.import_module(module)
     for table in ("queue", "links", "tcp", "delay_cdf"):
@@ -151,8 +150,14 @@ def save_run(res: "Results", out_dir: Path, fmt: str = "csv") -> List[Path]:
     helper = _start_helper(res, theirs, out_dir) if theirs and ours else None
     if helper is None:
         ours = names
-    written = res.save(out_dir, fmt=fmt)
-    figures = _draw(res, ours, out_dir)
+    try:
+        written = res.save(out_dir, fmt=fmt)
+        figures = _draw(res, ours, out_dir)
+    except BaseException:
+        if helper is not None:  # no helper left writing files after the error is reported
+            helper[0].terminate()
+            helper[0].join()
+        raise
     if helper is not None:
         theirs_written = _join_helper(helper)
         # the helper failed (killed, out of memory, an error): draw its figures here
