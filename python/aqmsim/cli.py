@@ -243,7 +243,7 @@ def run(
         sc = _with_trace(sc, trace, out_dir)
     t0 = time.perf_counter()
     try:
-        res = _simulate(sc, seed, f"simulating {sc.name or file} …")
+        res = _simulate(sc, seed, f"simulating {sc.name or file} …", out_dir is not None)
     except ScenarioError as exc:
         _fail(str(exc))
     except SimulationError as exc:
@@ -268,10 +268,11 @@ def run(
         err.print(f"[yellow]warning: packet trace incomplete: {res.trace_error}[/yellow]")
 
 
-def _simulate(sc: Any, seed: Optional[int], status: str) -> Any:
+def _simulate(sc: Any, seed: Optional[int], status: str, saving: bool = False) -> Any:
     """``sc.run(seed)`` in a worker thread, a spinner in this one. The engine releases the
-    GIL, so importing rich (the spinner, then the summary table) overlaps the run instead
-    of adding to it, and Ctrl-C stops the command at once, not when the engine returns."""
+    GIL, so importing rich (the spinner, then the summary table) and, when ``saving``,
+    pandas and matplotlib overlap the run instead of adding to it; and Ctrl-C stops the
+    command at once, not when the engine returns."""
     import threading
 
     box: Dict[str, Any] = {}
@@ -287,6 +288,13 @@ def _simulate(sc: Any, seed: Optional[int], status: str) -> Any:
     with err.status(status, spinner="dots"):
         import rich.table  # noqa: F401 - for summary_table, while the engine runs
 
+        if saving:
+            from .run_output import preload
+
+            try:
+                preload()
+            except ImportError:
+                pass  # saving reports it, with its own message
         while worker.is_alive():
             worker.join(0.5)
     if "exc" in box:
