@@ -8,7 +8,13 @@ turns results into pandas tables, plots them and offers the ``aqmsim`` command l
 >>> res = sc.run(seed=1)                                            # doctest: +SKIP
 >>> res.summary["time_avg_queue_pkts"], res.queue.head()            # doctest: +SKIP
 >>> res.plot_queue()                                                # doctest: +SKIP
+
+Importing aqmsim loads neither pandas, numpy, matplotlib, duckdb nor dask: each is
+imported by the function that needs it (a results table, a figure, a sweep), so the
+command line starts fast (tests/test_startup.py keeps it so).
 """
+
+from typing import Any
 
 from .errors import CORE_IMPORT_ERROR, ScenarioError, SimulationError
 
@@ -39,7 +45,14 @@ def _version() -> str:
         return "0+unknown"
 
 
-__version__ = _version()
+def __getattr__(name: str) -> Any:
+    # PEP 562: __version__ on first use, as importlib.metadata alone costs ~15 ms
+    if name == "__version__":
+        value = _version()
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'aqmsim' has no attribute {name!r}")
+
 
 __all__ = [
     "Scenario",

@@ -8,7 +8,8 @@
                                [--store DIR] [--fresh]
     aqmsim sweep SWEEP.toml [--workers N | --scheduler tcp://HOST:PORT] [--store DIR]
     aqmsim report SWEEP.toml [--store DIR] [--out DIR]
-    aqmsim version
+    aqmsim examples DIR [--force]
+    aqmsim version | aqmsim --version
 
 A malformed scenario or a missing file prints one red line and exits with status 2; a
 failed simulation exits with status 1. Never a traceback for either.
@@ -21,14 +22,14 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Dict, List, NoReturn, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, NoReturn, Optional, Sequence
 
 import typer
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from .errors import ScenarioError, SimulationError
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 app = typer.Typer(
     name="aqmsim",
@@ -39,12 +40,38 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+
+class _LazyConsole:
+    """A rich Console made on first use. Importing rich costs ~25 ms: `aqmsim --version`
+    and `validate` never pay it, and `run` pays it while the engine runs (_simulate)."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return getattr(self._console, name)
+
+    # dunder methods bypass __getattr__: rich's Live and Progress use `with console:`
+    def __enter__(self) -> Any:
+        return self.__getattr__("__enter__")()
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self.__getattr__("__exit__")(*exc)
+
+
 # soft_wrap: a long message stays one line (no wrapping at the terminal width)
-out = Console(soft_wrap=True, highlight=False)
-err = Console(stderr=True, soft_wrap=True, highlight=False)
+out: Any = _LazyConsole(soft_wrap=True, highlight=False)
+err: Any = _LazyConsole(stderr=True, soft_wrap=True, highlight=False)
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
+    from rich.text import Text
+
     line = " ".join(str(message).split())  # exactly one line
     err.print(Text.assemble(("error: ", "bold red"), (line, "red")))
     raise typer.Exit(code)
@@ -151,9 +178,11 @@ def _fmt(value: Any, unit: str) -> str:
 
 
 def summary_table(summary: Dict[str, Any], title: str = "",
-                  labels: Optional[Dict[str, str]] = None) -> Table:
+                  labels: Optional[Dict[str, str]] = None) -> "Table":
     """The summary as a rich table: the key metrics first, then anything else; ``labels``
     replaces the label of some keys (the forced drops' rule of the run's discipline)."""
+    from rich.table import Table
+
     table = Table(title=title or None, title_justify="left", show_edge=False)
     table.add_column("metric")
     table.add_column("value", justify="right")
@@ -187,12 +216,12 @@ def run(
     ),
     tcp: Optional[str] = typer.Option(
         None, "--tcp", help="record the TCP state of these flows: all, or indexes/labels "
-        "separated by commas (monitor.tcp_flows); with --out, tcp.csv, rtt.csv and tcp.png",
+        "separated by commas (monitor.tcp_flows); with --out, tcp.csv, rtt.csv and tcp.png/.svg",
         show_default=False,
     ),
     delays: bool = typer.Option(
         False, "--delays", help="keep the delay distributions (monitor.delays): quantiles "
-        "and jitter in the summary and flows table; with --out, delay_cdf.csv and .png",
+        "and jitter in the summary and flows table; with --out, delay_cdf.csv, .png and .svg",
     ),
     trace: Optional[str] = typer.Option(
         None, "--trace", help="packet trace of the monitored links (or [trace] links) into "
@@ -217,8 +246,7 @@ def run(
         sc = _with_trace(sc, trace, out_dir)
     t0 = time.perf_counter()
     try:
-        with err.status(f"simulating {sc.name or file} …", spinner="dots"):
-            res = sc.run(seed=seed)
+        res = _simulate(sc, seed, f"simulating {sc.name or file} …", out_dir is not None)
     except ScenarioError as exc:
         _fail(str(exc))
     except SimulationError as exc:
@@ -235,14 +263,49 @@ def run(
         out.print(f"wall-clock time {wall:.3f} s")
     if out_dir is not None:
         try:
-            written = res.save(out_dir, fmt=fmt)
-            written += _save_figures(res, out_dir)
+            from .run_output import save_run
+
+            written = save_run(res, out_dir, fmt=fmt)
         except (OSError, ImportError, ValueError) as exc:
             _fail(f"{out_dir}: could not save results: {exc}", code=1)
         out.print(f"wrote {len(written)} files to {out_dir}/: "
                   + ", ".join(p.name for p in written))
     if res.trace_error:
         err.print(f"[yellow]warning: packet trace incomplete: {res.trace_error}[/yellow]")
+
+
+def _simulate(sc: Any, seed: Optional[int], status: str, saving: bool = False) -> Any:
+    """``sc.run(seed)`` in a worker thread, a spinner in this one. The engine releases the
+    GIL, so importing rich (the spinner, then the summary table) and, when ``saving``,
+    pandas and matplotlib overlap the run instead of adding to it; and Ctrl-C stops the
+    command at once, not when the engine returns."""
+    import threading
+
+    box: Dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            box["res"] = sc.run(seed=seed)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            box["exc"] = exc
+
+    worker = threading.Thread(target=work, name="aqmsim-engine", daemon=True)
+    worker.start()
+    with err.status(status, spinner="dots"):
+        import rich.table  # noqa: F401 - for summary_table, while the engine runs
+
+        if saving:
+            from .run_output import preload
+
+            try:
+                preload()
+            except ImportError:
+                pass  # saving reports it, with its own message
+        while worker.is_alive():
+            worker.join(0.5)
+    if "exc" in box:
+        raise box["exc"]
+    return box["res"]
 
 
 def _with_trace(sc: Any, fmt: str, out_dir: Optional[Path]) -> Any:
@@ -269,36 +332,6 @@ def _with_tcp_flows(sc: Any, spec: str) -> Any:
         return sc.with_overrides(**{"monitor.tcp_flows": value})
     except ScenarioError as exc:
         _fail(str(exc))
-
-
-def _save_figures(res: Any, out_dir: Path) -> List[Path]:
-    written: List[Path] = []
-    figures = [("queue.png", res.plot_queue),
-               ("drop_probability.png", res.plot_drop_probability),
-               ("utilisation.png", res.plot_utilisation)]
-    if res.queue.empty:
-        figures = []
-    if not res.tcp.empty:
-        figures.append(("tcp.png", res.plot_tcp))
-    if not res.delay_cdf.empty:
-        figures.append(("delay_cdf.png", res.plot_delay_cdf))
-    for name, fn in figures:
-        try:
-            fig = fn()
-        except ValueError:
-            continue  # nothing of that kind recorded
-        path = Path(out_dir) / name
-        fig.savefig(path, dpi=120)
-        _close(fig)
-        written.append(path)
-    return written
-
-
-def _close(fig: Any) -> None:
-    if "matplotlib.pyplot" in sys.modules:
-        import matplotlib.pyplot as plt
-
-        plt.close(fig)
 
 
 @app.command()
@@ -336,8 +369,11 @@ def _disciplines() -> Dict[str, Any]:
         _fail(str(exc), code=1)
 
 
-def discipline_table(name: str, entry: Dict[str, Any]) -> Table:
+def discipline_table(name: str, entry: Dict[str, Any]) -> "Table":
     """One discipline's parameters as a rich table: field, default, allowed values."""
+    from rich.table import Table
+    from rich.text import Text
+
     # the note: where the defaults come from, how to get ns-2's, and caveats (queue_spec.rs)
     table = Table(title=Text.assemble((name, "bold cyan"), "  ", entry["description"]),
                   title_justify="left", show_edge=False, expand=False,
@@ -580,6 +616,9 @@ def crosscheck(
         _fail(f"{file}: {exc}")
     except (RuntimeError, OSError) as exc:
         _fail(str(exc), code=1)
+    from rich.console import Console
+    from rich.table import Table
+
     mean = df[df["seed"] == "mean"]
     t = Table(title=f"{file}: mean over {seeds} seeds")
     for col in ("metric", "aqmsim", "ns-2", "difference"):
@@ -591,12 +630,64 @@ def crosscheck(
     Console().print(t)
 
 
-@app.command()
-def version() -> None:
-    """Print the aqmsim version."""
+def version_text() -> str:
+    """aqmsim's version, the engine's build (aqmsim._core.BUILD) and Python's version."""
     from . import __version__
 
-    typer.echo(f"aqmsim {__version__}")
+    lines = [f"aqmsim {__version__}"]
+    try:
+        from ._core import BUILD
+    except ImportError as exc:
+        lines.append(f"engine: not built ({exc})")
+    else:
+        lines.append(f"engine {BUILD.get('version', '?')} (source {BUILD.get('source_hash', '?')}, "
+                     f"git {BUILD.get('git_commit', '?')}, {BUILD.get('profile', '?')} build)")
+    v = sys.version_info
+    lines.append(f"Python {v.major}.{v.minor}.{v.micro} ({sys.implementation.name}, {sys.executable})")
+    return "\n".join(lines)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(version_text())
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    show_version: bool = typer.Option(
+        False, "--version", "-V", is_eager=True, callback=_print_version,
+        help="print the versions of aqmsim, its engine build and Python, and exit",
+    ),
+) -> None:
+    # the command's help is the Typer's (above); this only adds --version
+    pass
+
+
+@app.command()
+def version() -> None:
+    """Print the versions of aqmsim, its engine build and Python (as --version)."""
+    typer.echo(version_text())
+
+
+@app.command("examples")
+def examples_cmd(
+    directory: Path = typer.Argument(..., metavar="DIR", help="where to write them (created if "
+                                     "needed)", show_default=False),
+    force: bool = typer.Option(False, "--force", help="overwrite files of the same names"),
+) -> None:
+    """Write the example scenarios (and an example sweep) into DIR, to run and edit."""
+    from .example_files import write_examples
+
+    try:
+        written = write_examples(directory, force=force)
+    except (FileExistsError, NotADirectoryError) as exc:
+        _fail(str(exc))
+    except OSError as exc:
+        _fail(f"{directory}: could not write the examples: {exc.strerror or exc}", code=1)
+    out.print(f"wrote {len(written)} files to {directory}/: "
+              + ", ".join(str(p.relative_to(directory)) for p in written))
+    out.print(f"next: aqmsim run {directory / 'dumbbell-red.toml'}")
 
 
 def main() -> None:  # pragma: no cover - console entry point alternative

@@ -38,10 +38,10 @@ import mmap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Union
 
-import numpy as np
-import pandas as pd
-
 if TYPE_CHECKING:
+    # numpy and pandas are imported where a table is built, not here: `import aqmsim` and
+    # `aqmsim run` without --out (the summary only) never load them (~0.3 s, ~70 MiB)
+    import pandas as pd
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
@@ -99,6 +99,9 @@ def _column(v: Any) -> Any:
     buffer: bytes, or a read-only ``mmap`` of a long run's drop log, which the engine
     wrote to a file as it went) or ``("category", codes, names[, codes dtype])`` (codes
     little-endian u32 unless the dtype says otherwise)."""
+    import numpy as np
+    import pandas as pd
+
     if isinstance(v, tuple):
         if len(v) in (3, 4) and v[0] == "category":
             dtype = v[3] if len(v) == 4 else "<u4"
@@ -116,6 +119,15 @@ def _column(v: Any) -> Any:
     return v
 
 
+def _raw_len(v: Any) -> int:
+    """Nonzero when one engine column (as :func:`_column` reads it) holds a value."""
+    if isinstance(v, tuple) and len(v) in (3, 4) and v[0] == "category":
+        return len(v[1])
+    if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], (bytes, bytearray, mmap.mmap)):
+        return len(v[1])
+    return len(v)
+
+
 def _unmapped(v: Any) -> Any:
     """``v`` (a table, a column or anything else of the raw results) with every ``mmap``
     buffer in it copied into ``bytes``."""
@@ -130,6 +142,9 @@ def _unmapped(v: Any) -> Any:
 
 def _frame(name: str, columns: Any) -> pd.DataFrame:
     """Build one table from a dict of equal-length columns, with the schema's dtypes."""
+    import numpy as np
+    import pandas as pd
+
     schema = SCHEMAS.get(name, {})
     if columns is None:
         columns = {}
@@ -166,6 +181,8 @@ _ARROW_OF = {"float64": "float64", "int64": "int64", "object": "string"}
 def _arrow_column(name: str, col: str, v: Any) -> Any:
     """One engine column (as :func:`_column` decodes it) as a pyarrow array of the
     schema's type where the values allow it."""
+    import numpy as np
+    import pandas as pd
     import pyarrow as pa
 
     if isinstance(v, pd.Categorical):
@@ -192,6 +209,8 @@ def frame_from_arrow(name: str, table: Any) -> pd.DataFrame:
     :meth:`Results.arrow` (or from any DataFrame's columns): the same columns, dtypes and
     values as :attr:`Results.queue` and the others give. Parquet brings text back as
     pandas' string dtype; Results tables hold it as objects."""
+    import pandas as pd
+
     schema = SCHEMAS.get(name, {})
     meta = table.schema.metadata or {}
     if b"pandas" in meta or any(c not in schema for c in table.column_names):
@@ -277,6 +296,16 @@ class Results:
         if name not in self._frames:
             self._frames[name] = _frame(name, self._raw.get(name))
         return self._frames[name]
+
+    def has_rows(self, name: str) -> bool:
+        """Whether table ``name`` has a row, told from the engine's columns without
+        building the table (nor importing pandas)."""
+        if name in self._frames:
+            return not self._frames[name].empty
+        raw = self._raw.get(name)
+        if isinstance(raw, Mapping):
+            return any(_raw_len(v) for v in raw.values())
+        return bool(raw is not None and len(raw))
 
     @property
     def queue(self) -> pd.DataFrame:

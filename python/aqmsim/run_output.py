@@ -1,0 +1,177 @@
+"""What ``aqmsim run --out DIR`` writes — the summary, the tables and the figures — and
+how it stays quick.
+
+Each figure is written twice: PNG at :data:`FIGURE_DPI` (print resolution) and SVG. Its
+constrained layout is solved once, by the PNG, and then kept for the SVG.
+
+Most of the time of a small run's ``--out`` is neither the engine nor the files: it is
+importing pandas and matplotlib (~0.5 s) and drawing (~0.15 s a figure). Where a process
+can be forked cheaply and safely (Linux, no other thread running) and there is a second
+core, the figures are shared: once pandas and matplotlib are loaded, a forked copy of
+this process (:mod:`multiprocessing`, "fork") draws every other figure while this one
+writes the tables and draws the rest. It inherits everything loaded, so it costs no
+second start-up. Should it fail, this process draws its figures again, and an error then
+comes with its own message; the output is the same either way.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, List, Sequence, Tuple
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .results import Results
+
+__all__ = ["FIGURE_DPI", "figure_names", "preload", "save_figure", "save_run"]
+
+#: Resolution of the PNG figures (the SVG beside each one has none to choose).
+FIGURE_DPI = 150
+
+
+#: What saving tables and drawing figures import (~0.6 s together).
+_NEEDED = ("pandas", "matplotlib.figure", "matplotlib.backends.backend_agg", "aqmsim.plot")
+
+
+def preload() -> None:
+    """Import what :func:`save_run` needs. ``aqmsim run --out`` calls it while the engine
+    runs (in another thread, without the GIL), so that the imports overlap the run."""
+    import importlib
+
+    for module in _NEEDED:
+        importlib.import_module(module)
+
+
+def figure_names(res: "Results") -> List[str]:
+    """The figures a run has data for, as the names of Results' plot methods (without
+    ``plot_``), decided from the engine's columns (no table built, pandas not loaded)."""
+    names: List[str] = []
+    if res.has_rows("queue"):
+        names += ["queue", "drop_probability"]
+    if res.has_rows("links"):
+        names.append("utilisation")
+    if res.has_rows("tcp"):
+        names.append("tcp")
+    if res.has_rows("delay_cdf"):
+        names.append("delay_cdf")
+    return names
+
+
+def save_figure(fig: "Figure", stem: Path) -> List[Path]:
+    """``stem``.png at :data:`FIGURE_DPI` and ``stem``.svg; returns both paths. The first
+    save solves the figure's layout; it is then fixed, so the SVG does not solve it again
+    (about a third of the figure's drawing time)."""
+    png, svg = stem.with_name(stem.name + ".png"), stem.with_name(stem.name + ".svg")
+    import matplotlib
+
+    fig.savefig(png, dpi=FIGURE_DPI)
+    fig.set_layout_engine("none")  # keeps the positions the constrained layout found
+    # no date, and element ids from a fixed salt (not a random one): the same run gives
+    # the same file
+    with matplotlib.rc_context({"svg.hashsalt": "aqmsim"}):
+        fig.savefig(svg, metadata={"Date": None})
+    return [png, svg]
+
+
+def _draw(res: "Results", names: Sequence[str], out_dir: Path) -> List[Path]:
+    """Draw and save the figures ``names`` of ``res`` (each skipped if the data it needs
+    turns out to be missing: the plot raises ValueError)."""
+    written: List[Path] = []
+    for name in names:
+        plot: Callable[[], Any] = getattr(res, f"plot_{name}")
+        try:
+            fig = plot()
+        except ValueError:
+            continue  # nothing of that kind recorded
+        written += save_figure(fig, out_dir / name)
+        if "matplotlib.pyplot" in sys.modules:  # a pyplot figure stays open until closed
+            import matplotlib.pyplot as plt
+
+            plt.close(fig)
+    return written
+
+
+def _helper(res: "Results", names: Sequence[str], out_dir: Path, conn: Any) -> None:
+    """The forked helper: draw ``names``, send back the paths written. Any failure is only
+    an exit status (no traceback here: the parent draws these figures again and reports
+    what goes wrong then)."""
+    try:
+        conn.send([str(p) for p in _draw(res, names, out_dir)])
+    except BaseException:  # noqa: BLE001 - reported by the parent's own attempt
+        sys.exit(1)
+
+
+def _split(names: Sequence[str]) -> Tuple[List[str], List[str]]:
+    """(the helper's figures, this process's): every other one, the helper's first, as
+    this process also writes the tables."""
+    return list(names[0::2]), list(names[1::2])
+
+
+def _can_fork() -> bool:
+    import threading
+
+    return (sys.platform.startswith("linux") and (os.cpu_count() or 1) > 1
+            and threading.active_count() == 1)  # forking beside threads risks deadlocks
+
+
+def _start_helper(res: "Results", names: Sequence[str], out_dir: Path) -> Any:
+    """(process, pipe end) of a forked helper drawing ``names``, or None."""
+    if not names or not _can_fork():
+        return None
+    import multiprocessing
+
+    preload()  # what the figures need, loaded before the fork so that the helper inherits it
+    for table in ("queue", "links", "tcp", "delay_cdf"):
+        getattr(res, table)
+    try:
+        ctx = multiprocessing.get_context("fork")
+        receive, send = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_helper, args=(res, names, out_dir, send), daemon=True,
+                           name="aqmsim-figures")
+        proc.start()
+        send.close()
+        return proc, receive
+    except (OSError, ValueError):  # no process to be had: this one draws them all
+        return None
+
+
+def _join_helper(helper: Any) -> Any:
+    """The paths the helper wrote, or None if it failed."""
+    proc, receive = helper
+    try:
+        paths = receive.recv() if receive.poll(None) else None
+    except (EOFError, OSError):
+        paths = None
+    proc.join()
+    receive.close()
+    return [Path(p) for p in paths] if proc.exitcode == 0 and paths is not None else None
+
+
+def save_run(res: "Results", out_dir: Path, fmt: str = "csv") -> List[Path]:
+    """Everything ``aqmsim run --out`` writes: :meth:`Results.save` (summary, resolved
+    scenario, tables) and the figures as PNG + SVG. Returns the paths written."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    names = figure_names(res)
+    theirs, ours = _split(names)
+    helper = _start_helper(res, theirs, out_dir) if theirs and ours else None
+    if helper is None:
+        ours = names
+    try:
+        written = res.save(out_dir, fmt=fmt)
+        figures = _draw(res, ours, out_dir)
+    except BaseException:
+        if helper is not None:  # no helper left writing files after the error is reported
+            helper[0].terminate()
+            helper[0].join()
+        raise
+    if helper is not None:
+        theirs_written = _join_helper(helper)
+        # the helper failed (killed, out of memory, an error): draw its figures here
+        figures += theirs_written if theirs_written is not None else _draw(res, theirs, out_dir)
+    order = {n: i for i, n in enumerate(names)}
+    figures.sort(key=lambda p: (order.get(p.stem, len(order)), p.suffix))
+    return written + figures

@@ -1,0 +1,88 @@
+"""`aqmsim run --out`: the files it writes (tables, PNG at 150 dpi plus SVG), the same
+whether a forked helper draws half the figures or this process draws them all, and the
+same again when the helper fails."""
+
+from __future__ import annotations
+
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from aqmsim import Scenario
+from aqmsim import run_output
+from aqmsim.results import TABLES, TRACE_TABLES
+
+from conftest import EXAMPLES, ROOT
+
+SHORT = ["--set", "duration=3", "--set", "dumbbell.groups.0.stop=3"]
+
+
+def _cli(args, tmp_path: Path, prelude: str = "") -> subprocess.CompletedProcess:
+    """The CLI in a fresh, single-threaded interpreter (where the fork is allowed)."""
+    code = (f"{prelude}\nimport sys\nfrom aqmsim.cli import app\n"
+            f"sys.argv = ['aqmsim', *{list(map(str, args))!r}]\napp(prog_name='aqmsim')")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT / "python"), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=300)
+
+
+def _files(d: Path) -> dict:
+    return {p.name: p.read_bytes() for p in sorted(d.iterdir()) if p.name != "summary.json"}
+
+
+def _png_size(data: bytes) -> tuple:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])
+
+
+@pytest.fixture(scope="module")
+def short_red():
+    sc = Scenario.from_toml(EXAMPLES / "dumbbell-red.toml")
+    return sc.with_overrides(**{"duration": 3, "dumbbell.groups.0.stop": 3})
+
+
+def test_figure_names_follow_the_tables(core, short_red):
+    traced = short_red.with_overrides(**{"monitor.tcp_flows": [0], "monitor.delays": True})
+    for res, want in ((short_red.run(seed=1), ["queue", "drop_probability", "utilisation"]),
+                      (traced.run(seed=1), ["queue", "drop_probability", "utilisation", "tcp",
+                                            "delay_cdf"])):
+        assert run_output.figure_names(res) == want
+        for name in (*TABLES, *TRACE_TABLES):  # has_rows tells without building the table
+            assert res.has_rows(name) == (not getattr(res, name).empty), name
+
+
+def test_forked_and_serial_output_agree(core, short_red, tmp_path, monkeypatch):
+    forked = tmp_path / "forked"
+    proc = _cli(["run", EXAMPLES / "dumbbell-red.toml", *SHORT, "--seed", "1", "--out", forked],
+                tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    monkeypatch.setattr(run_output, "_can_fork", lambda: False)
+    serial = tmp_path / "serial"
+    written = run_output.save_run(short_red.run(seed=1), serial)
+    assert sorted(p.name for p in written) == sorted(p.name for p in serial.iterdir())
+    a, b = _files(forked), _files(serial)
+    assert sorted(a) == sorted(b)
+    for name in ("queue", "drop_probability", "utilisation"):
+        assert f"{name}.png" in a and f"{name}.svg" in a
+        assert _png_size(a[f"{name}.png"]) == (1200, 600)  # 8 x 4 in at 150 dpi
+        assert a[f"{name}.svg"].lstrip().startswith(b"<?xml")
+    for name in a:
+        assert a[name] == b[name], f"{name} differs between the forked and the serial run"
+
+
+def test_a_failing_helper_changes_nothing(core, tmp_path):
+    """The helper dies at once: this process draws its figures too."""
+    ok, broken = tmp_path / "ok", tmp_path / "broken"
+    args = ["run", EXAMPLES / "dumbbell-red.toml", *SHORT, "--seed", "2", "--out"]
+    assert _cli([*args, ok], tmp_path).returncode == 0
+    prelude = ("import os\nimport aqmsim.run_output as ro\n"
+               "def dead(*a):\n    os._exit(3)\nro._helper = dead")
+    proc = _cli([*args, broken], tmp_path, prelude)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert _files(ok) == _files(broken)
