@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -53,6 +53,38 @@ def new_figure(figsize: Tuple[float, float] = (8.0, 4.0)) -> Tuple["Figure", "Ax
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
     return fig, ax
+
+
+class _Table:
+    """The little of a DataFrame the figures use — ``t["col"]`` (a numpy array),
+    ``t[mask]`` (the rows where a boolean array is true), ``.columns``, ``.empty`` — over
+    :meth:`Results.columns <aqmsim.results.Results.columns>`, so that drawing a run's
+    figures needs no pandas (``aqmsim run --out`` does not import it)."""
+
+    def __init__(self, cols: Dict[str, np.ndarray]) -> None:
+        self._cols = cols
+        self.columns = list(cols)
+        self.empty = not cols or len(next(iter(cols.values()))) == 0
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return self._cols[key]
+        return _Table({k: v[key] for k, v in self._cols.items()})
+
+    def __len__(self) -> int:
+        return 0 if not self._cols else len(next(iter(self._cols.values())))
+
+
+def _table(res: "Results", name: str) -> _Table:
+    """Table ``name`` of ``res`` as a :class:`_Table`."""
+    return _Table(res.columns(name))
+
+
+def _groups(table: _Table, by: str) -> List[Tuple[Any, _Table]]:
+    """(value, rows) for each value of column ``by``, in order of first appearance (as
+    pandas' ``groupby(by, sort=False)``)."""
+    keys = table[by]
+    return [(k, table[keys == k]) for k in dict.fromkeys(keys.tolist())]
 
 
 def _pick_link(table: Any, link: Optional[str], what: str) -> Any:
@@ -102,7 +134,7 @@ def plot_queue(res: "Results", link: Optional[str] = None,
     min_th, max_th and, under gentle, 2·max_th as dashed lines — the papers'
     queue-dynamics figure. For the adaptive REDs (ared, ared_feng) max_p is drawn on a
     second axis: it shows when the adaptation moves it."""
-    link, q = _pick_link(res.queue, link, "queue samples")
+    link, q = _pick_link(_table(res, "queue"), link, "queue samples")
     if ax is None:
         fig, ax = new_figure()
     else:
@@ -159,7 +191,7 @@ def _finish(ax: "Axes", res: "Results", link: str, what: str, ylabel: str) -> No
 def plot_drop_probability(res: "Results", link: Optional[str] = None,
                           ax: Optional["Axes"] = None) -> "Figure":
     """Current drop probability p and the discipline's max_p against time."""
-    link, q = _pick_link(res.queue, link, "queue samples")
+    link, q = _pick_link(_table(res, "queue"), link, "queue samples")
     if ax is None:
         fig, ax = new_figure()
     else:
@@ -178,7 +210,7 @@ def plot_utilisation(res: "Results", link: Optional[str] = None,
                      ax: Optional["Axes"] = None) -> "Figure":
     """Utilisation of each monitored link per bin (all links unless one is named), with
     the run's mean as a dotted line."""
-    table = res.links
+    table = _table(res, "links")
     if "link" not in table.columns or table.empty:
         raise ValueError("no link utilisation recorded: add links to [monitor] queues")
     links = list(dict.fromkeys(table["link"].tolist())) if link is None else [link]
@@ -219,12 +251,12 @@ def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
     """The classic figure: cwnd of the chosen traced flows (step lines, one colour each,
     fast retransmits and timeouts visible as the drops of the line) above the queue of the
     bottleneck, on one shared time axis."""
-    tcp = res.tcp
+    tcp = _table(res, "tcp")
     if tcp.empty:
         raise ValueError(
             "no TCP state recorded: list the flows in [monitor] tcp_flows (e.g. "
             "tcp_flows = [0, 1] or \"all\"), or run with `aqmsim run --tcp all`")
-    traced = sorted(int(f) for f in tcp["flow"].unique())
+    traced = sorted(int(f) for f in np.unique(tcp["flow"]))
     if flows is None:
         flows = traced[:TCP_PLOT_FLOWS]
     missing = [f for f in flows if f not in traced]
@@ -236,8 +268,8 @@ def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
     end = float(res.summary.get("duration", tcp["t"].max()))
     for f in flows:
         rows = tcp[tcp["flow"] == f]
-        t = np.append(rows["t"].to_numpy(), end)
-        cwnd = np.append(rows["cwnd"].to_numpy(), rows["cwnd"].to_numpy()[-1:])
+        t = np.append(rows["t"], end)
+        cwnd = np.append(rows["cwnd"], rows["cwnd"][-1:])
         top.plot(t, cwnd, drawstyle="steps-post", lw=0.9, label=f"flow {f}")
     top.set_ylabel("cwnd (packets)")
     top.set_ylim(bottom=0)
@@ -246,7 +278,7 @@ def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
     top.set_title(f"{res.scenario.name if res.scenario is not None and res.scenario.name else 'run'}"
                   f" — cwnd and queue (seed {res.summary.get('seed', '?')})", fontsize="medium")
     try:
-        qlink, q = _pick_link(res.queue, link, "queue samples")
+        qlink, q = _pick_link(_table(res, "queue"), link, "queue samples")
     except ValueError:
         bottom.text(0.5, 0.5, "no queue monitored", ha="center", va="center",
                     transform=bottom.transAxes)
@@ -266,7 +298,7 @@ def plot_delay_cdf(res: "Results", ax: Optional["Axes"] = None) -> "Figure":
     """The delay distributions of a run with ``monitor.delays``: one CDF per monitored
     queue (queueing delay) and one of the end-to-end delay of every flow's packets, on a
     log time axis (packets that did not wait sit at the left edge)."""
-    cdf = res.delay_cdf
+    cdf = _table(res, "delay_cdf")
     if cdf.empty:
         raise ValueError("no delay distributions recorded: set [monitor] delays = true "
                          "(or `aqmsim run --delays`)")
@@ -276,9 +308,9 @@ def plot_delay_cdf(res: "Results", ax: Optional["Axes"] = None) -> "Figure":
         fig = ax.figure
     positive = cdf["delay_s"][cdf["delay_s"] > 0]
     floor = float(positive.min()) / 2 if len(positive) else 1e-6
-    for what, rows in cdf.groupby("what", sort=False, observed=True):
-        d = np.maximum(rows["delay_s"].to_numpy(), floor)
-        ax.plot(d * 1e3, rows["q"].to_numpy(), drawstyle="steps-post", lw=1.2,
+    for what, rows in _groups(cdf, "what"):
+        d = np.maximum(rows["delay_s"], floor)
+        ax.plot(d * 1e3, rows["q"], drawstyle="steps-post", lw=1.2,
                 label=("queueing delay, " + str(what)[6:]) if str(what).startswith("queue ")
                 else "end-to-end delay, all flows")
     ax.set_xscale("log")

@@ -297,6 +297,20 @@ class Results:
             self._frames[name] = _frame(name, self._raw.get(name))
         return self._frames[name]
 
+    def columns(self, name: str) -> Dict[str, Any]:
+        """Table ``name`` as {column: numpy array}: the DataFrame's columns, dtypes and
+        values (text as object arrays of str), decoded from the engine's columns without
+        building the DataFrame or importing pandas when they allow it (what ``aqmsim run
+        --out`` writes and draws from); a table already built is read from its DataFrame."""
+        if name not in self._frames:
+            from .light_tables import decode
+
+            cols = decode(self._raw.get(name), SCHEMAS.get(name, {}))
+            if cols is not None:
+                return cols
+        df = self._table(name)
+        return {str(c): df[c].to_numpy() for c in df.columns}
+
     def has_rows(self, name: str) -> bool:
         """Whether table ``name`` has a row, told from the engine's columns without
         building the table (nor importing pandas)."""
@@ -368,8 +382,8 @@ class Results:
     @property
     def monitored_links(self) -> List[str]:
         """Links that have queue samples, in order of first appearance."""
-        q = self.queue
-        if "link" not in q.columns:
+        q = self.columns("queue")
+        if "link" not in q:
             return []
         return list(dict.fromkeys(q["link"].tolist()))
 
@@ -422,16 +436,28 @@ class Results:
         p = out / "resolved.json"
         p.write_text(json.dumps(self._resolved, indent=2) + "\n")
         written.append(p)
-        traced = [n for n in TRACE_TABLES if not self._table(n).empty]
+        traced = [n for n in TRACE_TABLES if self.has_rows(n)]
         for name in (*TABLES, *traced):
-            df = self._table(name)
             p = out / f"{name}.{fmt}"
             if fmt == "csv":
-                df.to_csv(p, index=False)
+                self._save_csv(name, p)
             else:
-                df.to_parquet(p, index=False)
+                self._table(name).to_parquet(p, index=False)
             written.append(p)
         return written
+
+    def _save_csv(self, name: str, path: Path) -> None:
+        """Table ``name`` as CSV: a small one from its numpy columns (no pandas: see
+        :mod:`aqmsim.light_tables`), a large one by pandas, byte for byte alike."""
+        from .light_tables import CSV_CELLS_LIGHT, write_csv
+
+        if name not in self._frames:
+            cols = self.columns(name)
+            n_rows = len(next(iter(cols.values()))) if cols else 0
+            if cols and len(cols) * n_rows <= CSV_CELLS_LIGHT:
+                write_csv(path, cols)
+                return
+        self._table(name).to_csv(path, index=False)
 
     # ---------------------------------------------------------------- plots
     def plot_queue(self, link: Optional[str] = None, ax: Optional["Axes"] = None) -> "Figure":
