@@ -1,6 +1,6 @@
 """``python -m aqmsim`` — the same as the ``aqmsim`` command."""
 
-from .cli import app
+from .cli import main
 
 if __name__ == "__main__":
-    app(prog_name="aqmsim")
+    main()
