@@ -86,3 +86,56 @@ def test_a_failing_helper_changes_nothing(core, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
     assert _files(ok) == _files(broken)
+
+
+def test_run_out_does_not_import_pandas(core, tmp_path):
+    """`aqmsim run FILE --out DIR` (the console entry point, quick exit included) writes
+    its tables and figures without pandas: an atexit handler — which the quick exit runs —
+    reports the modules loaded by then."""
+    out = tmp_path / "out"
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('PANDAS' if 'pandas' in sys.modules else 'NO-PANDAS'))\n"
+            "from aqmsim.cli import main\n"
+            f"sys.argv = ['aqmsim', 'run', {str(EXAMPLES / 'dumbbell-red.toml')!r}, *{SHORT!r}, "
+            f"'--out', {str(out)!r}]\nmain()")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT / "python"), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "NO-PANDAS"
+    for name in ("summary.json", "queue.csv", "flows.csv", "drops.csv", "links.csv",
+                 "queue.png", "drop_probability.svg", "utilisation.png"):
+        assert (out / name).stat().st_size > 0, name
+
+
+def test_quick_exit_keeps_output_and_status(core, tmp_path):
+    """`python -m aqmsim run` ends without the interpreter's teardown: stdout is still
+    flushed in full (through a pipe), the status is 0; a failing run keeps its status 2."""
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT / "python"), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    proc = subprocess.run([sys.executable, "-m", "aqmsim", "run", EXAMPLES / "dumbbell-red.toml",
+                           *SHORT, "--out", out], capture_output=True, text=True, cwd=tmp_path,
+                          env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip().endswith("utilisation.png, utilisation.svg"), proc.stdout[-300:]
+    bad = subprocess.run([sys.executable, "-m", "aqmsim", "run", tmp_path / "nope.toml"],
+                         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert bad.returncode == 2 and "no such file" in bad.stderr
+
+
+def test_figures_alike_from_columns_and_from_dataframes(core, short_red, tmp_path):
+    """The figures read the tables through numpy columns; a Results whose DataFrames were
+    built first (columns then come from them) draws the same SVG, byte for byte."""
+    traced = short_red.with_overrides(**{"monitor.tcp_flows": [0], "monitor.delays": True})
+    light, framed = traced.run(seed=4), traced.run(seed=4)
+    for table in ("queue", "links", "tcp", "delay_cdf"):
+        getattr(framed, table)
+    names = run_output.figure_names(light)
+    assert names == ["queue", "drop_probability", "utilisation", "tcp", "delay_cdf"]
+    for name in names:
+        a = run_output.save_figure(getattr(light, f"plot_{name}")(), tmp_path / f"l-{name}")
+        b = run_output.save_figure(getattr(framed, f"plot_{name}")(), tmp_path / f"f-{name}")
+        assert a[1].read_bytes() == b[1].read_bytes(), name
+    assert "queue" not in light._frames and "queue" in framed._frames
