@@ -139,3 +139,26 @@ def test_figures_alike_from_columns_and_from_dataframes(core, short_red, tmp_pat
         b = run_output.save_figure(getattr(framed, f"plot_{name}")(), tmp_path / f"f-{name}")
         assert a[1].read_bytes() == b[1].read_bytes(), name
     assert "queue" not in light._frames and "queue" in framed._frames
+
+
+@pytest.mark.parametrize("names", [
+    ["queue", "drop_probability", "utilisation"],
+    ["queue", "drop_probability", "utilisation", "delay_cdf"],
+    ["queue", "drop_probability", "utilisation", "tcp", "delay_cdf"],
+    ["queue"], [],
+])
+def test_split_shares_the_figures_evenly(names):
+    """Each figure drawn once, by one process; no split leaves either with less to do."""
+    import itertools
+
+    theirs, ours = run_output._split(names)
+    assert sorted(theirs + ours) == sorted(names)
+
+    def busiest(a, b):
+        cost = lambda g: sum(run_output._COST.get(n, 1.0) for n in g)  # noqa: E731
+        return max(cost(a), cost(b) + run_output._TABLES_COST)
+
+    for k in range(len(names) + 1):
+        for other in itertools.combinations(names, k):
+            rest = [n for n in names if n not in other]
+            assert busiest(theirs, ours) <= busiest(list(other), rest) + 1e-12
