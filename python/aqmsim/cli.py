@@ -193,10 +193,16 @@ def summary_table(summary: Dict[str, Any], title: str = "",
         if key in summary:
             table.add_row(label, _fmt(summary[key], unit), unit)
             seen.add(key)
+    from .metrics import SUMMARY
+
     for key, value in summary.items():
-        if key not in seen:
-            unit = "s" if key.endswith("_s") else ("b/s" if key.endswith("_bps") else "")
-            table.add_row(key, _fmt(value, unit), unit)
+        if key in seen:
+            continue
+        m = SUMMARY.get(key)  # the rest (delay quantiles, utilisation_started, …): the registry's words
+        if m is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
+            table.add_row(m.label, m.text(value), m.unit)
+        else:
+            table.add_row(key, _fmt(value, ""), "")
     return table
 
 

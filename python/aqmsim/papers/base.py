@@ -25,7 +25,7 @@ from ..scenario import Scenario
 
 __all__ = [
     "Experiment", "RunRecord", "Runs", "FromRun", "Cell", "Table", "Figure", "Claim", "Report",
-    "Paper", "t95", "mean_ci", "ns2_agrees",
+    "Paper", "t95", "mean_ci", "ns2_agrees", "save_png_svg",
 ]
 
 #: Series a run can keep beyond its summary (names of Results tables).
@@ -233,6 +233,14 @@ class Table:
 
 
 @dataclass
+def save_png_svg(fig: Any, png: Path) -> None:
+    """A paper figure as ``png`` (150 dpi) and the same name with ``.svg``: the same files
+    ``aqmsim run --out`` writes (:func:`aqmsim.run_output.save_figure`)."""
+    from ..run_output import save_figure
+
+    save_figure(fig, Path(png).with_suffix(""))
+
+
 class Figure:
     path: str  # relative to the paper's output directory
     caption: str

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .base import Cell, Report
+from .base import Cell, Report, save_png_svg
 from .readings import PRIMARY, Choice, Variant
 
 __all__ = ["Sensitivity", "ClaimLabel", "Row", "Shift", "analyse_readings", "label_claims",
@@ -249,5 +249,5 @@ def tornado_figure(sens: Sensitivity, out: Path, name: str = "readings-tornado.p
     for k in range(n, nrows * ncols):
         axes[k // ncols][k % ncols].set_visible(False)
     out.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out / name, dpi=150)
+    save_png_svg(fig, out / name)
     return name

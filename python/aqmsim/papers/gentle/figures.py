@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List
 
-from ..base import Figure, Runs
+from ..base import Figure, Runs, save_png_svg
 from .measures import FIGURES, THRESHOLDS, _key
 
 
@@ -53,7 +53,7 @@ class FiguresMixin:
             ax.grid(alpha=0.3)
             fig.subplots_adjust(left=0.08, right=0.98, top=0.91, bottom=0.14)
             path = f"fig{num:02d}_s{n}_{kind}.png"
-            fig.savefig(out / path, dpi=110)
+            save_png_svg(fig, out / path)
             cap = (f"Fig. {num} redrawn: scenario {n}, {names[kind]} — the bottleneck's actual "
                    f"queue (sampled every 10 ms)")
             if kind != "droptail":
@@ -80,7 +80,7 @@ class FiguresMixin:
         ax.legend()
         ax.grid(alpha=0.3)
         fig.subplots_adjust(left=0.09, right=0.98, top=0.9, bottom=0.15)
-        fig.savefig(out / "ared_max_p.png", dpi=110)
+        save_png_svg(fig, out / "ared_max_p.png")
         figs.append(Figure("ared_max_p.png",
                            "Not in the paper: ARED's max_p over time in both scenarios (first "
                            "seed); it falls from 0.1 where the average stays below the target "

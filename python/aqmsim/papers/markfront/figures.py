@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..base import Figure, Runs
+from ..base import Figure, Runs, save_png_svg
 from .measures import (FIG3, FIG4, FIG5, MODE_LABEL, MODES, SCENARIOS, TS_SCENARIO, TS_T,
                        _seeds, bound_front, bound_tail, curve, key, maxq, rd_of, s3_clean,
                        unfairness)
@@ -55,7 +55,7 @@ class FiguresMixin:
                      f"(mean ± 95 % CI over {len(_seeds(runs, key('1', 'mark_tail', ts[0])))} seeds)")
         fig.tight_layout()
         path = out / "fig3_buffer_requirement.png"
-        fig.savefig(path, dpi=110)
+        save_png_svg(fig, path)
         plt.close(fig)
         return Figure(path.name, "Fig. 3: largest queue at r1 against T for scenarios 1, 4 and 7 "
                       "(and the 99 ms variant of scenario 1), with Theorem 2's 2T+rd−1 "
@@ -99,7 +99,7 @@ class FiguresMixin:
         fig.suptitle(suptitle)
         fig.tight_layout()
         path = out / fname
-        fig.savefig(path, dpi=110)
+        save_png_svg(fig, path)
         plt.close(fig)
         return path
 
@@ -150,7 +150,7 @@ class FiguresMixin:
         ax.legend(fontsize=8, ncol=2)
         fig.tight_layout()
         path = out / "queue_s1_T20.png"
-        fig.savefig(path, dpi=110)
+        save_png_svg(fig, path)
         plt.close(fig)
         return Figure(path.name, "Queue at r1 over time, scenario 1 with T = 20, mark-tail vs "
                       "mark-front: the slow-start peak is the buffer requirement (sampled every "

@@ -8,7 +8,7 @@ from typing import List
 
 import numpy as np
 
-from ..base import Figure, Runs
+from ..base import Figure, Runs, save_png_svg
 from .measures import BOTTLENECK, DELAYS, DELAY_TEXT, GROUPS, MTUS, Metrics, VARIANTS, key_of, vname
 
 
@@ -51,7 +51,7 @@ class FiguresMixin:
             axes[0].legend(fontsize=8, loc="best")
             fig.suptitle(title)
             fig.tight_layout()
-            fig.savefig(out / fname, dpi=110)
+            save_png_svg(fig, out / fname)
             plt.close(fig)
 
         bars("plr", "plr_percent", "packet loss ratio at the bottleneck (%)", "plr.png", True,
@@ -86,7 +86,7 @@ class FiguresMixin:
         axes[1].legend(fontsize=7, ncol=2, loc="lower right")
         fig.suptitle("PLR against MTU (log-log): slope 0 = size-blind, 1 = ∝ MTU, 2 = ∝ MTU²")
         fig.tight_layout()
-        fig.savefig(out / "plr_vs_mtu.png", dpi=110)
+        save_png_svg(fig, out / "plr_vs_mtu.png")
         plt.close(fig)
         figs.append(Figure("plr_vs_mtu.png", "PLR against MTU on log-log axes for each variant, "
                            "ours (solid) and published (dashed): RED_1 should be flat, RED_3/"
@@ -114,7 +114,7 @@ class FiguresMixin:
         axes[0].legend(fontsize=8, loc="upper right")
         axes[1].set_xlabel("time (s)")
         fig.tight_layout()
-        fig.savefig(out / "queue.png", dpi=110)
+        save_png_svg(fig, out / "queue.png")
         plt.close(fig)
         figs.append(Figure("queue.png", "Bottleneck queue and RED average (RED_1, first seed, "
                            "middle fifth of the run) at low and high delay, thresholds dashed: "

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..base import Figure, Runs
+from ..base import Figure, Runs, save_png_svg
 from .measures import COLOURS, DISCIPLINES, EPS, PERIODS, bottleneck_queue, queue_unit
 
 
@@ -64,7 +64,7 @@ class FiguresMixin:
                       "seeds; band = range)", pad=16)
         ax1.legend(loc="upper left")
         ax2.set_xlim(0, 100)
-        fig.savefig(out / "fig3_drops.png", dpi=110)
+        save_png_svg(fig, out / "fig3_drops.png")
         return Figure("fig3_drops.png",
                       "Fig. 3 redrawn: drops at R1->R2 over time, cumulative (top; band = range "
                       "over seeds) and per second (bottom), mean over seeds. Grey: one-flow "
@@ -91,7 +91,7 @@ class FiguresMixin:
         ax.set_title(f"Fig. 4: utilisation of R1->R2 (mean of {len(runs.seeds(keys[0]))} seeds)",
                      pad=16)
         ax.legend(loc="lower right")
-        fig.savefig(out / "fig4_utilisation.png", dpi=110)
+        save_png_svg(fig, out / "fig4_utilisation.png")
         return Figure("fig4_utilisation.png",
                       "Fig. 4 redrawn: bottleneck utilisation per 1 s, mean over seeds. Grey: "
                       "one-flow periods (0-20 s, 50-60 s).")
@@ -111,7 +111,7 @@ class FiguresMixin:
         ax.set_ylabel(f"average queue (EWMA avg, {queue_unit(runs, keys[0])})")
         ax.set_title(f"Fig. 5: average queue size at R1->R2 (seed {seed})", pad=16)
         ax.legend(loc="upper left")
-        fig.savefig(out / "fig5_avg_queue.png", dpi=110)
+        save_png_svg(fig, out / "fig5_avg_queue.png")
         return Figure("fig5_avg_queue.png",
                       "Fig. 5 redrawn: RED's average queue (EWMA, packets) against time, first "
                       "seed, for the three disciplines.")
@@ -140,7 +140,7 @@ class FiguresMixin:
         ax.set_title(f"QRTRED thresholds set from QRT (seed {rec.seed}; not a figure of the paper)",
                      pad=16)
         ax.legend(loc="upper left", fontsize=8)
-        fig.savefig(out / "qrtred_thresholds.png", dpi=110)
+        save_png_svg(fig, out / "qrtred_thresholds.png")
         return Figure("qrtred_thresholds.png",
                       "Not in the paper: QRTRED's min_th and max_th as Fig. 1 sets them from QRT "
                       "(first seed), with the queue and its average.")

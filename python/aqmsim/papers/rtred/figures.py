@@ -8,7 +8,7 @@ from typing import List
 
 import numpy as np
 
-from ..base import Figure, Runs, mean_ci
+from ..base import Figure, Runs, mean_ci, save_png_svg
 from .measures import (AREA_TEXT, AREAS, COLOR, FIGNUM, ROMAN, SCENARIOS, SHORT, STRATEGIES,
                        _new_fig, key)
 
@@ -37,7 +37,7 @@ class FiguresMixin:
         fig.suptitle("Fig. 4: percentage of packets dropped in each drop area "
                      "(by the actual queue at the drop; mean and 95 % CI over seeds)")
         p = out / "fig4_drop_areas.png"
-        fig.savefig(p, dpi=110)
+        save_png_svg(fig, p)
         figs.append(Figure(p.name, "Fig. 4: share of the bottleneck's drops in each drop area "
                                    "(unfair, normal, safe, timeout) per scenario and strategy."))
 
@@ -54,7 +54,7 @@ class FiguresMixin:
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=8)
         p = out / "fig5_drop_areas_average.png"
-        fig.savefig(p, dpi=110)
+        save_png_svg(fig, p)
         figs.append(Figure(p.name, "Fig. 5: share of drops per drop area, averaged over the "
                                    "three scenarios (mean and 95 % CI over seeds)."))
         return figs
@@ -86,7 +86,7 @@ class FiguresMixin:
             fig.suptitle(f"Fig. {fp}: drop probability and max_p, scenario {ROMAN[s]} "
                          f"(initial max_p {th['max_p']:g}, dotted; seed {seed})")
             p = out / f"fig{fp}_p_maxp_s{s}.png"
-            fig.savefig(p, dpi=100)
+            save_png_svg(fig, p)
             figs.append(Figure(p.name, f"Fig. {fp}: drop probability p (RED's p_a at the last "
                                        f"decision) and max_p over time, scenario {ROMAN[s]}."))
             # queue
@@ -118,7 +118,7 @@ class FiguresMixin:
                          f"{th['risk_th']:g}, buffer {th['buffer']:g}, in "
                          f"{' / '.join(names)}; seed {seed})")
             p = out / f"fig{fq}_queue_s{s}.png"
-            fig.savefig(p, dpi=100)
+            save_png_svg(fig, p)
             figs.append(Figure(p.name, f"Fig. {fq}: actual and average queue over time, "
                                        f"scenario {ROMAN[s]}, with Table I's thresholds, "
                                        f"queue and thresholds in {' / '.join(names)}."))
