@@ -232,7 +232,6 @@ class Table:
     note: str = ""
 
 
-@dataclass
 def save_png_svg(fig: Any, png: Path) -> None:
     """A paper figure as ``png`` (150 dpi) and the same name with ``.svg``: the same files
     ``aqmsim run --out`` writes (:func:`aqmsim.run_output.save_figure`)."""
@@ -241,6 +240,7 @@ def save_png_svg(fig: Any, png: Path) -> None:
     save_figure(fig, Path(png).with_suffix(""))
 
 
+@dataclass
 class Figure:
     path: str  # relative to the paper's output directory
     caption: str
