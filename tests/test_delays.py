@@ -89,6 +89,7 @@ def test_cli_delays_writes_table_and_figure(core, tmp_path: Path):
     res = runner.invoke(app, ["run", str(RED), "--set", "duration=5", "--delays",
                               "--out", str(tmp_path)])
     assert res.exit_code == 0, res.output
-    assert "qdelay_p99_s" in res.output
+    # the registry's words, not the raw key (issue 15: no unlabelled metric)
+    assert "99th-percentile queueing delay" in res.output and "qdelay_p99_s" not in res.output
     for f in ("delay_cdf.csv", "delay_cdf.png"):
         assert (tmp_path / f).stat().st_size > 0, f
