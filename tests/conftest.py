@@ -9,13 +9,24 @@ from __future__ import annotations
 
 import copy
 import os
+import subprocess
+import sys
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, Sequence
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+
+
+def fresh_python(args: Sequence[Any], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python ARGS`` in a new interpreter that imports this checkout's aqmsim (for what
+    only a fresh process shows: the modules a command loads, how it exits)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [str(ROOT / "python"), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    return subprocess.run([sys.executable, *map(str, args)], capture_output=True, text=True,
+                          cwd=cwd, env=env, timeout=timeout)
 
 try:
     from aqmsim import _core as _CORE  # noqa: F401

@@ -102,6 +102,16 @@ def test_odd_values_as_pandas_writes_them(name: str, tmp_path: Path):
     _assert_csv_matches(res, name, tmp_path)
 
 
+def test_a_table_left_to_pandas_is_written_by_pandas(tmp_path: Path):
+    """A missing label is only pandas' to convert: the CSV is pandas' (an empty cell), not
+    the light writer's over the DataFrame's columns ("nan")."""
+    raw = {"flows": {"flow": [0, 1], "label": ["a", None], "throughput_bps": [1.0, 2.0]}}
+    out = tmp_path / "flows.csv"
+    Results(raw)._save_csv("flows", out)
+    want = _csv_pandas(Results(raw).flows, tmp_path / "flows.pandas.csv")
+    assert out.read_bytes() == want and b",,2.0" in want
+
+
 def test_odd_values_read_back(tmp_path: Path):
     """What the CSV holds reads back as the values (quoting and NaN included)."""
     res = _odd_results()

@@ -4,10 +4,8 @@ same again when the helper fails."""
 
 from __future__ import annotations
 
-import os
 import struct
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +14,7 @@ from aqmsim import Scenario
 from aqmsim import run_output
 from aqmsim.results import TABLES, TRACE_TABLES
 
-from conftest import EXAMPLES, ROOT
+from conftest import EXAMPLES, fresh_python
 
 SHORT = ["--set", "duration=3", "--set", "dumbbell.groups.0.stop=3"]
 
@@ -25,10 +23,7 @@ def _cli(args, tmp_path: Path, prelude: str = "") -> subprocess.CompletedProcess
     """The CLI in a fresh, single-threaded interpreter (where the fork is allowed)."""
     code = (f"{prelude}\nimport sys\nfrom aqmsim.cli import app\n"
             f"sys.argv = ['aqmsim', *{list(map(str, args))!r}]\napp(prog_name='aqmsim')")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(ROOT / "python"), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=tmp_path, env=env, timeout=300)
+    return fresh_python(["-c", code], tmp_path)
 
 
 def _files(d: Path) -> dict:
@@ -98,10 +93,7 @@ def test_run_out_does_not_import_pandas(core, tmp_path):
             "from aqmsim.cli import main\n"
             f"sys.argv = ['aqmsim', 'run', {str(EXAMPLES / 'dumbbell-red.toml')!r}, *{SHORT!r}, "
             f"'--out', {str(out)!r}]\nmain()")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(ROOT / "python"), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=tmp_path, env=env, timeout=300)
+    proc = fresh_python(["-c", code], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == "NO-PANDAS"
     for name in ("summary.json", "queue.csv", "flows.csv", "drops.csv", "links.csv",
@@ -113,15 +105,11 @@ def test_quick_exit_keeps_output_and_status(core, tmp_path):
     """`python -m aqmsim run` ends without the interpreter's teardown: stdout is still
     flushed in full (through a pipe), the status is 0; a failing run keeps its status 2."""
     out = tmp_path / "out"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(ROOT / "python"), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    proc = subprocess.run([sys.executable, "-m", "aqmsim", "run", EXAMPLES / "dumbbell-red.toml",
-                           *SHORT, "--out", out], capture_output=True, text=True, cwd=tmp_path,
-                          env=env, timeout=300)
+    proc = fresh_python(["-m", "aqmsim", "run", EXAMPLES / "dumbbell-red.toml", *SHORT,
+                         "--out", out], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.rstrip().endswith("utilisation.png, utilisation.svg"), proc.stdout[-300:]
-    bad = subprocess.run([sys.executable, "-m", "aqmsim", "run", tmp_path / "nope.toml"],
-                         capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    bad = fresh_python(["-m", "aqmsim", "run", tmp_path / "nope.toml"], tmp_path)
     assert bad.returncode == 2 and "no such file" in bad.stderr
 
 

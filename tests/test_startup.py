@@ -7,13 +7,10 @@ not here: these are the invariants behind it.)"""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
-from conftest import EXAMPLES, ROOT
+from conftest import EXAMPLES, ROOT, fresh_python
 
 HEAVY = ("pandas", "numpy", "matplotlib", "duckdb", "dask", "distributed", "pyarrow", "scipy",
          "jinja2", "pydantic")
@@ -23,10 +20,7 @@ def _loaded_after(code: str) -> list:
     """The heavy top-level modules in sys.modules after running ``code`` in a new Python."""
     probe = (f"{code}\nimport sys, json\n"
              f"print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & set({HEAVY!r}))))")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
-        [str(ROOT / "python"), *filter(None, [os.environ.get("PYTHONPATH")])]))
-    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=120)
+    proc = fresh_python(["-c", probe], ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 

@@ -123,6 +123,22 @@ def test_discipline_axis_is_categorical_and_intervals_stay_in_range() -> None:
         assert max(tops) == pytest.approx(top)  # the interval did reach past the range
 
 
+def test_a_zipped_axis_with_many_series_averages_them_and_says_how_many() -> None:
+    """More than MAX_LINES series: the others are averaged per seed; the legend counts the
+    combinations averaged, and the zipped partner still labels the ticks."""
+    MIN, MAX, P = ("dumbbell.bottleneck.queue.min_th", "dumbbell.bottleneck.queue.max_th",
+                   "dumbbell.bottleneck.queue.max_p")
+    rows = [{MIN: lo, MAX: 3 * lo, P: p, FLOWS: n, "seed": s, "utilisation": 0.9 + 0.001 * s}
+            for lo in (5, 10) for p in (0.05, 0.1, 0.2) for n in (3, 6, 12) for s in (1, 2)]
+    fig = new_figure(6, 3)
+    ax = fig.subplots()
+    draw_metric(ax, pd.DataFrame(rows), "utilisation", Axis((MIN, MAX), "min_th/max_th"),
+                [MIN, MAX, P, FLOWS], {MIN: "min_th", MAX: "max_th", P: "max_p", FLOWS: "flows"})
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == \
+        ["mean over 9 combinations of the others"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["5/15", "10/30"]
+
+
 def test_mean_ellipse_is_hotellings_contour_of_the_mean() -> None:
     from scipy.stats import f as f_dist
 

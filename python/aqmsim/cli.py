@@ -128,81 +128,50 @@ def _parse_overrides(items: List[str]) -> Dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- summary
+#: The summary's keys in the order `aqmsim run` prints them (the rest follow); the label,
+#: unit and number format of every key come from the metric registry (aqmsim.metrics),
+#: here only the context a line needs in this list: a bottleneck count, a sub-count.
 _ORDER = [
-    ("duration", "simulated time", "s"),
-    ("seed", "seed", ""),
-    ("events", "events", ""),
-    ("bottleneck_arrivals", "bottleneck arrivals", "pkts"),
-    ("bottleneck_departures", "bottleneck departures", "pkts"),
-    ("bottleneck_drops", "bottleneck drops", "pkts"),
-    ("drops_early", "  early (random)", "pkts"),
-    ("drops_forced", "  forced (avg ≥ max_th; 2·max_th if gentle)", "pkts"),
-    ("drops_overflow", "  overflow (buffer full)", "pkts"),
-    ("marks", "ECN marks (when made)", "pkts"),
-    ("marks_departed", "  marked packets departed", "pkts"),
-    ("bottleneck_queued_end", "still queued at the end", "pkts"),
-    ("loss_ratio", "loss ratio (drops / arrivals)", "%"),
-    ("time_avg_queue_pkts", "time-average queue", "pkts"),
-    ("time_avg_queue_bytes", "time-average queue", "bytes"),
-    ("max_queue_pkts", "max queue", "pkts"),
-    ("mean_queueing_delay_s", "mean queueing delay", "ms"),
-    ("bottleneck_rate_bps", "bottleneck rate", "Mb/s"),
-    ("utilisation", "bottleneck utilisation", "%"),
-    ("throughput_bps", "throughput (all flows)", "Mb/s"),
-    ("goodput_bps", "goodput (all flows)", "Mb/s"),
-    ("packets_sent", "packets sent (all flows)", "pkts"),
-    ("packets_retransmitted", "retransmitted", "pkts"),
-    ("timeouts", "retransmission timeouts", ""),
-    ("mean_e2e_delay_s", "mean end-to-end delay", "ms"),
-    ("jain_fairness", "Jain fairness", ""),
-    ("wall_seconds", "wall-clock time (engine)", "s"),
+    ("duration", None), ("seed", None), ("events", None),
+    ("bottleneck_arrivals", "bottleneck arrivals"),
+    ("bottleneck_departures", "bottleneck departures"),
+    ("bottleneck_drops", "bottleneck drops"),
+    ("drops_early", "  early (random)"),
+    ("drops_forced", "  forced"),  # run's rule added by the caller (forced_drop_rule)
+    ("drops_overflow", "  overflow (buffer full)"),
+    ("marks", None), ("marks_departed", "  marked packets departed"),
+    ("bottleneck_queued_end", None), ("loss_ratio", None), ("time_avg_queue_pkts", None),
+    ("time_avg_queue_bytes", None), ("max_queue_pkts", None), ("mean_queueing_delay_s", None),
+    ("bottleneck_rate_bps", None), ("utilisation", "bottleneck utilisation"),
+    ("throughput_bps", None),
+    ("goodput_bps", None), ("packets_sent", None), ("packets_retransmitted", None),
+    ("timeouts", None), ("mean_e2e_delay_s", None), ("jain_fairness", None),
+    ("wall_seconds", "wall-clock time (engine)"),
 ]
-
-
-def _fmt(value: Any, unit: str) -> str:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return str(value)
-    if value != value:  # NaN
-        return "—"
-    if unit == "ms":
-        return f"{value * 1e3:.2f}"
-    if unit == "%":
-        return f"{value * 100:.2f}"
-    if unit == "bytes":
-        return f"{value:,.0f}"
-    if unit == "Mb/s":
-        return f"{value / 1e6:.4f}"
-    if isinstance(value, int) or (value.is_integer() and abs(value) < 1e15 and unit != "s"):
-        return f"{int(value):,}"
-    return f"{value:.4g}"
 
 
 def summary_table(summary: Dict[str, Any], title: str = "",
                   labels: Optional[Dict[str, str]] = None) -> "Table":
-    """The summary as a rich table: the key metrics first, then anything else; ``labels``
-    replaces the label of some keys (the forced drops' rule of the run's discipline)."""
+    """The summary as a rich table: the key metrics first, then anything else, each with
+    the registry's label, unit and fixed-point number; ``labels`` replaces the label of
+    some keys (the forced drops' rule of the run's discipline)."""
     from rich.table import Table
+
+    from .metrics import SUMMARY
 
     table = Table(title=title or None, title_justify="left", show_edge=False)
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("unit")
-    seen = set()
-    for key, label, unit in _ORDER:
-        label = (labels or {}).get(key, label)
-        if key in summary:
-            table.add_row(label, _fmt(summary[key], unit), unit)
-            seen.add(key)
-    from .metrics import SUMMARY
-
-    for key, value in summary.items():
-        if key in seen:
-            continue
-        m = SUMMARY.get(key)  # the rest (delay quantiles, utilisation_started, …): the registry's words
+    context = dict(_ORDER)
+    order = [k for k, _ in _ORDER if k in summary] + [k for k in summary if k not in context]
+    for key in order:
+        value, m = summary[key], SUMMARY.get(key)
+        label = (labels or {}).get(key) or context.get(key) or (m.label if m else key)
         if m is not None and isinstance(value, (int, float)) and not isinstance(value, bool):
-            table.add_row(m.label, m.text(value), m.unit)
+            table.add_row(label, m.text(value), m.unit)
         else:
-            table.add_row(key, _fmt(value, ""), "")
+            table.add_row(label, str(value), "")
     return table
 
 

@@ -19,12 +19,12 @@ import csv
 import mmap
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Dict, Mapping, Optional, Tuple
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Columns", "decode", "write_csv", "CSV_CELLS_LIGHT"]
+__all__ = ["Columns", "decode", "write_csv", "split_column", "column_rows", "CSV_CELLS_LIGHT"]
 
 #: Columns of one table: name -> 1-d numpy array (text as an object array of str).
 Columns = Dict[str, "np.ndarray"]
@@ -40,21 +40,44 @@ def _all_text(values: Any) -> bool:
     return all(isinstance(x, str) for x in values)
 
 
-def _decode_column(v: Any) -> Optional["np.ndarray"]:
-    """One engine column (a list, ``(dtype, buffer)`` or ``("category", codes, names[,
-    codes dtype])``) as a numpy array, text as objects; None where pandas should decide."""
+def split_column(v: Any) -> Optional[Tuple[Any, ...]]:
+    """The one reader of the engine's column forms: ``("category", codes, names)`` for
+    ``("category", codes bytes, names[, codes dtype])`` (codes little-endian u32 unless
+    the dtype says otherwise), ``("array", values)`` for ``(dtype, buffer)`` (bytes, or a
+    ``mmap`` of a drop log the engine spilled to a file), both numpy views without a copy;
+    None for anything else (a list, an array)."""
     import numpy as np
 
     if isinstance(v, tuple):
         if len(v) in (3, 4) and v[0] == "category":
-            codes = np.frombuffer(v[1], dtype=v[3] if len(v) == 4 else "<u4")
-            names = list(v[2])
-            if not _all_text(names) or (len(codes) and int(codes.max()) >= len(names)):
-                return None
-            return np.asarray(names, dtype=object)[codes.astype(np.intp)] if names \
-                else np.empty(0, dtype=object)
+            return ("category", np.frombuffer(v[1], dtype=v[3] if len(v) == 4 else "<u4"),
+                    list(v[2]))
         if len(v) == 2 and isinstance(v[1], _BUFFERS):
-            return np.frombuffer(v[1], dtype=v[0])
+            return ("array", np.frombuffer(v[1], dtype=v[0]))
+    return None
+
+
+def column_rows(v: Any) -> int:
+    """How many values one engine column holds, without decoding it."""
+    split = split_column(v)
+    return len(split[1]) if split is not None else len(v)
+
+
+def _decode_column(v: Any) -> Optional["np.ndarray"]:
+    """One engine column (see :func:`split_column`, or a list) as a numpy array, text as
+    objects; None where pandas should decide."""
+    import numpy as np
+
+    split = split_column(v)
+    if split is not None and split[0] == "category":
+        _, codes, names = split
+        if not _all_text(names) or (len(codes) and int(codes.max()) >= len(names)):
+            return None
+        return np.asarray(names, dtype=object)[codes.astype(np.intp)] if names \
+            else np.empty(0, dtype=object)
+    if split is not None:
+        return split[1]
+    if isinstance(v, tuple):
         return None
     if isinstance(v, np.ndarray):
         arr = v

@@ -95,37 +95,27 @@ INT_SUMMARY_KEYS = frozenset({
 
 
 def _column(v: Any) -> Any:
-    """One column as the engine hands it over: a list, ``(dtype, buffer)`` (a numeric
-    buffer: bytes, or a read-only ``mmap`` of a long run's drop log, which the engine
-    wrote to a file as it went) or ``("category", codes, names[, codes dtype])`` (codes
-    little-endian u32 unless the dtype says otherwise)."""
+    """One engine column (read by :func:`aqmsim.light_tables.split_column`) as the
+    DataFrame holds it: categories as ``pd.Categorical``, buffers as numpy arrays."""
     import numpy as np
     import pandas as pd
 
-    if isinstance(v, tuple):
-        if len(v) in (3, 4) and v[0] == "category":
-            dtype = v[3] if len(v) == 4 else "<u4"
-            codes = np.frombuffer(v[1], dtype=dtype).astype(np.int32)
-            names = list(v[2])
-            if not names:
-                return pd.Categorical([])
-            if len(set(names)) != len(names):
-                # two categories named alike (the engine refuses the known case,
-                # a link listed twice): decode the names rather than fail on the table
-                return pd.Categorical(np.asarray(names, dtype=object)[codes])
-            return pd.Categorical.from_codes(codes, categories=names)
-        if len(v) == 2 and isinstance(v[1], (bytes, bytearray, mmap.mmap)):
-            return np.frombuffer(v[1], dtype=v[0])
-    return v
+    from .light_tables import split_column
 
-
-def _raw_len(v: Any) -> int:
-    """Nonzero when one engine column (as :func:`_column` reads it) holds a value."""
-    if isinstance(v, tuple) and len(v) in (3, 4) and v[0] == "category":
-        return len(v[1])
-    if isinstance(v, tuple) and len(v) == 2 and isinstance(v[1], (bytes, bytearray, mmap.mmap)):
-        return len(v[1])
-    return len(v)
+    split = split_column(v)
+    if split is None:
+        return v
+    if split[0] == "array":
+        return split[1]
+    _, codes, names = split
+    if not names:
+        return pd.Categorical([])
+    codes = codes.astype(np.int32)
+    if len(set(names)) != len(names):
+        # two categories named alike (the engine refuses the known case, a link listed
+        # twice): decode the names rather than fail on the table
+        return pd.Categorical(np.asarray(names, dtype=object)[codes])
+    return pd.Categorical.from_codes(codes, categories=names)
 
 
 def _unmapped(v: Any) -> Any:
@@ -257,6 +247,7 @@ class Results:
         self.scenario = scenario
         self.seed = seed
         self._frames: Dict[str, pd.DataFrame] = {}
+        self._cols: Dict[str, Dict[str, Any]] = {}  # tables decoded without pandas
         summary = self._raw.get("summary") or {}
         self._summary: Dict[str, Any] = {
             k: _count(v) if k in INT_SUMMARY_KEYS else _scalar(v) for k, v in dict(summary).items()
@@ -279,6 +270,7 @@ class Results:
         # process) the bytes, not the maps.
         state = dict(self.__dict__)
         state["_raw"] = {k: _unmapped(v) for k, v in self._raw.items()}
+        state["_cols"] = {}  # (decoded again where needed: no second copy on the wire)
         return state
 
     # ---------------------------------------------------------------- data
@@ -302,14 +294,21 @@ class Results:
         values (text as object arrays of str), decoded from the engine's columns without
         building the DataFrame or importing pandas when they allow it (what ``aqmsim run
         --out`` writes and draws from); a table already built is read from its DataFrame."""
+        if name in self._cols:
+            return self._cols[name]
         if name not in self._frames:
-            from .light_tables import decode
-
-            cols = decode(self._raw.get(name), SCHEMAS.get(name, {}))
+            cols = self._light(name)
             if cols is not None:
-                return cols
+                return self._cols.setdefault(name, cols)
         df = self._table(name)
         return {str(c): df[c].to_numpy() for c in df.columns}
+
+    def _light(self, name: str) -> Optional[Dict[str, Any]]:
+        """Table ``name`` decoded without pandas, or None where only pandas converts it
+        as the DataFrame has it (:func:`aqmsim.light_tables.decode`)."""
+        from .light_tables import decode
+
+        return decode(self._raw.get(name), SCHEMAS.get(name, {}))
 
     def has_rows(self, name: str) -> bool:
         """Whether table ``name`` has a row, told from the engine's columns without
@@ -318,7 +317,9 @@ class Results:
             return not self._frames[name].empty
         raw = self._raw.get(name)
         if isinstance(raw, Mapping):
-            return any(_raw_len(v) for v in raw.values())
+            from .light_tables import column_rows
+
+            return any(column_rows(v) for v in raw.values())
         return bool(raw is not None and len(raw))
 
     @property
@@ -449,14 +450,18 @@ class Results:
     def _save_csv(self, name: str, path: Path) -> None:
         """Table ``name`` as CSV: a small one from its numpy columns (no pandas: see
         :mod:`aqmsim.light_tables`), a large one by pandas, byte for byte alike."""
-        from .light_tables import CSV_CELLS_LIGHT, write_csv
+        from .light_tables import CSV_CELLS_LIGHT, column_rows, write_csv
 
+        raw = self._raw.get(name)
         if name not in self._frames:
-            cols = self.columns(name)
-            n_rows = len(next(iter(cols.values()))) if cols else 0
-            if cols and len(cols) * n_rows <= CSV_CELLS_LIGHT:
-                write_csv(path, cols)
-                return
+            # the size from the engine's columns: a large table is not decoded for nothing
+            cells = len(raw) * column_rows(next(iter(raw.values()))) \
+                if isinstance(raw, Mapping) and raw else 0
+            if cells <= CSV_CELLS_LIGHT:
+                cols = self._cols.get(name) or self._light(name)
+                if cols is not None:  # (None: only pandas writes it as to_csv does)
+                    write_csv(path, cols)
+                    return
         self._table(name).to_csv(path, index=False)
 
     # ---------------------------------------------------------------- plots

@@ -73,9 +73,9 @@ def save_figure(fig: "Figure", stem: Path) -> List[Path]:
 
     fig.savefig(png, dpi=FIGURE_DPI)
     fig.set_layout_engine("none")  # keeps the positions the constrained layout found
-    # no date, and element ids from a fixed salt (not a random one): the same run gives
-    # the same file
-    with matplotlib.rc_context({"svg.hashsalt": "aqmsim"}):
+    # text kept as text (smaller, editable, searchable), no date, and element ids from a
+    # fixed salt (not a random one): the same run gives the same file
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "aqmsim"}):
         fig.savefig(svg, metadata={"Date": None})
     return [png, svg]
 

@@ -27,11 +27,12 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import ScenarioError
 from .metrics import SUMMARY
 from .store import Store, StoreError, get_path, scenario_hash
+from .run_output import save_figure
 from .sweep import Sweep, short_labels
 
 __all__ = ["write_report", "ReportFiles", "DEFAULT_METRICS", "DEFAULT_PAIRS", "discipline_of",
@@ -180,7 +181,7 @@ def write_report(sweep: Sweep, store: Optional[Path] = None,
                   "(Student t), cut to the metric's range")
 
     def add(fig: Any, stem: str, title: str, caption: str) -> None:
-        png, svg = SF.save(fig, out, stem)
+        png, svg = save_figure(fig, out / stem)
         figures.append(_Figure(title, png, svg, caption))
 
     if not ok.empty and metrics:

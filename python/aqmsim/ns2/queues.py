@@ -209,7 +209,7 @@ def normalize_queue(q: Optional[Mapping[str, Any]], where: str) -> Dict[str, Any
         raise Ns2ExportError(f"{where}.ecn_mode: unknown ECN mode {ecn_mode!r} (expected mark_tail)")
     # Each kind's defaults are its paper's (packet mode, no wait_, gentle only for gentle
     # and ared); defaults = "ns2" is ns-2 2.35's ns-default.tcl (queue_spec.rs,
-    # NS2_RED_DEFAULTS). Every one is written to the script, so ns-2 runs what aqmsim resolved.
+    # build_red_family). Every one is written to the script, so ns-2 runs what aqmsim resolved.
     profile = q.get("defaults", "paper")
     if profile not in ("paper", "ns2"):
         raise Ns2ExportError(f"{where}.defaults: unknown profile {profile!r} (expected one of: paper, ns2)")

@@ -11,6 +11,7 @@ report writer (:mod:`aqmsim.report`) does the HTML and Markdown.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -82,6 +83,7 @@ class FromRun:
         return self.name or getattr(self.fn, "__name__", "") or "the cell's number"
 
 
+@functools.lru_cache(maxsize=None)  # asked the same few n thousands of times by a report
 def t95(n: int) -> float:
     """Two-sided 95 % Student-t quantile for n samples (n − 1 degrees of freedom), NaN
     below two samples. scipy's exact quantile: a table read at its next row up (df 21 at

@@ -38,6 +38,7 @@ from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Seque
 
 from ..errors import ScenarioError
 from ..scenario import Scenario, _set_path
+from ..results import RED_FAMILY
 from ..store import get_path
 
 __all__ = ["Reading", "Choice", "Variant", "RULE", "SOURCES", "PRIMARY", "variants",
@@ -337,8 +338,7 @@ def queues(data: Dict[str, Any]) -> Iterator[Tuple[str, Dict[str, Any]]]:
 
 
 #: Discipline kinds of the RED family (those with min_th / max_th / w_q …).
-RED_KINDS = ("red", "gentle", "ared", "ared_feng", "rtred", "qrtred", "red1", "red2",
-             "red3", "red4", "red5")
+RED_KINDS = RED_FAMILY
 
 
 def red_queues(data: Dict[str, Any]) -> Iterator[Tuple[str, Dict[str, Any]]]:

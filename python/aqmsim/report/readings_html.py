@@ -13,29 +13,13 @@ from typing import Any, Dict, List, Optional
 
 from . import _format as F
 
-__all__ = ["readings_section", "readings_view", "index_view", "claim_badge", "claim_details",
-           "index_line", "label_counts", "LABEL_TEXT"]
+__all__ = ["readings_view", "index_view", "label_counts", "LABEL_TEXT"]
 
 LABEL_TEXT = {
     "robust": "holds under every reading",
     "fragile": "holds under some readings only",
     "fails": "fails under every reading",
 }
-
-
-def _macros() -> Any:
-    from .templating import template_module
-
-    return template_module("_readings.html.j2")
-
-
-def claim_badge(label: str) -> str:
-    return str(_macros().claim_badge(label, LABEL_TEXT.get(label, "")))
-
-
-def claim_details(lab: Any) -> str:
-    """The claim's verdict and numbers under every variant, folded ('' without labels)."""
-    return str(_macros().claim_details(lab))
 
 
 def label_counts(sens: Any) -> Dict[str, int]:
@@ -51,11 +35,6 @@ def index_view(sens: Any) -> Optional[Dict[str, Any]]:
         return None
     counts = [(v, *sens.counts.get(v, (0, 0))) for v in sens.variant_names]
     return {"counts": counts, "labels": label_counts(sens)}
-
-
-def index_line(sens: Any) -> str:
-    view = index_view(sens)
-    return "" if view is None else str(_macros().index_line(view))
 
 
 def _pct(x: float) -> str:
@@ -104,9 +83,3 @@ def readings_view(o: Any, figure_src: Any = None) -> Optional[Dict[str, Any]]:
     return {"rule": sens.rule, "choices": sens.choices, "variants": variants,
             "shift_cols": cols if sens.shifts else [], "shift_rows": shift_rows,
             "figures": figures, "variant_names": sens.variant_names, "numbers": numbers}
-
-
-def readings_section(o: Any, figure_src: Any = None) -> str:
-    """The ``Readings`` part of a paper page ('' when the paper has no open choices)."""
-    view = readings_view(o, figure_src)
-    return "" if view is None else str(_macros().readings_section(view))

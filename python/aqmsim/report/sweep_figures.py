@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -23,9 +22,8 @@ from ..metrics import SUMMARY, Metric
 from ..papers.base import mean_ci
 
 __all__ = ["Axis", "metric_of", "param_label", "draw_metric", "draw_pair", "mean_ellipse",
-           "save", "new_figure", "fmt_value", "DPI", "MAX_LINES"]
+           "new_figure", "fmt_value", "MAX_LINES"]
 
-DPI = 160
 #: Series drawn in one panel before the other parameters are averaged per seed instead.
 MAX_LINES = 8
 #: Words for the parameters sweeps vary most (the last part of the dotted key).
@@ -93,17 +91,6 @@ def new_figure(w: float, h: float) -> Any:
     return Figure(figsize=(w, h), layout="constrained")
 
 
-def save(fig: Any, out: Path, stem: str) -> Tuple[Path, Path]:
-    """``stem.png`` (DPI) and ``stem.svg`` (text kept as text) in ``out``."""
-    import matplotlib
-
-    png, svg = out / f"{stem}.png", out / f"{stem}.svg"
-    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "aqmsim"}):
-        fig.savefig(png, dpi=DPI)
-        fig.savefig(svg, metadata={"Date": None})  # no date: the same sweep, the same file
-    return png, svg
-
-
 def _series(df: pd.DataFrame, others: Sequence[str]) -> List[Tuple[Tuple[Any, ...], pd.DataFrame]]:
     if not others:
         return [((), df)]
@@ -133,11 +120,14 @@ def draw_metric(ax: Any, df: pd.DataFrame, key: str, axis: Optional[Axis],
         pos = {v: float(v) for v in distinct}
     others = [o for o in others if o not in axis.params and df[o].nunique(dropna=False) > 1]
     groups = _series(df, others)
-    if len(groups) > MAX_LINES:  # too many series: average the others per seed first
-        per_seed = df.groupby([param, "seed"], dropna=False, sort=False)[key].mean()
-        df = per_seed.reset_index()
-        groups = [(("mean over the other parameters",), df)]
-        names = [f"mean over {len(_series(df, []))} combinations of the others"]
+    averaged = len(groups) > MAX_LINES
+    if averaged:  # too many series: average the others per seed first (df kept whole
+        # for the tick labels; the axis's zipped parameters move together, so grouping
+        # by all of them is grouping by the first)
+        n = len(groups)
+        data = df.groupby([*axis.params, "seed"], dropna=False, sort=False)[key].mean()
+        groups = [(("mean over the other parameters",), data.reset_index())]
+        names = [f"mean over {n} combinations of the others"]
         others = []
     else:
         names = [", ".join(f"{labels[o]} = {fmt_value(v)}" for o, v in zip(others, combo))
@@ -155,7 +145,7 @@ def draw_metric(ax: Any, df: pd.DataFrame, key: str, axis: Optional[Axis],
             ms.append(mean), los.append(lo), his.append(hi)
         ax.errorbar(xs, ms, yerr=[los, his], marker="o", capsize=3, label=name or None,
                     linestyle="none" if categorical else "-", markersize=5)
-    if others or len(names) > 1 or (names and names[0].startswith("mean over")):
+    if others or len(names) > 1 or averaged:
         ax.legend(fontsize="small")
     if categorical or len(axis.params) > 1:
         partner = df.drop_duplicates(param).set_index(param) if len(axis.params) > 1 else None

@@ -157,7 +157,8 @@ class Store(_Reading):
         version = c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if version:
             try:
-                migrate(c, str(version[0]))
+                with self._transaction() as tx:
+                    migrate(tx, str(version[0]))
             except StoreError as exc:
                 raise StoreError(f"{self.db_path}: {exc}") from None
 

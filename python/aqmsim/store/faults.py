@@ -19,13 +19,9 @@ __all__ = ["check_writable"]
 _os_write = os.write
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename, synced."""
-    _write_all_atomic([(path, data)])
-
-
 def _write_all_atomic(files: Sequence[Tuple[Path, bytes]], made: Optional[set] = None) -> None:
-    """:func:`_write_atomic` for several files at once: all written, then all synced (the
+    """Write each (path, data) through a temporary file and a rename, synced: all written,
+    then all synced (the
     first fsync commits the file system's journal for the others too), then all renamed.
     ``made``: directories known to exist (updated)."""
     pending: List[Tuple[int, Path, Path]] = []

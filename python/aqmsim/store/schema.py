@@ -195,8 +195,9 @@ def _create_tables(c: Any) -> None:
 def migrate(c: Any, version: str) -> None:
     """Bring the ``runs`` table of a store of schema ``version`` up to
     :data:`SCHEMA_VERSION` (the columns it lacks, NULL in its rows: their engine is unknown,
-    so they count as stale) — in one transaction, so that a kill leaves the old schema or
-    the new one, never half of it. A newer store than this aqmsim knows is refused."""
+    so they count as stale). The caller runs it in one transaction (``Store._create``), so
+    that a kill leaves the old schema or the new one, never half of it. A newer store than
+    this aqmsim knows is refused (before anything is changed)."""
     if version == SCHEMA_VERSION:
         return
     if not version.isdigit() or int(version) > int(SCHEMA_VERSION):
@@ -205,16 +206,7 @@ def migrate(c: Any, version: str) -> None:
     have = {name for (name,) in c.execute(
         "SELECT column_name FROM information_schema.columns WHERE table_name = 'runs'"
     ).fetchall()}
-    c.execute("BEGIN")
-    try:
-        for name, sql_type in FIXED_COLUMNS.items():
-            if name not in have:
-                c.execute(f"ALTER TABLE runs ADD COLUMN {_q(name)} {sql_type}")
-        c.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [SCHEMA_VERSION])
-        c.execute("COMMIT")
-    except BaseException:
-        try:
-            c.execute("ROLLBACK")
-        except Exception:  # noqa: BLE001 - the first error is the one to raise
-            pass
-        raise
+    for name, sql_type in FIXED_COLUMNS.items():
+        if name not in have:
+            c.execute(f"ALTER TABLE runs ADD COLUMN {_q(name)} {sql_type}")
+    c.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", [SCHEMA_VERSION])

@@ -64,9 +64,8 @@ from .cluster import (CONNECT_TIMEOUT, DaskPool, SchedulerAddressError, SharedPo
                       check_scheduler_address)
 from .driver import StaleRunsError, run_sweep, run_tasks
 from .local import LocalPool
-from .outcome import _failure, _version  # noqa: F401 - for aqmsim.ns2 and older callers
 from .spec import DEFAULT_TIMEOUT, SERIES, Group, Sweep, Task, expand_values, short_labels
-from .tasks import Counts, RunOutcome, SweepResult, _prepare  # noqa: F401 - sweep_report
+from .tasks import Counts, RunOutcome, SweepResult
 from .throughput import BENCH_BASE, bench_throughput
 from .worker import execute
 

@@ -27,10 +27,6 @@ __all__ = ["run_tasks", "run_sweep", "StaleRunsError"]
 
 PathLike = Union[str, Path]
 
-#: The engine identity ns-2 runs are stored under (``run_tasks(engine="ns2")``).
-NS2_ENGINE = "ns-2"
-
-
 class StaleRunsError(StoreError):
     """Runs the store holds were made by another build of the engine (or by an aqmsim that
     did not record its engine): they are not reused silently."""
@@ -124,7 +120,12 @@ def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
                               [(u.hash, u.seed, u.scenario) for u in units])
         counts = Counts(total=len(units))
         states = st.states()
-        current = NS2_ENGINE if engine == "ns2" else engine_hash()
+        if engine == "ns2":  # the identity its worker stores ns-2 runs under
+            from ..ns2.worker import NS2_BUILD
+
+            current = NS2_BUILD["source_hash"]
+        else:
+            current = engine_hash()
         rerun: set = set()
         if not fresh and stale == "rerun":
             rerun = _stale_keys(units, states, current)

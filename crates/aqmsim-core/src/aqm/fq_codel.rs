@@ -109,6 +109,8 @@ pub struct FqCodel {
     len: u32,
     bytes: u64,
     last_sojourn_ns: u64,
+    /// `mix(perturbation)` of `Classify::Hash`, computed once (not per packet).
+    salt: u32,
 }
 
 /// A 32-bit mixer (the finaliser of MurmurHash3): flow numbers are small consecutive
@@ -125,7 +127,11 @@ fn mix(mut h: u32) -> u32 {
 impl FqCodel {
     pub fn new(params: FqCodelParams) -> FqCodel {
         let n = params.flows as usize;
-        FqCodel { params, queues: Vec::new(), slot: vec![0; n], new_flows: VecDeque::new(), old_flows: VecDeque::new(), len: 0, bytes: 0, last_sojourn_ns: 0 }
+        let salt = match params.classify {
+            Classify::Hash { perturbation } => mix(perturbation),
+            Classify::Flow => 0,
+        };
+        FqCodel { params, queues: Vec::new(), slot: vec![0; n], new_flows: VecDeque::new(), old_flows: VecDeque::new(), len: 0, bytes: 0, last_sojourn_ns: 0, salt }
     }
 
     #[inline]
@@ -144,7 +150,7 @@ impl FqCodel {
     /// The queue (hash bucket) a flow's packets go to.
     pub fn bucket(&self, flow: u32) -> u32 {
         match self.params.classify {
-            Classify::Hash { perturbation } => mix(flow ^ mix(perturbation)) % self.params.flows,
+            Classify::Hash { .. } => mix(flow ^ self.salt) % self.params.flows,
             Classify::Flow => flow % self.params.flows,
         }
     }

@@ -337,8 +337,9 @@ impl Pie {
         if self.bytes_mode() {
             p = p * pkt.size as f64 / mean as f64;
         }
-        // Safeguard to stay work conserving (RFC 8033 §4.1)
-        if secs(self.qdelay_old) < 0.5 * secs(self.target) && self.drop_prob < 0.2 {
+        // Safeguard to stay work conserving (RFC 8033 §4.1): qdelay_old < target / 2, in
+        // integer ns (the same answer as ns-3's seconds: distinct ns stay distinct doubles)
+        if 2 * self.qdelay_old < self.target && self.drop_prob < 0.2 {
             return false;
         }
         if qsize <= if self.bytes_mode() { 2 * mean } else { 2 } {

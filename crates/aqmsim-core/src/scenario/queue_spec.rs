@@ -34,11 +34,6 @@ const RED_COMMON: &[Param] = &[
     ("defaults", "paper", "paper | ns2: ns2 = ns-2 2.35's Queue/RED defaults (gentle, wait, bytes, queue_in_bytes all true); fields written win"),
 ];
 
-/// The values `defaults = "ns2"` gives the RED fields where aqmsim's defaults (each
-/// discipline's paper) differ from ns-2 2.35's ns-default.tcl. The others (limit, max_p,
-/// the automatic thresholds and w_q, mark_p, mean_pktsize, target_delay) are ns-2's already.
-pub const NS2_RED_DEFAULTS: &[(&str, bool)] = &[("gentle", true), ("wait", true), ("bytes", true), ("queue_in_bytes", true)];
-
 /// Every discipline: (name, what it is, its own parameters, whether the RED parameters apply).
 pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
     (
@@ -328,7 +323,9 @@ fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, 
         return Err(ScenarioError::new(f("target_delay"), format!("must be > 0 s, got {target_delay}")));
     }
     // Each kind's defaults are its paper's (packet mode, no wait_, gentle only for gentle
-    // and ared); `defaults = "ns2"` switches the fields of NS2_RED_DEFAULTS to ns-2 2.35's.
+    // and ared); `defaults = "ns2"` makes gentle, wait, bytes and queue_in_bytes true, as
+    // ns-2 2.35's ns-default.tcl has them (every other default is ns-2's already: limit,
+    // max_p, the automatic thresholds and w_q, mark_p, mean_pktsize, target_delay).
     let ns2 = match s.defaults.as_deref() {
         None | Some("paper") => false,
         Some("ns2") => true,

@@ -5,11 +5,6 @@ use super::CwndAction;
 use crate::monitor::tcp::{TcpRow, TcpState};
 
 impl TcpSender {
-    /// The sender's phase. Timeout: the last window action was a retransmission timeout
-    /// and not everything sent before it is acknowledged yet. Fast recovery: Reno and
-    /// NewReno while the window is inflated by duplicate ACKs (`dupwnd_ > 0`), SACK while
-    /// ns-2's `fastrecov_` is set (Tahoe has none: it goes back to slow start). Otherwise
-    /// slow start below ssthresh, congestion avoidance from it.
     /// From a retransmission timeout until everything sent before it is acknowledged
     /// (ns-3's CA_LOSS): the monitor's `timeout` state, and what the CUBIC/DCTCP window
     /// arithmetic treats as loss recovery.
@@ -18,6 +13,11 @@ impl TcpSender {
         self.last_cwnd_action == CwndAction::Timeout && self.highest_ack < self.recover
     }
 
+    /// The sender's phase. Timeout: the last window action was a retransmission timeout
+    /// and not everything sent before it is acknowledged yet. Fast recovery: Reno and
+    /// NewReno while the window is inflated by duplicate ACKs (`dupwnd_ > 0`), SACK while
+    /// ns-2's `fastrecov_` is set (Tahoe has none: it goes back to slow start). Otherwise
+    /// slow start below ssthresh, congestion avoidance from it.
     pub fn tcp_state(&self) -> TcpState {
         let in_fr = match self.p.variant {
             Variant::Reno | Variant::NewReno => self.dupwnd > 0,
