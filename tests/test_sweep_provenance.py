@@ -134,17 +134,21 @@ def test_a_newer_store_is_refused(core, tmp_path: Path):
         Store(store)
 
 
+def _run_script(script: Path, text: str) -> subprocess.CompletedProcess:
+    """``text`` written to ``script`` and run as a plain Python script in its folder."""
+    script.write_text(text, encoding="utf-8")
+    return subprocess.run([sys.executable, str(script)], cwd=script.parent,
+                          capture_output=True, text=True, timeout=300)
+
+
 def test_run_sweep_from_a_script_without_a_main_guard(core, tmp_path: Path):
     """Spawned workers do not run the driver's script again (which started a second
     sweep in each of them: "a sweep worker died while starting" and a DuckDB lock)."""
-    script = tmp_path / "plain.py"
-    script.write_text(
-        "from aqmsim.sweep import Sweep, run_sweep\n"
-        f"res = run_sweep(Sweep.from_toml({str(write_sweep(tmp_path / 's.toml'))!r}), "
-        "'st', workers=2)\n"
-        "print('RESULT', res.ok, res.failed)\n", encoding="utf-8")
-    got = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=300)
+    got = _run_script(tmp_path / "plain.py",
+                      "from aqmsim.sweep import Sweep, run_sweep\n"
+                      f"res = run_sweep(Sweep.from_toml({str(write_sweep(tmp_path / 's.toml'))!r}), "
+                      "'st', workers=2)\n"
+                      "print('RESULT', res.ok, res.failed)\n")
     assert got.returncode == 0, got.stderr
     assert "RESULT 4 0" in got.stdout and got.stdout.count("RESULT") == 1
     df = store_mod.open(tmp_path / "st")
@@ -155,16 +159,13 @@ def test_run_sweep_from_a_script_without_a_main_guard(core, tmp_path: Path):
 def test_a_run_fn_of_the_script_itself_still_works_under_a_guard(core, tmp_path: Path):
     """The workers skip the main script only when they need nothing from it: a run_fn
     defined in the script (here through functools.partial) is found there, as before."""
-    script = tmp_path / "guarded.py"
-    script.write_text(
-        "import functools\n"
-        "from aqmsim.sweep import Sweep, execute, run_sweep\n"
-        "def mine(tag, payload):\n    return execute(payload)\n"
-        "if __name__ == '__main__':\n"
-        f"    sw = Sweep.from_toml({str(write_sweep(tmp_path / 's.toml', seeds=1))!r})\n"
-        "    res = run_sweep(sw, 'st', workers=1, run_fn=functools.partial(mine, 'x'))\n"
-        "    print('RESULT', res.ok, res.failed)\n", encoding="utf-8")
-    got = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=300)
+    got = _run_script(tmp_path / "guarded.py",
+                      "import functools\n"
+                      "from aqmsim.sweep import Sweep, execute, run_sweep\n"
+                      "def mine(tag, payload):\n    return execute(payload)\n"
+                      "if __name__ == '__main__':\n"
+                      f"    sw = Sweep.from_toml({str(write_sweep(tmp_path / 's.toml', seeds=1))!r})\n"
+                      "    res = run_sweep(sw, 'st', workers=1, run_fn=functools.partial(mine, 'x'))\n"
+                      "    print('RESULT', res.ok, res.failed)\n")
     assert got.returncode == 0, got.stderr
     assert "RESULT 2 0" in got.stdout

@@ -26,7 +26,7 @@ from ..scenario import Scenario
 
 __all__ = [
     "Experiment", "RunRecord", "Runs", "FromRun", "Cell", "Table", "Figure", "Claim", "Report",
-    "Paper", "t95", "mean_ci", "ns2_agrees", "save_png_svg",
+    "Paper", "t95", "mean_ci", "ns2_agrees", "save_png_svg", "paper_figure",
 ]
 
 #: Series a run can keep beyond its summary (names of Results tables).
@@ -240,6 +240,17 @@ def save_png_svg(fig: Any, png: Path) -> None:
     from ..run_output import save_figure
 
     save_figure(fig, Path(png).with_suffix(""))
+
+
+def paper_figure(fig: Any, png: Path, caption: str) -> "Figure":
+    """A finished pyplot figure of a paper: laid out, saved (:func:`save_png_svg`), closed,
+    and listed for the report under ``caption``."""
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    save_png_svg(fig, png)
+    plt.close(fig)
+    return Figure(Path(png).name, caption)
 
 
 @dataclass

@@ -9,7 +9,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..base import Figure, Runs, save_png_svg
+from ..base import Figure, Runs, paper_figure, save_png_svg
 from .measures import (FIG3, FIG4, FIG5, MODE_LABEL, MODES, SCENARIOS, TS_SCENARIO, TS_T,
                        _seeds, bound_front, bound_tail, curve, key, maxq, rd_of, s3_clean,
                        unfairness)
@@ -45,7 +45,7 @@ class FiguresMixin:
                 ax.plot(tt, bound_tail(tt, rdl), "--", color="grey", lw=0.8,
                         label=f"2T+rd−1, largest RTT (rd={rdl:.1f})")
                 ax.plot(tt, bound_front(tt, rdl), "-", color="grey", lw=0.8,
-                        label=f"T+rd, largest RTT")
+                        label="T+rd, largest RTT")
             ax.set_title(f"({'abcd'[scns.index(scn)]}) {SCENARIOS[scn][1]}", fontsize=9)
             ax.set_xlabel("threshold T (packets)")
             ax.set_ylabel("buffer requirement = max queue (packets)")
@@ -53,14 +53,12 @@ class FiguresMixin:
             ax.legend(fontsize=7)
         fig.suptitle("Fig. 3 — buffer size requirement, mark-tail vs mark-front "
                      f"(mean ± 95 % CI over {len(_seeds(runs, key('1', 'mark_tail', ts[0])))} seeds)")
-        fig.tight_layout()
-        path = out / "fig3_buffer_requirement.png"
-        save_png_svg(fig, path)
-        plt.close(fig)
-        return Figure(path.name, "Fig. 3: largest queue at r1 against T for scenarios 1, 4 and 7 "
-                      "(and the 99 ms variant of scenario 1), with Theorem 2's 2T+rd−1 "
-                      "(dashed) and Theorem 3's T+rd (solid), rd from the smallest RTT; grey: "
-                      "the same lines from the largest RTT.")
+        return paper_figure(
+            fig, out / "fig3_buffer_requirement.png",
+            "Fig. 3: largest queue at r1 against T for scenarios 1, 4 and 7 "
+            "(and the 99 ms variant of scenario 1), with Theorem 2's 2T+rd−1 "
+            "(dashed) and Theorem 3's T+rd (solid), rd from the smallest RTT; grey: "
+            "the same lines from the largest RTT.")
 
     def _fig_metric(self, runs: Runs, ts: Sequence[int], scns: Sequence[str], fn, ylabel: str,
                     fname: str, suptitle: str, out: Path, ncol: int = 3) -> Path:
@@ -148,10 +146,8 @@ class FiguresMixin:
         ax.set_title(f"Scenario 1, T = {TS_T}: queue of one ECN Reno connection (first seed)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, ncol=2)
-        fig.tight_layout()
-        path = out / "queue_s1_T20.png"
-        save_png_svg(fig, path)
-        plt.close(fig)
-        return Figure(path.name, "Queue at r1 over time, scenario 1 with T = 20, mark-tail vs "
-                      "mark-front: the slow-start peak is the buffer requirement (sampled every "
-                      "10 ms, so the plotted peak can be below max_queue_pkts).")
+        return paper_figure(
+            fig, out / "queue_s1_T20.png",
+            "Queue at r1 over time, scenario 1 with T = 20, mark-tail vs "
+            "mark-front: the slow-start peak is the buffer requirement (sampled every "
+            "10 ms, so the plotted peak can be below max_queue_pkts).")
