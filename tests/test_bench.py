@@ -114,3 +114,17 @@ def test_write_docs_replaces_only_the_numbers(tmp_path):
                    f"{DOC_END}\n\nafter\n")
     write_docs("new numbers\n", doc)
     assert doc.read_text() == f"# Performance\n\nmethod\n\n{DOC_BEGIN}\nnew numbers\n{DOC_END}\n\nafter\n"
+
+
+def test_the_suite_line_says_runs_minutes_and_shares():
+    from bench.suite import render_suite
+
+    s = {"command": "aqmsim suite rfc7928 --seeds 5", "seeds": 5, "cpus": 2, "wall_s": 312.0,
+         "max_rss_mib": 210.0, "runs": 700, "ok": 700, "failed": 0, "scenarios": 10,
+         "variants": 20, "aqms": ["red", "codel"], "runs_s": 290.0, "report_s": 18.0}
+    text = "\n".join(render_suite(s))
+    assert "700 runs (2 disciplines × 10 scenarios (20 variants) × 5 seeds; 0 failed)" in text
+    assert "**5.2 min** on 2 CPUs: the runs 290 s, the report 18 s" in text
+    assert render_suite(None)[-1] == "(`--no-suite`.)"
+    assert "failed: boom" in "\n".join(render_suite({**s, "error": "boom"}))
+    assert "The RFC 7928 suite" in render(fake_results() | {"suite": s})

@@ -33,6 +33,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--no-sweep", action="store_true", help="skip the sweep throughput")
     ap.add_argument("--no-user", action="store_true",
                     help="skip what a user waits for (import aqmsim, aqmsim --help, aqmsim run as a whole process)")
+    ap.add_argument("--no-suite", action="store_true",
+                    help="skip the whole RFC 7928 suite (aqmsim suite rfc7928, ~5 min; --quick: one seed)")
     ap.add_argument("--workdir", type=Path, help="keep the scripts and outputs here (default: a temporary directory)")
     ap.add_argument("--json", type=Path, help="also write the raw results as JSON")
     ap.add_argument("--write-docs", action="store_true", help=f"rewrite the numbers section of {DOC.relative_to(REPO)}")
@@ -67,6 +69,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     cfg.memory_check = not a.no_memory
     cfg.sweep = not a.no_sweep
     cfg.user = not a.no_user
+    cfg.suite = not a.no_suite
     cfg.argv = list(sys.argv[1:] if argv is None else argv)
     cfg.workdir = a.workdir
 

@@ -45,6 +45,7 @@ class BenchConfig:
     sweep_runs: Optional[int] = None  # None: bench_throughput's default
     quick: bool = False
     user: bool = True  # what a user waits for: import, --help, the CLI's run (usercost.py)
+    suite: bool = True  # the whole RFC 7928 suite as one process (suite.py)
     workdir: Optional[Path] = None
     argv: Sequence[str] = ()  # the command line, for the report's first line
 

@@ -19,6 +19,7 @@ from .config import (MEMORY_SCENARIO, NS3, REPO, BenchConfig, load_scenario, log
 from .machine import machine_info
 from .ns3 import Ns3
 from .sims import Aqmsim, Ns2, Outcome, Simulator, Unsupported
+from .suite import suite_time
 from .usercost import user_costs
 
 __all__ = ["run_bench", "bench_scenario", "SimResult", "ScenarioResult"]
@@ -233,6 +234,7 @@ def run_bench(cfg: BenchConfig) -> Dict[str, Any]:
         mem = memory_check(cfg, workdir) if cfg.memory_check else None
         sw = sweep_throughput(cfg) if cfg.sweep else {"skipped": "not asked for (--no-sweep)"}
         user = user_costs(cfg, workdir, results) if cfg.user else None
+        suite = suite_time(cfg, workdir) if cfg.suite else None
     finally:
         Aqmsim.engine = None
         if own:
@@ -249,6 +251,7 @@ def run_bench(cfg: BenchConfig) -> Dict[str, Any]:
         "memory": mem,
         "sweep": sw,
         "user": user,
+        "suite": suite,
     }
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, List, Mapping, Optional
 
 from .config import AQMSIM, DOC, DOC_BEGIN, DOC_END, NS2, NS3
+from .suite import render_suite
 from .usercost import ratio
 
 __all__ = ["render", "write_docs"]
@@ -114,6 +115,7 @@ def render(res: Mapping[str, Any]) -> str:
     else:
         L.append("not measured.")
     L.extend(_user_section(res.get("user")))
+    L.extend(render_suite(res.get("suite")))
     sw = res.get("sweep") or {}
     L.append("")
     L.append("**Sweep throughput** (`aqmsim.sweep.bench_throughput`):")

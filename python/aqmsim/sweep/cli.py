@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..errors import ScenarioError
 from . import driver
@@ -11,7 +11,7 @@ from .cluster import check_scheduler_address
 from .spec import Sweep
 from .tasks import Counts, RunOutcome
 
-__all__ = ["cli_sweep"]
+__all__ = ["cli_sweep", "progress_bar", "print_failures"]
 
 
 def cli_sweep(file: Path, workers: Optional[int], scheduler: Optional[str],
@@ -22,10 +22,6 @@ def cli_sweep(file: Path, workers: Optional[int], scheduler: Optional[str],
     malformed ``scheduler`` address a :class:`SchedulerAddressError` (a ConnectionError).
     ``timeout``: a run's limit in seconds (default: the sweep file's ``timeout``).
     ``fresh``: run every run again, ignoring the store's (``--fresh``)."""
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
-                               TextColumn, TimeElapsedColumn, TimeRemainingColumn)
-    from rich.markup import escape as _escape
-
     if workers is not None and scheduler is not None:
         raise ScenarioError("--workers and --scheduler: give one or the other")
     if scheduler is not None:
@@ -39,6 +35,38 @@ def cli_sweep(file: Path, workers: Optional[int], scheduler: Optional[str],
     out.print(f"[bold]{sweep.name}[/]: {n_points} point{'s' if n_points != 1 else ''} × "
               f"{len(sweep.seeds)} seed{'s' if len(sweep.seeds) != 1 else ''} = {total} runs "
               f"→ store {path}")
+    bar, progress, on_pool = progress_bar(err)
+
+    with bar:
+        # (through the module: tests replace driver.run_sweep to see what it is given)
+        result = driver.run_sweep(sweep, path, workers=workers, scheduler=scheduler,
+                                  retry_failed=retry_failed, progress=progress,
+                                  on_pool=on_pool, timeout=timeout, fresh=fresh)
+    c = result.counts
+    ran = c.total - c.skipped
+    line = (f"{c.total} runs: [green]{c.ok} ok[/], "
+            + (f"[red]{c.failed} failed[/]" if c.failed else "0 failed")
+            + f"; {c.skipped} already in the store, {ran} run now in {result.seconds:.1f} s")
+    if ran and result.run_seconds > 0:
+        line += f" ({ran / result.run_seconds:.1f} runs/s)"
+    out.print(line)
+    if result.unknown_metrics:
+        out.print("[yellow]warning:[/] not summary keys, so not kept: "
+                  + ", ".join(result.unknown_metrics))
+    if c.failed:
+        print_failures(out, result.failures, path)
+    out.print(f"results: {path / 'runs.duckdb'} (aqmsim.store.open({str(path)!r}, "
+              f"sweep={sweep.name!r}); report: aqmsim report {file}"
+              + (f" --store {path}" if store is not None else ""))
+    return 1 if c.failed else 0
+
+
+def progress_bar(err: Any) -> Tuple[Any, Callable[[Counts], None], Callable[[str], None]]:
+    """A rich progress bar on ``err`` for a run of tasks, with the ``progress`` and
+    ``on_pool`` callbacks :func:`aqmsim.sweep.run_tasks` takes (use the bar as a context)."""
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, SpinnerColumn,
+                               TextColumn, TimeElapsedColumn, TimeRemainingColumn)
+
     bar = Progress(
         SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(),
         MofNCompleteColumn(),
@@ -61,36 +89,22 @@ def cli_sweep(file: Path, workers: Optional[int], scheduler: Optional[str],
     def on_pool(desc: str) -> None:
         bar.console.print(f"running on: {desc}")
 
-    with bar:
-        # (through the module: tests replace driver.run_sweep to see what it is given)
-        result = driver.run_sweep(sweep, path, workers=workers, scheduler=scheduler,
-                                  retry_failed=retry_failed, progress=progress,
-                                  on_pool=on_pool, timeout=timeout, fresh=fresh)
-    c = result.counts
-    ran = c.total - c.skipped
-    line = (f"{c.total} runs: [green]{c.ok} ok[/], "
-            + (f"[red]{c.failed} failed[/]" if c.failed else "0 failed")
-            + f"; {c.skipped} already in the store, {ran} run now in {result.seconds:.1f} s")
-    if ran and result.run_seconds > 0:
-        line += f" ({ran / result.run_seconds:.1f} runs/s)"
-    out.print(line)
-    if result.unknown_metrics:
-        out.print("[yellow]warning:[/] not summary keys, so not kept: "
-                  + ", ".join(result.unknown_metrics))
-    if c.failed:
-        # grouped by message: one invalid corner of a grid fails once per seed alike
-        by_error: Dict[str, List[RunOutcome]] = {}
-        for o in result.failures:
-            by_error.setdefault(str(o.error or o.error_kind or "?"), []).append(o)
-        out.print("[bold red]failed runs[/], by error:")
-        for msg, runs in list(by_error.items())[:20]:
-            first = runs[0]
-            out.print(f"  {len(runs)} run{'s' if len(runs) > 1 else ''} (first: {first.key}, "
-                      f"seed {first.seed}): [red]{_escape(msg)}[/]")
-        if len(by_error) > 20:
-            out.print(f"… and {len(by_error) - 20} more errors: "
-                      f"aqmsim.store.open({str(path)!r}) lists every run")
-    out.print(f"results: {path / 'runs.duckdb'} (aqmsim.store.open({str(path)!r}, "
-              f"sweep={sweep.name!r}); report: aqmsim report {file}"
-              + (f" --store {path}" if store is not None else ""))
-    return 1 if c.failed else 0
+    return bar, progress, on_pool
+
+
+def print_failures(out: Any, failures: Sequence[RunOutcome], store: Path) -> None:
+    """The failed runs, grouped by message: one invalid corner of a grid fails once per
+    seed alike."""
+    from rich.markup import escape as _escape
+
+    by_error: Dict[str, List[RunOutcome]] = {}
+    for o in failures:
+        by_error.setdefault(str(o.error or o.error_kind or "?"), []).append(o)
+    out.print("[bold red]failed runs[/], by error:")
+    for msg, runs in list(by_error.items())[:20]:
+        first = runs[0]
+        out.print(f"  {len(runs)} run{'s' if len(runs) > 1 else ''} (first: {first.key}, "
+                  f"seed {first.seed}): [red]{_escape(msg)}[/]")
+    if len(by_error) > 20:
+        out.print(f"… and {len(by_error) - 20} more errors: "
+                  f"aqmsim.store.open({str(store)!r}) lists every run")
