@@ -559,6 +559,47 @@ def sweep_report_cmd(
         _fail(str(exc), code=1)
 
 
+@app.command("suite")
+def suite_cmd(
+    name: str = typer.Argument(..., metavar="SUITE", help="the suite: rfc7928 (RFC 7928's AQM "
+                               "characterisation)", show_default=False),
+    aqm: Optional[str] = typer.Option(
+        None, "--aqm", metavar="A,B,...",
+        help="disciplines (default: all of the suite's: red,ared,gentle,rtred,codel,pie,fq_codel)"),
+    seeds: int = typer.Option(5, "--seeds", "-s", help="seeds per run (1..N)"),
+    scenarios: Optional[str] = typer.Option(
+        None, "--scenarios", metavar="A,B,...", help="only these scenarios (file names)"),
+    out_dir: Optional[Path] = typer.Option(
+        None, "--out", "-o", help="output directory (default: out/suite/SUITE); the runs go "
+        "to OUT/store, the report to OUT/index.html"),
+    workers: Optional[int] = _WORKERS,
+    scheduler: Optional[str] = _SCHEDULER,
+    ns3: bool = typer.Option(False, "--ns3", help="add ns-3's points where ns-3 runs the "
+                             "same scenario and discipline (needs `make ns3`)"),
+    fresh: bool = typer.Option(False, "--fresh", help="run every run again"),
+) -> None:
+    """Characterise the disciplines by a guideline's scenarios (RFC 7928): every scenario x
+    discipline x seed into a store (a rerun does only what is missing), then the report."""
+    from .store import StoreError
+    from .suite import SUITES
+    from .suite.cli import cli_suite
+
+    if name not in SUITES:
+        _fail(f"SUITE: unknown suite {name!r}; expected one of: {', '.join(SUITES)}")
+    try:
+        code = cli_suite(name, aqm, seeds, scenarios, out_dir, workers, scheduler, ns3,
+                         fresh, out=out, err=err)
+    except ScenarioError as exc:
+        _fail(str(exc))
+    except (StoreError, ConnectionError, ImportError, OSError, RuntimeError) as exc:
+        _fail(str(exc), code=1)
+    except KeyboardInterrupt:
+        _fail("interrupted: finished runs are in the store; the same command finishes the rest",
+              code=130)
+    if code:
+        raise typer.Exit(code)
+
+
 @app.command("export-ns2")
 def export_ns2(
     file: Path = typer.Argument(..., help="scenario file (TOML)"),

@@ -1,0 +1,167 @@
+"""Running a suite: every (scenario, variant, discipline, seed) through
+:func:`aqmsim.sweep.run_tasks` into a store (resumable: a second call runs only what is
+missing; local processes or a Dask cluster), then the report."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+from ..errors import ScenarioError
+
+__all__ = ["run_suite", "SuiteOutcome", "SERIES", "DEFAULT_SEEDS", "default_out"]
+
+#: The tables every suite run keeps: per-flow rows (goodput, FCT) and the queueing-delay
+#: distribution (the CDFs).
+SERIES = ("flows", "delay_cdf")
+DEFAULT_SEEDS = 5
+
+
+def default_out(name: str) -> Path:
+    return Path("out") / "suite" / name
+
+
+@dataclass
+class SuiteOutcome:
+    """What :func:`run_suite` did: the runs table, counts and where everything went."""
+
+    name: str
+    out: Path
+    store: Path
+    runs: Any                       # pandas DataFrame (aqmsim.suite.results.load)
+    counts: Any                     # aqmsim.sweep.Counts
+    failures: List[Any]             # aqmsim.sweep.RunOutcome of failed runs
+    seconds: float                  # the runs (run_tasks), wall clock
+    report_seconds: float = 0.0
+    total_seconds: float = 0.0
+    index: Optional[Path] = None    # the report's index.html
+    ns3: Any = None                 # ns-3's points (DataFrame) with --ns3
+    ns3_skipped: Dict[str, str] = field(default_factory=dict)  # why some were not anchored
+    pool: str = ""
+
+
+def _seeds(seeds: Union[int, Sequence[int]]) -> List[int]:
+    if isinstance(seeds, bool):
+        raise ScenarioError(f"--seeds: expected a number of seeds ≥ 1, got {seeds!r}")
+    if isinstance(seeds, int):
+        if not 1 <= seeds <= 1000:
+            raise ScenarioError(f"--seeds: expected a number of seeds in [1, 1000], got {seeds}")
+        return list(range(1, seeds + 1))
+    out = [int(s) for s in seeds]
+    if not out or len(set(out)) != len(out) or any(s < 0 for s in out):
+        raise ScenarioError(f"--seeds: expected distinct seeds ≥ 0, got {seeds!r}")
+    return out
+
+
+def run_suite(name: str = "rfc7928", *, aqms: Optional[Sequence[str]] = None,
+              seeds: Union[int, Sequence[int]] = DEFAULT_SEEDS,
+              scenarios: Optional[Sequence[str]] = None,
+              out: Optional[Union[str, Path]] = None, workers: Optional[int] = None,
+              scheduler: Optional[str] = None, client: Any = None, ns3: bool = False,
+              fresh: bool = False, report: bool = True,
+              progress: Optional[Callable[[Any], None]] = None,
+              on_pool: Optional[Callable[[str], None]] = None,
+              timeout: Optional[float] = None) -> SuiteOutcome:
+    """Run suite ``name`` for the disciplines ``aqms`` (default: all the suite names) and
+    ``seeds`` (a count: 1..N, or a list) into ``out``/store, then write the report into
+    ``out`` (default ``out/suite/<name>``). Runs already in the store are not run again;
+    runs made by another build of the engine are (the store is the suite's cache:
+    ``counts.stale`` says how many). ``fresh`` runs everything again. ``ns3`` adds ns-3's
+    points for the scenarios ns-3 can run (needs libns3-dev: ``make ns3``)."""
+    from ..sweep import DEFAULT_TIMEOUT, run_tasks
+    from .results import load
+    from .spec import Suite
+
+    t0 = time.perf_counter()
+    suite = Suite.load(name)
+    seed_list = _seeds(seeds)
+    names = list(aqms) if aqms else list(suite.disciplines)
+    tasks = suite.tasks(names, seed_list, scenarios)
+    path = Path(out) if out is not None else default_out(name)
+    store = path / "store"
+    payload = [(t.key, t.data, t.seed, SERIES) for t in tasks]
+    result = run_tasks(payload, store, workers=workers, scheduler=scheduler, client=client,
+                       progress=progress, on_pool=on_pool, sweep_name=f"suite {name}",
+                       register={"suite": name, "aqms": names, "seeds": seed_list,
+                                 "scenarios": list(scenarios or [])},
+                       timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
+                       fresh=fresh, stale="rerun")
+    values = {(s.name, v.label): v.value for s in suite.scenarios for d in suite.disciplines
+              for v in s.variants_for(d)}
+    runs = load(store, tasks, values)
+    outcome = SuiteOutcome(name=name, out=path, store=store, runs=runs,
+                           counts=result.counts, failures=list(result.failures),
+                           seconds=result.seconds, pool=result.pool)
+    if ns3:
+        outcome.ns3, outcome.ns3_skipped = _ns3_points(tasks, path, workers)
+    if report:
+        from .report import write_report
+        from .results import series_reader
+
+        t1 = time.perf_counter()
+        reader = series_reader(store)
+        try:
+            outcome.index = write_report(suite, runs, path, series=reader, ns3=outcome.ns3,
+                                         wall_s=result.seconds, command=_command())
+        finally:
+            reader.close()
+        outcome.report_seconds = time.perf_counter() - t1
+    outcome.total_seconds = time.perf_counter() - t0
+    _write_info(outcome, suite, names, seed_list, tasks)
+    return outcome
+
+
+def _write_info(o: SuiteOutcome, suite: Any, aqms: List[str], seeds: List[int],
+                tasks: Sequence[Any]) -> None:
+    """``OUT/suite.json``: what ran and how long it took, for scripts (``make bench``)."""
+    import json
+
+    from .. import __version__
+
+    c = o.counts
+    info = {"suite": o.name, "aqmsim": __version__, "aqms": aqms, "seeds": seeds,
+            "scenarios": len({t.scenario for t in tasks}),
+            "variants": len({(t.scenario, t.variant) for t in tasks}),
+            "runs": c.total, "ok": c.ok, "failed": c.failed, "already_stored": c.skipped,
+            "stale_rerun": c.stale, "runs_s": o.seconds, "report_s": o.report_seconds,
+            "total_s": o.total_seconds, "pool": o.pool,
+            "index": str(o.index) if o.index else None}
+    o.out.mkdir(parents=True, exist_ok=True)
+    (o.out / "suite.json").write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+
+
+def _ns3_points(tasks: Sequence[Any], out: Path, workers: Optional[int]) -> Tuple[Any, Dict[str, str]]:
+    """ns-3's runs of every task it can run (cached under ``out``/ns3-cache) as a frame
+    with the task's labels; the tasks it cannot run, by key, with the reason."""
+    import pandas as pd
+
+    from . import ns3_anchor
+
+    todo: List[Tuple[str, Dict[str, Any]]] = []
+    labels: Dict[str, Dict[str, Any]] = {}
+    skipped: Dict[str, str] = {}
+    seeds: Dict[str, List[int]] = {}
+    for t in tasks:
+        why = ns3_anchor.reason_not_anchorable(t.data)
+        if why:
+            skipped.setdefault(t.key, why)
+            continue
+        if t.key not in labels:
+            todo.append((t.key, t.data))
+            labels[t.key] = {"scenario": t.scenario, "section": t.section,
+                             "variant": t.variant, "aqm": t.aqm}
+        seeds.setdefault(t.key, []).append(t.seed)
+    if not todo:
+        return pd.DataFrame(), skipped
+    all_seeds = sorted({s for v in seeds.values() for s in v})
+    got = ns3_anchor.points(todo, all_seeds, out / "ns3-cache", workers=workers or 2)
+    lab = pd.DataFrame([{"key": k, **v} for k, v in labels.items()])
+    return got.merge(lab, on="key", how="left"), skipped
+
+
+def _command() -> str:
+    from ..sweep.outcome import command_line
+
+    return command_line()
