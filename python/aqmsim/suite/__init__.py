@@ -1,0 +1,1 @@
+"""The characterisation suites (issue 16)."""
