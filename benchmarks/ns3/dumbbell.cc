@@ -45,6 +45,19 @@
 //   crashes on the first loss (TcpRateLinux::SkbSent on a bad TcpTxItem), so both buffers
 //   are window x segment bytes.
 //
+// * --flowFile=PATH (issue 16, the RFC 7928 suite's anchor) describes each flow on one line
+//   instead of --flows and the random starts:
+//     tcp <start s> <stop s> <access delay s> <egress delay s> <newreno|cubic> <initial window>
+//     cbr <start s> <stop s> <access delay s> <egress delay s> <rate b/s> <packet bytes on the wire>
+//   The delays are the one-way delays of the flow's own access and egress links (RTT
+//   fairness); the congestion control is set per source node; the initial window per flow
+//   (ns-3 reads InitialCwnd when BulkSend makes its socket, so the default is set just
+//   before each flow starts; two flows starting at the same instant with different initial
+//   windows are refused). A cbr line is an unresponsive UDP sender (OnOffApplication, always
+//   on): <packet bytes> on the wire = UDP payload + 28 bytes of UDP/IP header, sent every
+//   packet x 8 / rate s, so the wire rate is <rate>; its `flow` line counts UDP payload.
+// * --initCwnd (default 2, as before): every TCP flow's initial window without --flowFile.
+//
 // * --cwndTrace=FILE writes every sender's cwnd, ssthresh (segments) and congestion state
 //   changes to FILE ("c|s|st <t> <flow> <value>"; the states are ns-3's TcpCongState_t
 //   numbers: 0 open, 1 disorder, 2 cwr, 3 recovery, 4 loss). Off by default; the printed
@@ -61,6 +74,11 @@
 // leaving its queue, including those CoDel then drops; p99 = the ceil(0.99 n)-th smallest,
 // rounded down to the microsecond), qdelay_samples, and `flow <i> <bps>`
 // per flow (bytes its sink received after the warm-up x 8 / measured time).
+// txdelay_mean_s / txdelay_p99_s / txdelay_samples measure the queueing delay as aqmsim
+// does: from the packet's entering the disc to the start of its transmission on the
+// bottleneck (the device's PhyTxBegin), one sample per packet transmitted (not those CoDel
+// drops). The disc's sojourn ends earlier, when the packet moves to the device's one-packet
+// queue, so qdelay_* is about one transmission time smaller for a packet that waited.
 
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -75,7 +93,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <map>
+#include <sstream>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -98,12 +119,50 @@ IfIndex(Ptr<NetDevice> dev)
     return dev->GetNode()->GetObject<Ipv4>()->GetInterfaceForDevice(dev);
 }
 
-// Queueing delays after the warm-up (the disc's SojournTime trace source): their exact
-// sum and a histogram in 1-us bins, so memory stays small at any packet count (the bench
-// measures this program's RSS).
-static std::vector<uint64_t> g_hist;
-static uint64_t g_samples = 0;
-static long double g_sum = 0;
+// Delays after the warm-up: their exact sum and a histogram in 1-us bins, so memory stays
+// small at any packet count (the bench measures this program's RSS).
+struct DelayHist
+{
+    std::vector<uint64_t> bins;
+    uint64_t samples = 0;
+    long double sum = 0;
+
+    void Add(int64_t ns)
+    {
+        size_t bin = size_t(ns / 1000);
+        if (bin >= bins.size())
+        {
+            bins.resize(bin + 1024, 0);
+        }
+        ++bins[bin];
+        ++samples;
+        sum += ns;
+    }
+
+    double Mean() const
+    {
+        return samples > 0 ? double(sum / samples) * 1e-9 : 0.0;
+    }
+
+    // The ceil(0.99 n)-th smallest, rounded down to the microsecond.
+    double P99() const
+    {
+        uint64_t rank = uint64_t(std::ceil(0.99 * samples));
+        uint64_t seen = 0;
+        for (size_t b = 0; samples > 0 && b < bins.size(); ++b)
+        {
+            seen += bins[b];
+            if (seen >= rank)
+            {
+                return b * 1e-6;
+            }
+        }
+        return 0.0;
+    }
+};
+
+static DelayHist g_sojourn; // the disc's SojournTime trace
+static DelayHist g_txDelay; // entering the disc -> start of transmission (aqmsim's measure)
 static bool g_measuring = false;
 
 static void
@@ -111,16 +170,112 @@ OnSojourn(Time t)
 {
     if (g_measuring)
     {
-        int64_t ns = t.GetNanoSeconds();
-        size_t bin = size_t(ns / 1000);
-        if (bin >= g_hist.size())
-        {
-            g_hist.resize(bin + 1024, 0);
-        }
-        ++g_hist[bin];
-        ++g_samples;
-        g_sum += ns;
+        g_sojourn.Add(t.GetNanoSeconds());
     }
+}
+
+// Packets that left the disc and have not started transmission yet: uid -> the time they
+// entered the disc (the item's timestamp, set by QueueDisc::Enqueue).
+static std::unordered_map<uint64_t, int64_t> g_leftDisc;
+
+static void
+OnDiscDequeue(Ptr<const QueueDiscItem> item)
+{
+    g_leftDisc[item->GetPacket()->GetUid()] = item->GetTimeStamp().GetNanoSeconds();
+}
+
+static void
+OnDiscDrop(Ptr<const QueueDiscItem> item)
+{
+    g_leftDisc.erase(item->GetPacket()->GetUid()); // dropped after dequeue (CoDel)
+}
+
+static void
+OnTxBegin(Ptr<const Packet> p)
+{
+    auto it = g_leftDisc.find(p->GetUid());
+    if (it == g_leftDisc.end())
+    {
+        return;
+    }
+    if (g_measuring)
+    {
+        g_txDelay.Add(Simulator::Now().GetNanoSeconds() - it->second);
+    }
+    g_leftDisc.erase(it);
+}
+
+// One line of --flowFile.
+struct FlowSpec
+{
+    bool cbr = false;
+    double start = 0;
+    double stop = 0;
+    double accessDelay = 0;
+    double egressDelay = 0;
+    std::string cc;          // tcp: newreno | cubic
+    uint32_t initCwnd = 2;   // tcp
+    double rate = 0;         // cbr: b/s on the wire
+    uint32_t wireBytes = 0;  // cbr: packet size on the wire
+};
+
+// Reads --flowFile; an empty vector and a message on stderr when a line is bad.
+static std::vector<FlowSpec>
+ReadFlowFile(const std::string& path)
+{
+    std::vector<FlowSpec> out;
+    std::ifstream in(path);
+    if (!in)
+    {
+        std::fprintf(stderr, "--flowFile: cannot read %s\n", path.c_str());
+        return {};
+    }
+    std::string line;
+    for (size_t n = 1; std::getline(in, line); ++n)
+    {
+        std::istringstream ls(line);
+        std::string kind;
+        if (!(ls >> kind) || kind[0] == '#')
+        {
+            continue;
+        }
+        FlowSpec f;
+        f.cbr = kind == "cbr";
+        bool ok = (kind == "tcp" || kind == "cbr") &&
+                  (ls >> f.start >> f.stop >> f.accessDelay >> f.egressDelay);
+        if (ok && f.cbr)
+        {
+            ok = bool(ls >> f.rate >> f.wireBytes) && f.rate > 0 && f.wireBytes > 28;
+        }
+        else if (ok)
+        {
+            ok = bool(ls >> f.cc >> f.initCwnd) && (f.cc == "newreno" || f.cc == "cubic") &&
+                 f.initCwnd >= 1;
+        }
+        ok = ok && f.start >= 0 && f.stop > f.start && f.accessDelay >= 0 && f.egressDelay >= 0;
+        if (!ok)
+        {
+            std::fprintf(stderr,
+                         "--flowFile %s line %zu: expected 'tcp <start> <stop> <access delay> "
+                         "<egress delay> newreno|cubic <initial window >= 1>' or 'cbr <start> "
+                         "<stop> <access delay> <egress delay> <rate > 0> <wire bytes > 28>', "
+                         "times in s, stop > start\n",
+                         path.c_str(), n);
+            return {};
+        }
+        out.push_back(f);
+    }
+    if (out.empty())
+    {
+        std::fprintf(stderr, "--flowFile %s: no flows\n", path.c_str());
+    }
+    return out;
+}
+
+static void
+SetInitialCwnd(uint32_t segments)
+{
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(segments));
 }
 
 // --cwndTrace=FILE: every sender's congestion window, slow-start threshold (segments) and
@@ -219,7 +374,8 @@ main(int argc, char* argv[])
     double startMax = 1.0;
     std::string routing = "static";
     std::string cwndTrace;
-
+    std::string flowFile;
+    uint32_t initCwnd = 2;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of bulk TCP flows (sources = sinks = flows)", flows);
@@ -252,7 +408,37 @@ main(int argc, char* argv[])
     cmd.AddValue("startMax", "flows start uniformly in [startMin, startMax] s", startMax);
     cmd.AddValue("cwndTrace", "write every sender's cwnd, ssthresh and state changes to this file", cwndTrace);
     cmd.AddValue("otherQueue", "FIFO limit of every other queue, packets", otherQueue);
+    cmd.AddValue("flowFile", "one line per flow (tcp|cbr <start> <stop> <access delay> <egress delay> ...); replaces --flows and the random starts", flowFile);
+    cmd.AddValue("initCwnd", "initial window of every TCP flow without --flowFile, segments", initCwnd);
     cmd.Parse(argc, argv);
+
+    std::vector<FlowSpec> specs;
+    if (!flowFile.empty())
+    {
+        specs = ReadFlowFile(flowFile);
+        if (specs.empty())
+        {
+            return 2;
+        }
+        flows = uint32_t(specs.size());
+        // ns-3 reads the initial window when a flow's socket is made (see SetInitialCwnd's
+        // events below): flows starting at the same instant must agree on it.
+        std::map<int64_t, uint32_t> iwAt;
+        for (const FlowSpec& f : specs)
+        {
+            if (f.cbr)
+            {
+                continue;
+            }
+            auto it = iwAt.emplace(Seconds(f.start).GetTimeStep(), f.initCwnd).first;
+            if (it->second != f.initCwnd)
+            {
+                std::fprintf(stderr, "--flowFile: two TCP flows start at %g s with different "
+                                     "initial windows (not supported)\n", f.start);
+                return 2;
+            }
+        }
+    }
 
     bool dctcp = tcp == "dctcp";
     ecn = ecn || dctcp;
@@ -282,7 +468,7 @@ main(int argc, char* argv[])
                        EnumValue(ecn ? TcpSocketState::On : TcpSocketState::Off));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segment));
     Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(2));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
     Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold",
                        UintegerValue(window * segment));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(window * segment));
@@ -324,6 +510,19 @@ main(int argc, char* argv[])
         return 2;
     }
     d.InstallStack(stack);
+    for (uint32_t i = 0; i < specs.size(); ++i)
+    {
+        // Each leaf's device 0 is its link to the router.
+        d.GetLeft(i)->GetDevice(0)->GetChannel()->SetAttribute(
+            "Delay", TimeValue(Seconds(specs[i].accessDelay)));
+        d.GetRight(i)->GetDevice(0)->GetChannel()->SetAttribute(
+            "Delay", TimeValue(Seconds(specs[i].egressDelay)));
+        if (!specs[i].cbr)
+        {
+            TypeId cc = specs[i].cc == "cubic" ? TcpCubic::GetTypeId() : TcpNewReno::GetTypeId();
+            d.GetLeft(i)->GetObject<TcpL4Protocol>()->SetAttribute("SocketType", TypeIdValue(cc));
+        }
+    }
 
     // Queue discs before addresses, so that ns-3 does not install its default FqCoDel.
     Ptr<NetDevice> bnDev = d.GetLeft()->GetDevice(0); // the routers' link is made first
@@ -443,6 +642,25 @@ main(int argc, char* argv[])
     start->SetAttribute("Max", DoubleValue(startMax));
     for (uint32_t i = 0; i < flows; ++i)
     {
+        if (!specs.empty() && specs[i].cbr)
+        {
+            // An unresponsive sender: UDP, always on, wire bytes every wire x 8 / rate s.
+            const FlowSpec& f = specs[i];
+            uint32_t payload = f.wireBytes - 28;
+            PacketSinkHelper sink("ns3::UdpSocketFactory",
+                                  InetSocketAddress(Ipv4Address::GetAny(), port + 1));
+            ApplicationContainer s = sink.Install(d.GetRight(i));
+            s.Start(Seconds(0));
+            sinks.Add(s);
+            OnOffHelper cbr("ns3::UdpSocketFactory",
+                            InetSocketAddress(d.GetRightIpv4Address(i), port + 1));
+            cbr.SetConstantRate(DataRate(uint64_t(std::llround(f.rate * payload / f.wireBytes))),
+                                payload);
+            ApplicationContainer a = cbr.Install(d.GetLeft(i));
+            a.Start(Seconds(f.start));
+            a.Stop(Seconds(f.stop));
+            continue;
+        }
         PacketSinkHelper sink("ns3::TcpSocketFactory",
                               InetSocketAddress(Ipv4Address::GetAny(), port));
         ApplicationContainer s = sink.Install(d.GetRight(i));
@@ -453,9 +671,14 @@ main(int argc, char* argv[])
         bulk.SetAttribute("MaxBytes", UintegerValue(0));
         bulk.SetAttribute("SendSize", UintegerValue(segment));
         ApplicationContainer a = bulk.Install(d.GetLeft(i));
-        double t = start->GetValue();
+        double t = specs.empty() ? start->GetValue() : specs[i].start;
         a.Start(Seconds(t));
-        a.Stop(Seconds(duration));
+        a.Stop(Seconds(specs.empty() ? duration : specs[i].stop));
+        if (!specs.empty())
+        {
+            // Scheduled now, so it runs before the start event (made at t = 0) of the same time.
+            Simulator::Schedule(Seconds(t), &SetInitialCwnd, specs[i].initCwnd);
+        }
         if (!cwndTrace.empty())
         {
             // Just after StartApplication has made the socket.
@@ -476,6 +699,9 @@ main(int argc, char* argv[])
     }
     Ptr<QueueDisc> q = redq.Get(0);
     q->TraceConnectWithoutContext("SojournTime", MakeCallback(&OnSojourn));
+    q->TraceConnectWithoutContext("Dequeue", MakeCallback(&OnDiscDequeue));
+    q->TraceConnectWithoutContext("Drop", MakeCallback(&OnDiscDrop));
+    bnDev->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnTxBegin));
     QueueDisc::Stats st0;
     std::vector<uint64_t> rx0(flows, 0);
     auto snapshot = [&]() {
@@ -553,26 +779,12 @@ main(int argc, char* argv[])
     std::printf("bottleneck_queued_end %u\n", q->GetNPackets());
     std::printf("bottleneck_departure_bytes %llu\n", (unsigned long long)sentBytes);
     std::printf("utilisation %.9f\n", sentBytes * 8.0 / (rate * measured));
-    double mean = 0;
-    double p99 = 0;
-    if (g_samples > 0)
-    {
-        mean = double(g_sum / g_samples) * 1e-9;
-        uint64_t rank = uint64_t(std::ceil(0.99 * g_samples)); // the rank-th smallest
-        uint64_t seen = 0;
-        for (size_t b = 0; b < g_hist.size(); ++b)
-        {
-            seen += g_hist[b];
-            if (seen >= rank)
-            {
-                p99 = b * 1e-6;
-                break;
-            }
-        }
-    }
-    std::printf("qdelay_samples %llu\n", (unsigned long long)g_samples);
-    std::printf("qdelay_mean_s %.9f\n", mean);
-    std::printf("qdelay_p99_s %.9f\n", p99);
+    std::printf("qdelay_samples %llu\n", (unsigned long long)g_sojourn.samples);
+    std::printf("qdelay_mean_s %.9f\n", g_sojourn.Mean());
+    std::printf("qdelay_p99_s %.9f\n", g_sojourn.P99());
+    std::printf("txdelay_samples %llu\n", (unsigned long long)g_txDelay.samples);
+    std::printf("txdelay_mean_s %.9f\n", g_txDelay.Mean());
+    std::printf("txdelay_p99_s %.9f\n", g_txDelay.P99());
     std::printf("sink_rx_bytes %llu\n", (unsigned long long)rx);
     std::printf("goodput_bps %.3f\n", rx * 8.0 / measured);
     for (uint32_t i = 0; i < flows; ++i)
