@@ -27,22 +27,15 @@ ONE_TX_S = 1040 * 8 / 10e6
 
 
 def medium_congestion(kind: str) -> Dict[str, Any]:
-    """RFC 7928 §8.2 medium congestion: 8 bulk flows, 10 Mb/s 25 ms bottleneck, 100 Mb/s
-    1 ms access and egress (base RTT 54 ms), a BDP buffer of 45 packets, 60 s."""
-    edge = {"rate": "100Mb", "delay": "1ms"}
-    queue: Dict[str, Any] = {"kind": kind, "limit": 45}
-    if kind == "red":
-        queue["mean_pktsize"] = 1000  # the suite's rule: RED's mean packet = the payload
-    return {
-        "name": "medium-congestion", "duration": "60s",
-        # windows never bind: 8 x 200 packets is far above BDP + buffer (110)
-        "tcp": {"variant": "sack", "packet_size": 1000, "header": 40, "window": 200},
-        "dumbbell": {
-            "bottleneck": {"rate": "10Mb", "delay": "25ms", "queue": queue},
-            "groups": [{"count": 8, "start": {"uniform": [0.0, 1.0]}, "access": edge, "egress": edge}],
-        },
-        "monitor": {"queues": ["R1->R2"], "delays": True},
-    }
+    """RFC 7928 §8.2 medium congestion as the suite runs it (its `congestion-level` file,
+    variant "medium"): 8 bulk flows, 10 Mb/s 25 ms bottleneck, 100 Mb/s 1 ms access and
+    egress (base RTT 54 ms), a 45-packet buffer, 60 s, the discipline as the suite sets it."""
+    from aqmsim.suite.spec import Suite
+
+    suite = Suite.load("rfc7928", validate=False)
+    sc = suite.scenario("congestion-level")
+    (medium,) = [v for v in sc.variants_for(kind) if v.label == "medium"]
+    return sc.scenario(medium, suite.disciplines[kind])
 
 
 # ---------------------------------------------------------------------- translation (no ns-3)
@@ -108,7 +101,7 @@ def test_plan_carries_aqmsim_draws_and_groups():
     assert kinds == ["tcp"] * 8 + ["cbr", "tcp"]
     assert lines[8].split()[0] == "cbr" and lines[8].split()[5:] == ["2000000.0", "500"]
     assert lines[9].split()[1:] == ["2.0", "30.0", "0.074", "0.001", "cubic", "10"]
-    assert lines[0].split()[5:] == ["newreno", "2"]
+    assert lines[0].split()[5:] == ["newreno", "3"]  # the suite's IW3
     q = resolved["links"][0]["queue"]
     assert (opts["minTh"], opts["maxTh"], opts["qw"], opts["limit"]) == (q["min_th"], q["max_th"], q["w_q"], 44)
     assert opts["bottleneck"] == "10000000bps" and opts["bottleneckDelay"] == "0.025s"
