@@ -27,7 +27,7 @@ __all__ = ["Sweep", "Group", "Task", "SERIES", "DEFAULT_TIMEOUT", "expand_values
 PathLike = Union[str, Path]
 
 #: Results tables a run can keep as time series.
-SERIES = ("queue", "drops", "flows", "links")
+SERIES = ("queue", "drops", "flows", "links", "delay_cdf")
 
 #: ``(key, scenario dict, seed)`` or ``(key, scenario dict, seed, series names)``.
 Task = Tuple[Any, ...]

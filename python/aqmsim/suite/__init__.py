@@ -1,0 +1,1 @@
+"""The RFC 7928 characterisation suite (``aqmsim suite rfc7928``)."""
