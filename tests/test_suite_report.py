@@ -359,3 +359,18 @@ def test_report_renders_in_headless_chromium(built, tmp_path: Path) -> None:
         assert not raw, (name, raw)
     assert "No runs of this scenario" in found["burst"]["text"]
 
+
+
+def test_missing_series_leave_their_figures_out_and_are_said(built, tmp_path: Path) -> None:
+    """Runs whose series were not kept: the graph, drops and fairness stay (they come
+    from the summaries), the CDFs go, and the page says which series are missing."""
+    def none(h: str, seed: int, name: str) -> pd.DataFrame:
+        raise KeyError(f"no {name!r} series stored")
+
+    runs = built["runs"][built["runs"]["scenario"] == "mix"]
+    index = write_report(built["suite"], runs, tmp_path / "r", series=none, workers=1)
+    figs = sorted(p.name for p in (index.parent / "figures").glob("*.png"))
+    assert figs == ["mix-delay-goodput.png", "mix-drops.png", "mix-fairness.png"]
+    page = (index.parent / "mix.html").read_text(encoding="utf-8")
+    assert "18 kept series missing" in page
+    assert "No runs of this scenario" in (index.parent / "rtt.html").read_text(encoding="utf-8")

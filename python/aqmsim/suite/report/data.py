@@ -237,7 +237,8 @@ def scenario_data(scen: Any, runs: pd.DataFrame, series: SeriesFn,
                         key=lambda c: c.map(order) if c.name == "variant" else
                         (c.map({a: i for i, a in enumerate(style.order)})
                          if c.name == "aqm" else c))
-    aqms = [a for a in style.order if a in set(runs["aqm"])]
+    # the figures' disciplines: those with a finished run (the others are in the failed list)
+    aqms = [a for a in style.order if a in set((ok if not ok.empty else runs)["aqm"])]
     have = [k for k in ok.columns if ok[k].notna().any()] if not ok.empty else []
     focus = [k for k in getattr(scen, "focus", ()) or () if k in have]
     if not focus and len(variants) > 1:

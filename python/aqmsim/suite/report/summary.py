@@ -60,7 +60,7 @@ def summary_markdown(suite: Any, cards: Sequence[Dict[str, Any]],
                     [[f"§{c['section']}", f"[{c['title']}]({c['href']})",
                       f"{c['ok']} of {c['runs']}",
                       c["overview"].get("delay", "—"), c["overview"].get("goodput", "—"),
-                      c["overview"].get("fairness", "—")] for c in cards], 2)
+                      c["overview"].get("fairness", "—")] for c in cards], 6)
     for c in cards:
         lines += _scenario(c)
     return "\n".join(lines).rstrip() + "\n"
