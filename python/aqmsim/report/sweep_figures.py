@@ -194,8 +194,9 @@ def spread_ellipse(x: Sequence[float], y: Sequence[float], nsigma: float = 1.0,
                    points: int = 120) -> Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The ``nsigma`` elliptic contour of the maximum-likelihood bivariate normal fitted to
     the samples (x, y) — their mean and their covariance with divisor n — as the RFC 7928
-    §2.7 delay–goodput graph draws it after [Remy] (Winstein & Balakrishnan 2013): it shows
-    how the runs spread, not how well their mean is known (that is :func:`mean_ellipse`).
+    §2.7 delay–goodput graph is drawn after Winstein & Balakrishnan's Remy (SIGCOMM 2013)
+    and by the ns-3 AQM Evaluation Suite: it shows how the runs spread, not how well their
+    mean is known (that is :func:`mean_ellipse`).
     Returns (polygon, centre, covariance); None with fewer than 2 samples."""
     xy = np.column_stack([np.asarray(x, float), np.asarray(y, float)])
     xy = xy[~np.isnan(xy).any(axis=1)]

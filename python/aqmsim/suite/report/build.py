@@ -57,8 +57,9 @@ def _caption(kind: str, d: ScenarioData) -> Tuple[str, str]:
                 f"{metric_of(Y_KEY).axis_label} against {metric_of(X_KEY).axis_label}, "
                 f"{panels}every run a small mark. Each discipline's ellipse is the 1-σ "
                 "contour of the maximum-likelihood bivariate normal fitted to its runs (mean "
-                "and covariance with divisor n), the form RFC 7928 §2.7 takes from [Remy] "
-                "(Winstein & Balakrishnan 2013): it shows how the runs spread; its centre, "
+                "and covariance with divisor n), as RFC 7928 §2.7's graph is drawn after "
+                "Winstein & Balakrishnan's Remy (SIGCOMM 2013) and by the ns-3 AQM Evaluation "
+                "Suite: it shows how the runs spread; its centre, "
                 "the large mark, is their mean. How well that mean is known is in the "
                 f"table (95 % t intervals).{ns3} The x axis turns logarithmic when the "
                 "delays span more than a decade.")

@@ -39,7 +39,22 @@ def _grid(n: int, w: float, h: float, share: bool = False) -> Tuple[Any, List[An
     axes = list(fig.subplots(rows, cols, squeeze=False, sharex=share, sharey=share).ravel())
     for ax in axes[n:]:
         ax.set_visible(False)
+    if share:  # a column's last panel shows its ticks, even above an empty slot
+        m = max(n, 1)
+        for c in range(min(cols, m)):
+            axes[c + (m - 1 - c) // cols * cols].xaxis.set_tick_params(labelbottom=True)
     return fig, axes[:max(n, 1)]
+
+
+def _labels(axes: Sequence[Any], x: str, y: str) -> None:
+    """Axis labels of shared panels (:func:`_grid`'s layout): x under each column's last
+    panel, y beside each row's first."""
+    cols = min(3, len(axes))
+    for i, ax in enumerate(axes):
+        if i + cols >= len(axes):
+            ax.set_xlabel(x)
+        if i % cols == 0:
+            ax.set_ylabel(y)
 
 
 def _cap(text: str) -> str:
@@ -110,11 +125,10 @@ def delay_goodput(data: ScenarioData, style: Style) -> Any:
                            zorder=4, label=f"ns-3 {style.label(aqm)}")
         if log:
             log_axis(ax)
-        ax.set_xlabel(f"{mx.axis_label}{', log scale' if log else ''}")
-        ax.set_ylabel(my.axis_label)
         ax.grid(True, alpha=0.3, which="both" if log else "major")
         if data.multi:
             ax.set_title(variant, fontsize="medium")
+    _labels(axes, f"{mx.axis_label}{', log scale' if log else ''}", my.axis_label)
     _legend(fig, axes)
     fig.suptitle(f"{data.scenario.title}: {my.label} against {mx.label}")
     return fig
@@ -179,12 +193,11 @@ def delay_cdfs(data: ScenarioData, style: Style) -> Any:
                     drawstyle="steps-post", color=style.colour(aqm), linewidth=1.2,
                     label=style.label(aqm))
         log_axis(ax)
-        ax.set_xlabel(f"{QDELAY.axis_label}, log scale")
-        ax.set_ylabel(CDF_FRACTION.label)
         ax.set_ylim(0, 1.01)
         ax.grid(True, alpha=0.3, which="both")
         if data.multi:
             ax.set_title(variant, fontsize="medium")
+    _labels(axes, f"{QDELAY.axis_label}, log scale", CDF_FRACTION.label)
     _legend(fig, axes)
     fig.suptitle(f"{data.scenario.title}: {QDELAY.label} distribution at the bottleneck")
     return fig
