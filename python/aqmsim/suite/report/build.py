@@ -224,6 +224,7 @@ def write_report(suite: Any, runs: pd.DataFrame, out: Path, *, series: SeriesFn,
     figs: Dict[str, List[Dict[str, str]]] = {}
     for i, (d, _, kind, stem) in enumerate(jobs):
         title, caption = _caption(kind, d)
+        caption = caption[:1].upper() + caption[1:]
         figs.setdefault(d.scenario.name, []).append(
             {"kind": kind, "title": title, "caption": caption,
              "png": f"figures/{stem.name}.png", "svg": f"figures/{stem.name}.svg",
