@@ -83,6 +83,19 @@ def _legend(fig: Any, axes: Sequence[Any]) -> None:
                    ncols=min(len(seen), 7), fontsize="small", frameon=False)
 
 
+def _panels_done(fig: Any, axes: Sequence[Any], data: ScenarioData, x: str, y: str,
+                 what: str) -> Any:
+    """A figure of a panel per variant, finished: each panel titled with its variant, the
+    shared axes labelled, one legend, the scenario's title."""
+    if data.multi:
+        for ax, (variant, _) in zip(axes, data.variants):
+            ax.set_title(variant, fontsize="medium")
+    _labels(axes, x, y)
+    _legend(fig, axes)
+    fig.suptitle(f"{data.scenario.title}: {what}")
+    return fig
+
+
 def delay_goodput(data: ScenarioData, style: Style) -> Any:
     """RFC 7928 §2.7's graph: queueing delay (x) against goodput (y), a panel per variant."""
     mx, my = metric_of(X_KEY), metric_of(Y_KEY)
@@ -126,12 +139,8 @@ def delay_goodput(data: ScenarioData, style: Style) -> Any:
         if log:
             log_axis(ax)
         ax.grid(True, alpha=0.3, which="both" if log else "major")
-        if data.multi:
-            ax.set_title(variant, fontsize="medium")
-    _labels(axes, f"{mx.axis_label}{', log scale' if log else ''}", my.axis_label)
-    _legend(fig, axes)
-    fig.suptitle(f"{data.scenario.title}: {my.label} against {mx.label}")
-    return fig
+    return _panels_done(fig, axes, data, f"{mx.axis_label}{', log scale' if log else ''}",
+                        my.axis_label, f"{my.label} against {mx.label}")
 
 
 def _positions(data: ScenarioData) -> Tuple[List[float], List[str], bool]:
@@ -195,12 +204,8 @@ def delay_cdfs(data: ScenarioData, style: Style) -> Any:
         log_axis(ax)
         ax.set_ylim(0, 1.01)
         ax.grid(True, alpha=0.3, which="both")
-        if data.multi:
-            ax.set_title(variant, fontsize="medium")
-    _labels(axes, f"{QDELAY.axis_label}, log scale", CDF_FRACTION.label)
-    _legend(fig, axes)
-    fig.suptitle(f"{data.scenario.title}: {QDELAY.label} distribution at the bottleneck")
-    return fig
+    return _panels_done(fig, axes, data, f"{QDELAY.axis_label}, log scale", CDF_FRACTION.label,
+                        f"{QDELAY.label} distribution at the bottleneck")
 
 
 def _bars(ax: Any, data: ScenarioData, key: str, m: Metric, style: Style) -> None:
