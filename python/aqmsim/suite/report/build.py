@@ -114,11 +114,13 @@ def _draw_all(jobs: List[Tuple[ScenarioData, Style, str, Path]],
     try:
         if workers > 1 and len(jobs) > 1 and _can_fork():
             import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
 
             preload()  # matplotlib loaded once, before the fork: the children inherit it
-            try:
-                with multiprocessing.get_context("fork").Pool(workers) as pool:
-                    return dict(pool.imap_unordered(_draw_one, range(len(jobs))))
+            try:  # (an executor, not a Pool: a killed child raises here instead of hanging)
+                with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(
+                        "fork")) as pool:
+                    return dict(pool.map(_draw_one, range(len(jobs))))
             except Exception:  # noqa: BLE001 - drawn again below, where an error is raised
                 pass
         return dict(map(_draw_one, range(len(jobs))))
