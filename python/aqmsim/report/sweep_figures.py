@@ -22,7 +22,7 @@ from ..metrics import SUMMARY, Metric
 from ..papers.base import mean_ci
 
 __all__ = ["Axis", "metric_of", "param_label", "draw_metric", "draw_pair", "mean_ellipse",
-           "new_figure", "fmt_value", "MAX_LINES"]
+           "ellipse_polygon", "spread_ellipse", "new_figure", "fmt_value", "MAX_LINES"]
 
 #: Series drawn in one panel before the other parameters are averaged per seed instead.
 MAX_LINES = 8
@@ -175,13 +175,35 @@ def mean_ellipse(x: Sequence[float], y: Sequence[float], level: float = 0.95,
     n = len(xy)
     if n < 3:
         return None
-    cov = np.cov(xy, rowvar=False) / n
-    vals, vecs = np.linalg.eigh(cov)
-    vals = np.clip(vals, 0.0, None)  # (a flat cloud: a segment, not NaN)
     r = math.sqrt(2 * (n - 1) / (n - 2) * f_dist.ppf(level, 2, n - 2))
+    return ellipse_polygon(xy.mean(axis=0), np.cov(xy, rowvar=False) / n, r, points)
+
+
+def ellipse_polygon(centre: Sequence[float], cov: np.ndarray, r: float,
+                    points: int = 120) -> np.ndarray:
+    """The contour {p : (p − centre)ᵀ cov⁻¹ (p − centre) = r²} as a closed polygon of
+    ``points`` rows (x, y); a singular ``cov`` (a flat cloud) gives a segment, not NaN."""
+    vals, vecs = np.linalg.eigh(np.asarray(cov, float))
+    vals = np.clip(vals, 0.0, None)
     t = np.linspace(0.0, 2 * math.pi, points)
     circle = np.column_stack([np.cos(t), np.sin(t)])
-    return xy.mean(axis=0) + r * (circle * np.sqrt(vals)) @ vecs.T
+    return np.asarray(centre, float) + r * (circle * np.sqrt(vals)) @ vecs.T
+
+
+def spread_ellipse(x: Sequence[float], y: Sequence[float], nsigma: float = 1.0,
+                   points: int = 120) -> Optional[Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The ``nsigma`` elliptic contour of the maximum-likelihood bivariate normal fitted to
+    the samples (x, y) — their mean and their covariance with divisor n — as the RFC 7928
+    §2.7 delay–goodput graph is drawn after Winstein & Balakrishnan's Remy (SIGCOMM 2013)
+    and by the ns-3 AQM Evaluation Suite: it shows how the runs spread, not how well their
+    mean is known (that is :func:`mean_ellipse`).
+    Returns (polygon, centre, covariance); None with fewer than 2 samples."""
+    xy = np.column_stack([np.asarray(x, float), np.asarray(y, float)])
+    xy = xy[~np.isnan(xy).any(axis=1)]
+    if len(xy) < 2:
+        return None
+    centre, cov = xy.mean(axis=0), np.cov(xy, rowvar=False, bias=True)
+    return ellipse_polygon(centre, cov, nsigma, points), centre, cov
 
 
 def draw_pair(ax: Any, df: pd.DataFrame, kx: str, ky: str, params: Sequence[str],

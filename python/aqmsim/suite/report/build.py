@@ -1,0 +1,269 @@
+"""``write_report``: the RFC 7928 suite's report from its runs.
+
+Layout of ``out``::
+
+    index.html          the suite, the command, wall time, provenance, per scenario which
+                        discipline had the lowest delay / highest goodput / best fairness
+    <scenario>.html     one page per scenario (10 scenarios × 7 disciplines would make one
+                        page of ~60 figures): what the RFC asks, our reading, the table,
+                        the figures, ns-3 beside aqmsim, the failed runs
+    summary.md          the overview and every table in Markdown
+    figures/*.png|svg   <scenario>-<figure>: PNG at 150 dpi and SVG (text kept as text)
+    data/*.csv          <scenario>-<frame>: the numbers behind every figure and table
+
+The pages use the reproduction report's layout, style sheet and Jinja2 environment
+(templates ``suite_index.html.j2`` and ``suite_scenario.html.j2`` beside theirs in
+``aqmsim/report/templates``): one look, one loader, no second copy of the CSS.
+
+Figures are drawn by forked copies of this process when there is a second core (as
+``aqmsim run --out`` draws its own: :func:`aqmsim.run_output._can_fork`), each taking the
+next figure of a shared list; anything failing there is drawn again here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import pandas as pd
+
+from ...report.sweep_figures import metric_of
+from ...run_output import save_figure
+from . import figures as F
+from .data import ScenarioData, Style, overview, scenario_data
+from .words import GOODPUT_RATIO, X_KEY, Y_KEY, flow_metric
+
+__all__ = ["write_report", "page_name"]
+
+SeriesFn = Callable[[str, int, str], pd.DataFrame]
+
+
+def page_name(name: str) -> str:
+    """The file (and figure/data prefix) of scenario ``name``: URL-safe."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", str(name)).strip("._") or "scenario"
+
+
+# --------------------------------------------------------------------------- captions
+def _caption(kind: str, d: ScenarioData) -> Tuple[str, str]:
+    """(title, caption) of figure ``kind`` of scenario ``d``."""
+    panels = "a panel per variant; " if d.multi else ""
+    if kind == "delay_goodput":
+        ns3 = (" ns-3's runs of the same scenario are ✕ marks in the discipline's colour, "
+               "their mean a large ✕ (legend “ns-3 <discipline>”)." if not d.ns3.empty else "")
+        return ("Delay–goodput graph (RFC 7928 §2.7)",
+                f"{metric_of(Y_KEY).axis_label} against {metric_of(X_KEY).axis_label}, "
+                f"{panels}every run a small mark. Each discipline's ellipse is the 1-σ "
+                "contour of the maximum-likelihood bivariate normal fitted to its runs (mean "
+                "and covariance with divisor n), as RFC 7928 §2.7's graph is drawn after "
+                "Winstein & Balakrishnan's Remy (SIGCOMM 2013) and by the ns-3 AQM Evaluation "
+                "Suite: it shows how the runs spread; its centre, "
+                "the large mark, is their mean. How well that mean is known is in the "
+                f"table (95 % t intervals).{ns3} The x axis turns logarithmic when the "
+                "delays span more than a decade.")
+    if kind == "focus_lines":
+        return ("Against the variants",
+                f"{', '.join(metric_of(k).label for k in d.focus)} against "
+                f"{d.scenario.variant_axis or 'the variant'}: per discipline the mean over "
+                "seeds with its 95 % interval (Student t), cut to the metric's range.")
+    if kind == "delay_cdfs":
+        return ("Queueing-delay CDFs",
+                f"The bottleneck's queueing-delay distribution per discipline, {panels}"
+                "each curve the run's quantiles (every percent, within 1 %: DDSketch) "
+                "averaged over the seeds at each quantile level. Log delay axis; packets "
+                "that did not wait sit at the left edge.")
+    if kind == "drops":
+        return ("Drops and marks",
+                f"Left: {metric_of('loss_ratio').label} per discipline"
+                f"{' and variant' if d.multi else ''}, mean over seeds with its 95 % "
+                "interval. Right: drops by reason and ECN marks per run, mean over every "
+                f"run of the scenario{' (all variants)' if d.multi else ''}.")
+    if kind == "fairness":
+        two = ("; right: the second long-lived flow's goodput over the first's (dashed: "
+               "equal shares)" if "goodput_ratio_mean" in d.table else "")
+        return ("Fairness",
+                f"Left: {metric_of('jain_fairness').label} of the long-lived TCP flows' "
+                f"throughputs per discipline, mean over seeds with its 95 % interval{two}.")
+    return ("Flow completion times",
+            f"Left: the CDF of the web transfers' {flow_metric('fct_s').label} per "
+            "discipline, every finished transfer of every run"
+            f"{' and variant' if d.multi else ''}; right: the median against the transfer "
+            "size (eight logarithmic size bins). Transfers that did not finish within the "
+            "run are left out (counted in the CSV).")
+
+
+# --------------------------------------------------------------------------- drawing
+_JOBS: List[Tuple[ScenarioData, Style, str, Path]] = []
+
+
+def _draw_one(i: int) -> Tuple[int, List[str]]:
+    data, style, kind, stem = _JOBS[i]
+    fig = getattr(F, kind)(data, style)
+    return i, [str(p) for p in save_figure(fig, stem)]
+
+
+def _draw_all(jobs: List[Tuple[ScenarioData, Style, str, Path]],
+              workers: int) -> Dict[int, List[str]]:
+    """Draw every job; in ``workers`` forked processes when that is possible and safe."""
+    from ...run_output import _can_fork, preload
+
+    global _JOBS
+    _JOBS = jobs
+    try:
+        if workers > 1 and len(jobs) > 1 and _can_fork():
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            preload()  # matplotlib loaded once, before the fork: the children inherit it
+            try:  # (an executor, not a Pool: a killed child raises here instead of hanging)
+                with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(
+                        "fork")) as pool:
+                    return dict(pool.map(_draw_one, range(len(jobs))))
+            except Exception:  # noqa: BLE001 - drawn again below, where an error is raised
+                pass
+        return dict(map(_draw_one, range(len(jobs))))
+    finally:
+        _JOBS = []
+
+
+# --------------------------------------------------------------------------- tables
+def _cell(m: Any, mean: float, half: float) -> str:
+    return m.text(mean, None if pd.isna(half) else half)
+
+
+def table_view(d: ScenarioData, style: Style) -> Dict[str, Any]:
+    """The scenario's table as text: head and rows (variant, discipline, runs, metrics)."""
+    keys = list(d.table_keys) + (["goodput_ratio"] if "goodput_ratio_mean" in d.table else [])
+    metrics = [GOODPUT_RATIO if k == "goodput_ratio" else metric_of(k) for k in keys]
+    head = (["variant"] if d.multi else []) + ["discipline", "runs"] + \
+        [m.axis_label for m in metrics]
+    rows = []
+    for r in d.table.to_dict("records"):
+        rows.append(([r["variant"]] if d.multi else []) + [style.label(r["aqm"]),
+                                                           str(r["runs"])]
+                    + [_cell(m, r[f"{k}_mean"], r[f"{k}_half"]) for k, m in zip(keys, metrics)])
+    return {"head": head, "rows": rows, "metrics": metrics, "text_cols": 2 if d.multi else 1}
+
+
+def ns3_view(d: ScenarioData, style: Style) -> Optional[Dict[str, Any]]:
+    if d.ns3_table.empty:
+        return None
+    rows = []
+    for r in d.ns3_table.to_dict("records"):
+        m = metric_of(r["metric"])
+        rows.append(([r["variant"]] if d.multi else []) + [
+            style.label(r["aqm"]), m.axis_label, f"{_cell(m, r['aqmsim_mean'], r['aqmsim_half'])}"
+            f" ({r['aqmsim_runs']})", f"{_cell(m, r['ns3_mean'], r['ns3_half'])} "
+            f"({r['ns3_runs']})"])
+    head = (["variant"] if d.multi else []) + ["discipline", "metric", "aqmsim (runs)",
+                                               "ns-3 (runs)"]
+    return {"head": head, "rows": rows}
+
+
+def _failed(d: ScenarioData, style: Style) -> List[Tuple[str, str, int, str]]:
+    return [(str(r["variant"]), style.label(str(r["aqm"])), int(r["seed"]),
+             str(r.get("error", "") or r.get("status", ""))) for r in
+            d.failed.to_dict("records")]
+
+
+def _csvs(d: ScenarioData, data_dir: Path) -> List[Path]:
+    """Every frame behind the scenario's figures and tables, as CSV (SI units)."""
+    stem = page_name(d.scenario.name)
+    written = []
+    for name in ("points", "ellipses", "ns3", "cdf", "drops", "fairness", "fct",
+                 "focus_means", "table", "ns3_table"):
+        frame = getattr(d, name)
+        if frame is None or frame.empty:
+            continue
+        path = data_dir / f"{stem}-{name.replace('_', '-')}.csv"
+        frame.to_csv(path, index=False)
+        written.append(path)
+    return written
+
+
+# --------------------------------------------------------------------------- report
+def _provenance(wall_s: Optional[float], command: str) -> List[Tuple[str, str]]:
+    from ...report._format import duration
+    from ...sweep.outcome import _version, engine_build
+
+    b = engine_build()
+    engine = (f"{b.get('version', '?')} (source {str(b.get('source_hash', '?'))[:12]}, git "
+              f"{str(b.get('git_commit', '?'))[:12]}, {b.get('profile', '?')} build)"
+              if b else "not loaded")
+    return [("command", command or "—"), ("wall time", duration(wall_s)),
+            ("aqmsim", _version()), ("engine", engine),
+            ("generated", datetime.now().strftime("%Y-%m-%d %H:%M"))]
+
+
+def write_report(suite: Any, runs: pd.DataFrame, out: Path, *, series: SeriesFn,
+                 ns3: Optional[pd.DataFrame] = None, wall_s: Optional[float] = None,
+                 command: str = "", workers: Optional[int] = None) -> Path:
+    """Write the suite's report into ``out`` (see the module's docstring); return
+    ``out/index.html``. ``series(hash, seed, name)`` gives a run's kept series
+    (``delay_cdf``, ``flows``); ``ns3`` holds ns-3's runs (scenario, variant, aqm, seed and
+    summary keys); ``workers``: processes drawing figures (default: the cores, up to 4)."""
+    from ...report.templating import render
+    from .summary import summary_markdown
+
+    out = Path(out)
+    fig_dir, data_dir = out / "figures", out / "data"
+    for d in (out, fig_dir, data_dir):
+        d.mkdir(parents=True, exist_ok=True)
+    runs = runs if runs is not None else pd.DataFrame()
+    if runs.empty:
+        runs = pd.DataFrame(columns=["scenario", "variant", "variant_value", "aqm", "seed",
+                                     "hash", "status", "error"])
+    style = Style.of(suite, runs, ns3)
+    datas = [scenario_data(s, runs[runs["scenario"].astype(str) == s.name], series, ns3,
+                           style) for s in suite.scenarios]
+    jobs = [(d, style, kind, fig_dir / f"{page_name(d.scenario.name)}-{kind.replace('_', '-')}")
+            for d in datas for kind in F.kinds(d)]
+    # the costliest first (a panel per variant), so that the processes finish together
+    jobs.sort(key=lambda j: -len(j[0].variants) * (2 if j[2] == "delay_goodput" else 1))
+    drawn = _draw_all(jobs, workers or min(os.cpu_count() or 1, 4))
+    figs: Dict[str, List[Dict[str, str]]] = {}
+    for i, (d, _, kind, stem) in enumerate(jobs):
+        title, caption = _caption(kind, d)
+        caption = caption[:1].upper() + caption[1:]
+        figs.setdefault(d.scenario.name, []).append(
+            {"kind": kind, "title": title, "caption": caption,
+             "png": f"figures/{stem.name}.png", "svg": f"figures/{stem.name}.svg",
+             "alt": f"{title} of {d.scenario.title}: {caption}"})
+        assert len(drawn[i]) == 2
+    order = {k: i for i, k in enumerate(("delay_goodput", "focus_lines", "delay_cdfs", "drops",
+                                         "fairness", "fct"))}
+    cards = []
+    for d in datas:
+        name = d.scenario.name
+        csvs = [f"data/{p.name}" for p in _csvs(d, data_dir)]
+        view = {"name": name, "href": f"{page_name(name)}.html", "section": d.scenario.section,
+                "title": d.scenario.title, "asks": d.scenario.asks,
+                "reading": d.scenario.reading, "variants": [v for v, _ in d.variants],
+                "variant_axis": getattr(d.scenario, "variant_axis", ""),
+                "aqms": [style.label(a) for a in style.order if a in set(d.runs["aqm"])],
+                "runs": len(d.runs),
+                "ok": len(d.ok), "failed": _failed(d, style),
+                "seeds": sorted({int(s) for s in d.runs["seed"]}) if len(d.runs) else [],
+                "overview": overview(d, style), "table": table_view(d, style),
+                "ns3": ns3_view(d, style), "csvs": csvs,
+                "missing": d.missing[:20], "missing_count": len(d.missing),
+                "figures": sorted(figs.get(name, []), key=lambda f: order[f["kind"]])}
+        cards.append(view)
+        (out / view["href"]).write_text(render("suite_scenario.html.j2", s=view,
+                                               title=f"RFC 7928 §{view['section']} "
+                                                     f"{view['title']}"), encoding="utf-8")
+    facts = _provenance(wall_s, command)
+    total = {"runs": len(runs), "ok": int((runs["status"] == "ok").sum()),
+             "failed": int((runs["status"] != "ok").sum()),
+             "scenarios": len(datas), "disciplines": [style.label(a) for a in style.order
+                                                      if a in set(runs["aqm"].astype(str))]}
+    index = out / "index.html"
+    index.write_text(render("suite_index.html.j2", suite_title=getattr(suite, "title", ""),
+                            suite_name=getattr(suite, "name", ""), facts=facts, total=total,
+                            cards=cards, title=f"aqmsim suite {getattr(suite, 'name', '')}"),
+                     encoding="utf-8")
+    (out / "summary.md").write_text(summary_markdown(suite, cards, facts, total),
+                                    encoding="utf-8")
+    return index

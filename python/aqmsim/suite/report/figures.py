@@ -1,0 +1,344 @@
+"""The suite report's figures, in RFC 7928's own forms, drawn from a scenario's
+:class:`~aqmsim.suite.report.data.ScenarioData` (the frames written to ``out/data``):
+
+- the delay–goodput graph (§2.7), a panel per variant: every run a dot, per discipline
+  the 1-σ ellipse of the bivariate normal fitted to its runs, its centre the mean; ns-3's
+  runs and mean with their own marker;
+- the scenario's focus metrics against the variants' values;
+- the bottleneck's queueing-delay CDFs (quantiles averaged over seeds, log delay axis);
+- drop and mark rates; fairness; flow completion times.
+
+Each discipline has one colour and one marker on every figure (:class:`Style`); every
+label and unit comes from the metric registry (:mod:`aqmsim.suite.report.words`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, List, Sequence, Tuple
+
+import numpy as np
+import pandas as pd
+
+from ...metrics import Metric
+from ...report.sweep_figures import ellipse_polygon, fmt_value, metric_of, new_figure
+from .data import ScenarioData, Style
+from .words import CDF_FRACTION, DROP_KEYS, GOODPUT_RATIO, QDELAY, X_KEY, Y_KEY, flow_metric
+
+__all__ = ["delay_goodput", "focus_lines", "delay_cdfs", "drops", "fairness", "fct",
+           "log_axis", "kinds", "has_fct"]
+
+_NS3_MARKER = "X"
+
+
+def _grid(n: int, w: float, h: float, share: bool = False) -> Tuple[Any, List[Any]]:
+    """A figure of ``n`` panels, three a row; ``share``: one x and one y range for all
+    (small multiples of the same quantity are compared by eye)."""
+    cols = min(3, max(n, 1))
+    rows = math.ceil(max(n, 1) / cols)
+    fig = new_figure(max(w * cols, 6.4), h * rows + 0.5)
+    axes = list(fig.subplots(rows, cols, squeeze=False, sharex=share, sharey=share).ravel())
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    if share:  # a column's last panel shows its ticks, even above an empty slot
+        m = max(n, 1)
+        for c in range(min(cols, m)):
+            axes[c + (m - 1 - c) // cols * cols].xaxis.set_tick_params(labelbottom=True)
+    return fig, axes[:max(n, 1)]
+
+
+def _labels(axes: Sequence[Any], x: str, y: str) -> None:
+    """Axis labels of shared panels (:func:`_grid`'s layout): x under each column's last
+    panel, y beside each row's first."""
+    cols = min(3, len(axes))
+    for i, ax in enumerate(axes):
+        if i + cols >= len(axes):
+            ax.set_xlabel(x)
+        if i % cols == 0:
+            ax.set_ylabel(y)
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def log_axis(ax: Any, axis: str = "x") -> None:
+    """A log axis with plain decimal tick labels (0.1, 1, 10 ms), as aqmsim's run figures
+    have them (no math text)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    getattr(ax, f"set_{axis}scale")("log")
+    a = getattr(ax, f"{axis}axis")
+    a.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    a.set_minor_formatter(NullFormatter())
+
+
+def _legend(fig: Any, axes: Sequence[Any]) -> None:
+    """One legend for the figure (the union of its panels' entries), outside on the right."""
+    seen: dict = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    if seen:
+        fig.legend(list(seen.values()), list(seen), loc="outside lower center",
+                   ncols=min(len(seen), 7), fontsize="small", frameon=False)
+
+
+def _panels_done(fig: Any, axes: Sequence[Any], data: ScenarioData, x: str, y: str,
+                 what: str) -> Any:
+    """A figure of a panel per variant, finished: each panel titled with its variant, the
+    shared axes labelled, one legend, the scenario's title."""
+    if data.multi:
+        for ax, (variant, _) in zip(axes, data.variants):
+            ax.set_title(variant, fontsize="medium")
+    _labels(axes, x, y)
+    _legend(fig, axes)
+    fig.suptitle(f"{data.scenario.title}: {what}")
+    return fig
+
+
+def delay_goodput(data: ScenarioData, style: Style) -> Any:
+    """RFC 7928 §2.7's graph: queueing delay (x) against goodput (y), a panel per variant."""
+    mx, my = metric_of(X_KEY), metric_of(Y_KEY)
+    fig, axes = _grid(len(data.variants), 4.4, 3.6, share=True)
+    xs = np.concatenate([data.points[X_KEY].to_numpy(float),
+                         data.ns3[X_KEY].to_numpy(float) if not data.ns3.empty else []])
+    xs = xs[~np.isnan(xs)] * mx.scale
+    log = bool(len(xs) and xs.min() > 0 and xs.max() / xs.min() > 10)
+    floor = xs.min() * 0.5 if log else mx.display_range[0]
+    for ax, (variant, _) in zip(axes, data.variants):
+        pts = data.points[data.points["variant"] == variant]
+        for aqm in data.aqms:
+            c, mk, lab = style.colour(aqm), style.marker(aqm), style.label(aqm)
+            mine = pts[pts["aqm"] == aqm]
+            if mine.empty:
+                continue
+            ax.scatter(mine[X_KEY] * mx.scale, mine[Y_KEY] * my.scale, s=14, color=c,
+                       marker=mk, alpha=0.45, linewidths=0)
+            e = data.ellipses[(data.ellipses["variant"] == variant)
+                              & (data.ellipses["aqm"] == aqm)].iloc[0]
+            centre = np.array([e["centre_" + X_KEY], e["centre_" + Y_KEY]])
+            if not math.isnan(e["cov_xx"]):
+                cov = np.array([[e["cov_xx"], e["cov_xy"]], [e["cov_xy"], e["cov_yy"]]])
+                poly = ellipse_polygon(centre, cov, 1.0) * [mx.scale, my.scale]
+                poly[:, 0] = np.clip(poly[:, 0], floor, mx.display_range[1])
+                poly[:, 1] = np.clip(poly[:, 1], *my.display_range)
+                ax.fill(poly[:, 0], poly[:, 1], color=c, alpha=0.12, linewidth=0)
+                ax.plot(poly[:, 0], poly[:, 1], color=c, linewidth=1.0)
+            ax.scatter([centre[0] * mx.scale], [centre[1] * my.scale], s=60, color=c,
+                       marker=mk, edgecolors="black", linewidths=0.7, zorder=3, label=lab)
+        if not data.ns3.empty:
+            theirs = data.ns3[data.ns3["variant"] == variant]
+            for aqm in [a for a in style.order if a in set(theirs["aqm"])]:
+                t = theirs[theirs["aqm"] == aqm]
+                c = style.colour(aqm)
+                ax.scatter(t[X_KEY] * mx.scale, t[Y_KEY] * my.scale, s=16, color=c,
+                           marker=_NS3_MARKER, alpha=0.5, linewidths=0)
+                ax.scatter([t[X_KEY].mean() * mx.scale], [t[Y_KEY].mean() * my.scale], s=90,
+                           color=c, marker=_NS3_MARKER, edgecolors="black", linewidths=0.8,
+                           zorder=4, label=f"ns-3 {style.label(aqm)}")
+        if log:
+            log_axis(ax)
+        ax.grid(True, alpha=0.3, which="both" if log else "major")
+    return _panels_done(fig, axes, data, f"{mx.axis_label}{', log scale' if log else ''}",
+                        my.axis_label, f"{my.label} against {mx.label}")
+
+
+def _positions(data: ScenarioData) -> Tuple[List[float], List[str], bool]:
+    """x of each variant: its value when every value is a number, else its rank."""
+    values = [v for _, v in data.variants]
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    if numeric:
+        return [float(v) for v in values], [fmt_value(v) for v in values], True
+    return [float(i) for i in range(len(values))], [lab for lab, _ in data.variants], False
+
+
+def _lines(ax: Any, data: ScenarioData, frame: pd.DataFrame, m: Metric, style: Style) -> None:
+    """``frame`` (variant, aqm, mean, half; stored units) against the variants, a line per
+    discipline with its 95 % interval cut to the metric's range."""
+    pos, ticks, _ = _positions(data)
+    at = {lab: x for (lab, _), x in zip(data.variants, pos)}
+    # the disciplines side by side around each variant, so their intervals do not overlap
+    step = 0.012 * ((max(pos) - min(pos)) or 1.0)
+    for k, aqm in enumerate(data.aqms):
+        sub = frame[frame["aqm"] == aqm]
+        if sub.empty:
+            continue
+        x = [at[v] + (k - (len(data.aqms) - 1) / 2) * step for v in sub["variant"]]
+        mean = sub["mean"].to_numpy(float) * m.scale
+        half = np.nan_to_num(sub["half"].to_numpy(float) * m.scale)
+        lo = [mn - max(a, m.display_range[0]) for mn, a in zip(mean, mean - half)]
+        hi = [min(b, m.display_range[1]) - mn for mn, b in zip(mean, mean + half)]
+        ax.errorbar(x, mean, yerr=[np.maximum(lo, 0), np.maximum(hi, 0)],
+                    color=style.colour(aqm), marker=style.marker(aqm), capsize=3,
+                    markersize=5, linewidth=1.0, label=style.label(aqm))
+    ax.set_xticks(pos, ticks)
+    ax.set_xlabel(getattr(data.scenario, "variant_axis", "") or "variant")
+    ax.set_ylabel(m.axis_label)
+    ax.grid(True, alpha=0.3)
+
+
+def focus_lines(data: ScenarioData, style: Style) -> Any:
+    """Each focus metric (mean and 95 % interval over seeds) against the variants."""
+    fig, axes = _grid(len(data.focus), 4.4, 3.4)
+    for ax, key in zip(axes, data.focus):
+        _lines(ax, data, data.focus_means[data.focus_means["metric"] == key],
+               metric_of(key), style)
+    _legend(fig, axes)
+    fig.suptitle(f"{data.scenario.title}: against {data.scenario.variant_axis or 'variant'}")
+    return fig
+
+
+def delay_cdfs(data: ScenarioData, style: Style) -> Any:
+    """The bottleneck's queueing-delay CDF per discipline, a panel per variant."""
+    fig, axes = _grid(len(data.variants), 4.4, 3.4, share=True)
+    positive = data.cdf["delay_s"][data.cdf["delay_s"] > 0]
+    floor = float(positive.min()) / 2 if len(positive) else 1e-6
+    for ax, (variant, _) in zip(axes, data.variants):
+        for aqm in data.aqms:
+            sub = data.cdf[(data.cdf["variant"] == variant) & (data.cdf["aqm"] == aqm)]
+            if sub.empty:
+                continue
+            ax.plot(np.maximum(sub["delay_s"], floor) * QDELAY.scale, sub["q"],
+                    drawstyle="steps-post", color=style.colour(aqm), linewidth=1.2,
+                    label=style.label(aqm))
+        log_axis(ax)
+        ax.set_ylim(0, 1.01)
+        ax.grid(True, alpha=0.3, which="both")
+    return _panels_done(fig, axes, data, f"{QDELAY.axis_label}, log scale", CDF_FRACTION.label,
+                        f"{QDELAY.label} distribution at the bottleneck")
+
+
+def _bars(ax: Any, data: ScenarioData, key: str, m: Metric, style: Style) -> None:
+    """Table column ``key`` (mean ± half) per discipline, a bar per variant."""
+    t = data.table
+    width = 0.8 / max(len(data.variants), 1)
+    for i, (variant, _) in enumerate(data.variants):
+        sub = t[t["variant"] == variant].set_index("aqm")
+        xs = [j + (i - (len(data.variants) - 1) / 2) * width
+              for j, a in enumerate(data.aqms) if a in sub.index]
+        here = [a for a in data.aqms if a in sub.index]
+        mean = sub.loc[here, f"{key}_mean"].to_numpy(float) * m.scale
+        half = np.nan_to_num(sub.loc[here, f"{key}_half"].to_numpy(float) * m.scale)
+        lo = np.maximum(mean - np.maximum(mean - half, m.display_range[0]), 0)
+        hi = np.maximum(np.minimum(mean + half, m.display_range[1]) - mean, 0)
+        ax.bar(xs, mean, width * 0.9, yerr=[lo, hi], capsize=2,
+               color=[style.colour(a) for a in here], edgecolor="black", linewidth=0.4,
+               alpha=1.0 - 0.6 * i / max(len(data.variants), 1),
+               label=variant if data.multi else None)
+    ax.set_xticks(range(len(data.aqms)), [style.label(a) for a in data.aqms],
+                  rotation=30, ha="right")
+    ax.set_ylabel(m.axis_label)
+    ax.grid(True, axis="y", alpha=0.3)
+
+
+def drops(data: ScenarioData, style: Style) -> Any:
+    """Loss ratio per discipline (and variant); drops by reason and ECN marks per run."""
+    keys = [k for k in DROP_KEYS if k in data.drops]
+    fig = new_figure(10.0, 3.8)
+    a, b = fig.subplots(1, 2)
+    _bars(a, data, "loss_ratio", metric_of("loss_ratio"), style)
+    if data.multi:
+        a.legend(fontsize="x-small", title=data.scenario.variant_axis or None,
+                 title_fontsize="x-small")
+    d = data.drops
+    width = 0.8 / max(len(keys), 1)
+    hatches = ("", "//", "\\\\", "xx")
+    for i, k in enumerate(keys):
+        per = [float(np.average(d.loc[d["aqm"] == aqm, k], weights=d.loc[d["aqm"] == aqm,
+                                                                          "runs"]))
+               for aqm in data.aqms]
+        xs = [j + (i - (len(keys) - 1) / 2) * width for j in range(len(data.aqms))]
+        b.bar(xs, per, width * 0.9, color=[style.colour(q) for q in data.aqms],
+              hatch=hatches[i % len(hatches)], edgecolor="black", linewidth=0.4)
+    b.set_xticks(range(len(data.aqms)), [style.label(q) for q in data.aqms], rotation=30,
+                 ha="right")
+    b.set_ylabel(f"per run ({metric_of(keys[0]).unit})" if keys else "")
+    from matplotlib.patches import Patch
+
+    b.legend([Patch(facecolor="white", edgecolor="black", hatch=hatches[i % len(hatches)])
+              for i in range(len(keys))], [metric_of(k).label for k in keys],
+             fontsize="x-small")
+    b.grid(True, axis="y", alpha=0.3)
+    fig.suptitle(f"{data.scenario.title}: drops and marks at the bottleneck")
+    return fig
+
+
+def fairness(data: ScenarioData, style: Style) -> Any:
+    """Jain's index per discipline; with two long-lived flows, their goodput ratio."""
+    ratio = "goodput_ratio_mean" in data.table
+    fig = new_figure(10.0 if ratio else 5.6, 3.8)
+    axes = fig.subplots(1, 2 if ratio else 1, squeeze=False)[0]
+    _bars(axes[0], data, "jain_fairness", metric_of("jain_fairness"), style)
+    if data.multi:
+        axes[0].legend(fontsize="x-small")
+    if ratio:
+        t = data.table.rename(columns={"goodput_ratio_mean": "mean",
+                                       "goodput_ratio_half": "half"})
+        if data.multi:
+            _lines(axes[1], data, t, GOODPUT_RATIO, style)
+        else:
+            _bars(axes[1], data, "goodput_ratio", GOODPUT_RATIO, style)
+        axes[1].axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
+    fig.suptitle(f"{data.scenario.title}: fairness between the long-lived TCP flows")
+    return fig
+
+
+def fct(data: ScenarioData, style: Style) -> Any:
+    """Web transfers' completion times: their CDF per discipline, and the median against
+    the transfer size (logarithmic size bins)."""
+    mf, ms = flow_metric("fct_s"), flow_metric("size_bytes")
+    done = data.fct[np.isfinite(data.fct["fct_s"].to_numpy(float))]
+    fig = new_figure(10.0, 3.8)
+    a, b = fig.subplots(1, 2)
+    sizes = done["size_bytes"].to_numpy(float)
+    edges = np.geomspace(max(sizes.min(), 1.0), sizes.max() * 1.0001, 9) if len(sizes) \
+        else np.array([1.0, 2.0])
+    for aqm in data.aqms:
+        sub = done[done["aqm"] == aqm]
+        if sub.empty:
+            continue
+        t = np.sort(sub["fct_s"].to_numpy(float)) * mf.scale
+        c = style.colour(aqm)
+        a.plot(t, np.arange(1, len(t) + 1) / len(t), drawstyle="steps-post", color=c,
+               linewidth=1.2, label=style.label(aqm))
+        idx = np.digitize(sub["size_bytes"].to_numpy(float), edges[1:-1])
+        med = [(math.sqrt(edges[i] * edges[i + 1]) * ms.scale,
+                float(np.median(sub["fct_s"].to_numpy(float)[idx == i])) * mf.scale)
+               for i in range(len(edges) - 1) if (idx == i).any()]
+        b.plot([p[0] for p in med], [p[1] for p in med], color=c, marker=style.marker(aqm),
+               markersize=4, linewidth=1.0, label=style.label(aqm))
+    log_axis(a)
+    a.set_xlabel(f"{mf.axis_label}, log scale")
+    a.set_ylabel(f"fraction of transfers ≤ {mf.label}")
+    a.grid(True, alpha=0.3, which="both")
+    log_axis(b)
+    log_axis(b, "y")
+    b.set_xlabel(f"{ms.axis_label}, log scale")
+    b.set_ylabel(f"median {mf.axis_label}, log scale")
+    b.grid(True, alpha=0.3, which="both")
+    _legend(fig, [a])
+    fig.suptitle(f"{data.scenario.title}: {mf.label}s of the web transfers")
+    return fig
+
+
+def has_fct(data: ScenarioData) -> bool:
+    return not data.fct.empty and bool(np.isfinite(data.fct["fct_s"].to_numpy(float)).any())
+
+
+def kinds(data: ScenarioData) -> List[str]:
+    """The figures scenario ``data`` has data for, by name of their drawing function."""
+    if data.ok.empty:
+        return []
+    out = ["delay_goodput"]
+    if data.multi and data.focus:
+        out.append("focus_lines")
+    if not data.cdf.empty:
+        out.append("delay_cdfs")
+    if not data.drops.empty:
+        out.append("drops")
+    if "jain_fairness_mean" in data.table:
+        out.append("fairness")
+    if has_fct(data):
+        out.append("fct")
+    return out
+

@@ -1,0 +1,66 @@
+"""``summary.md``: the suite report's overview and per-scenario tables in Markdown, for
+pasting into an issue or a paper (as ``aqmsim reproduce``'s ``summary.md``)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Sequence, Tuple
+
+from ...report.markdown import _md
+
+__all__ = ["summary_markdown"]
+
+
+def _table(head: Sequence[str], rows: Sequence[Sequence[str]], text_cols: int) -> List[str]:
+    align = ["---" if i < text_cols else "--:" for i in range(len(head))]
+    return (["| " + " | ".join(_md(h) for h in head) + " |", "|" + "|".join(align) + "|"]
+            + ["| " + " | ".join(_md(c) for c in r) + " |" for r in rows] + [""])
+
+
+def _scenario(c: Dict[str, Any]) -> List[str]:
+    lines = [f"## §{c['section']} {_md(c['title'])} (`{c['name']}`)", "",
+             f"*What the RFC asks:* {_md(c['asks'])}", "", f"*Our reading:* {_md(c['reading'])}",
+             ""]
+    if not c["runs"]:
+        return lines + ["**No runs of this scenario.**", ""]
+    failed = c["failed"]
+    lines += [f"{c['ok']} of {c['runs']} runs finished"
+              + (f", **{len(failed)} failed**" if failed else "")
+              + f". Full page: [{c['href']}]({c['href']}).", ""]
+    if c["ok"]:
+        t = c["table"]
+        lines += _table(t["head"], t["rows"], t["text_cols"])
+        lines += ["Mean over the seeds ± the half-width of its 95 % confidence interval "
+                  "(Student t).", ""]
+    if c["ns3"]:
+        lines += ["aqmsim against ns-3 (runs in brackets):", ""]
+        lines += _table(c["ns3"]["head"], c["ns3"]["rows"], len(c["ns3"]["head"]) - 2)
+    if failed:
+        lines += ["Failed runs:", ""] + [f"- {_md(v) + ' / ' if v else ''}{_md(a)} seed {s}: "
+                                         f"`{_md(e)}`" for v, a, s, e in failed[:50]]
+        if len(failed) > 50:
+            lines.append(f"- … and {len(failed) - 50} more")
+        lines.append("")
+    return lines
+
+
+def summary_markdown(suite: Any, cards: Sequence[Dict[str, Any]],
+                     facts: Sequence[Tuple[str, str]], total: Dict[str, Any]) -> str:
+    title = getattr(suite, "title", "") or getattr(suite, "name", "suite")
+    lines = [f"# aqmsim — {_md(title)}", ""]
+    lines += [f"- **{k}:** {_md(v) if k != 'command' else '`' + _md(v) + '`'}"
+              for k, v in facts]
+    lines += [f"- **runs:** {total['runs']} ({total['ok']} finished, {total['failed']} "
+              f"failed) over {total['scenarios']} scenarios; disciplines "
+              f"{', '.join(total['disciplines']) or '—'}", "", "## Overview", "",
+              "Per scenario, over every finished run of it (all its variants): the discipline "
+              "with the lowest mean queueing delay, the highest goodput and the best Jain's "
+              "fairness index.", ""]
+    lines += _table(["RFC 7928", "scenario", "runs", "lowest queueing delay", "highest goodput",
+                     "best fairness"],
+                    [[f"§{c['section']}", f"[{c['title']}]({c['href']})",
+                      f"{c['ok']} of {c['runs']}",
+                      c["overview"].get("delay", "—"), c["overview"].get("goodput", "—"),
+                      c["overview"].get("fairness", "—")] for c in cards], 6)
+    for c in cards:
+        lines += _scenario(c)
+    return "\n".join(lines).rstrip() + "\n"

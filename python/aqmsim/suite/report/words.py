@@ -1,0 +1,52 @@
+"""The suite report's words: every label and unit it prints comes from the metric registry
+(:mod:`aqmsim.metrics`); the few quantities the report derives itself (a per-packet
+queueing delay on a CDF's axis, the RTT-fairness goodput ratio, a transfer's size and
+completion time until the engine registers them) are defined here once, as
+:class:`~aqmsim.metrics.Metric` entries, so that a figure, a table and the Markdown say
+the same thing."""
+
+from __future__ import annotations
+
+from typing import Dict
+
+from ...metrics import TABLES, Metric
+
+__all__ = ["flow_metric", "QDELAY", "CDF_FRACTION", "GOODPUT_RATIO",
+           "X_KEY", "Y_KEY", "TABLE_KEYS", "DROP_KEYS"]
+
+#: The delay–goodput graph's axes (RFC 7928 §2.7): queueing delay against goodput.
+X_KEY, Y_KEY = "mean_queueing_delay_s", "goodput_bps"
+#: The per-scenario table's metrics (those the runs have), before the scenario's focus.
+TABLE_KEYS = ("mean_queueing_delay_s", "qdelay_p99_s", "goodput_bps", "utilisation",
+              "loss_ratio", "jain_fairness")
+#: Drop reasons and marks, drawn side by side per discipline.
+DROP_KEYS = ("drops_early", "drops_forced", "drops_overflow", "marks")
+
+QDELAY = Metric("queueing_delay", "queueing delay", "ms",
+                "The time from a packet entering the bottleneck's queue to the start of its "
+                "transmission; the CDF's delay at each quantile level is averaged over the "
+                "seeds.", scale=1e3, stored="s", higher_is_better=False)
+CDF_FRACTION = Metric("cdf", "fraction of packets ≤ delay", "",
+                      "The quantile level q of the bottleneck's queueing-delay distribution.",
+                      hi=1.0, decimals=2, stored="ratio")
+GOODPUT_RATIO = Metric("goodput_ratio", "goodput ratio, second flow / first flow", "",
+                       "The second long-lived TCP flow's goodput divided by the first's "
+                       "(1: a fair share; below 1: the second flow, the one whose RTT the "
+                       "variants change, gets less).", decimals=3, stored="ratio")
+
+#: Per-flow columns of web transfers, as the engine's traffic models add them; used when
+#: the registry does not (yet) have them.
+_FLOW_FALLBACK: Dict[str, Metric] = {
+    "fct_s": Metric("fct_s", "flow completion time", "ms",
+                    "From the start of a transfer (its SYN) to the ACK of its last byte "
+                    "(RFC 7928 §2.1); transfers that did not finish are left out.",
+                    scale=1e3, stored="s", higher_is_better=False),
+    "size_bytes": Metric("size_bytes", "transfer size", "kB",
+                         "Bytes the transfer carries (1 kB = 1000 bytes).", scale=1e-3,
+                         stored="bytes", decimals=1),
+}
+
+
+def flow_metric(key: str) -> Metric:
+    """The registry's entry of a ``flows`` column, else the suite's own."""
+    return TABLES["flows"].get(key) or _FLOW_FALLBACK[key]

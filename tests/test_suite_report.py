@@ -1,0 +1,376 @@
+"""The RFC 7928 suite's report (aqmsim.suite.report.write_report) on a small stand-in
+suite run for real (three disciplines × three seeds through aqmsim.sweep.run_tasks): its
+structure (an index section and a page per scenario, every figure kind, alt texts, no raw
+metric key), that every figure's data equals what the runs give (the ellipse's centre is
+the mean of the runs' (delay, goodput), the CDF the mean of their quantiles, the table the
+mean ± 95 % t half-width, the RTT goodput ratio the flows'), failed runs listed, a scenario
+without runs said so, ns-3's points on the graph, and every image loading in headless
+Chromium."""
+
+from __future__ import annotations
+
+import copy
+import html as _html
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from aqmsim import metrics  # noqa: E402
+from aqmsim.papers.base import mean_ci  # noqa: E402
+from aqmsim.store import Store  # noqa: E402
+from aqmsim.suite.report import write_report  # noqa: E402
+from aqmsim.sweep import run_tasks  # noqa: E402
+
+from conftest import EXAMPLES  # noqa: E402
+from test_report import run_chromium  # noqa: E402
+
+SEEDS = (1, 2, 3)
+AQMS = ("red", "codel", "pie")
+
+
+# ------------------------------------------------------------ stand-ins for aqmsim.suite.spec
+@dataclass(frozen=True)
+class Discipline:
+    name: str
+    label: str
+    queue: Dict[str, Any]
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Variant:
+    label: str
+    value: Any
+    overrides: Dict[str, Any]
+
+
+@dataclass(frozen=True)
+class SuiteScenario:
+    name: str
+    section: str
+    title: str
+    asks: str
+    reading: str
+    base: Dict[str, Any]
+    variants: Tuple[Variant, ...]
+    variant_axis: str = ""
+    focus: Tuple[str, ...] = ()
+    sensitivity: Dict[str, Any] = field(default_factory=dict)
+
+    def scenario(self, variant: Variant, d: Discipline) -> Dict[str, Any]:
+        data = copy.deepcopy(self.base)
+        for key, value in variant.overrides.items():
+            *path, last = key.split(".")
+            node = data
+            for p in path:
+                node = node[int(p)] if isinstance(node, list) else node[p]
+            node[last] = value
+        data["dumbbell"]["bottleneck"]["queue"] = {**d.queue, "limit": 50}
+        return data
+
+
+@dataclass
+class Suite:
+    name: str
+    title: str
+    scenarios: List[SuiteScenario]
+    disciplines: Dict[str, Discipline]
+
+
+def _base(flows: int, two_groups: bool = False) -> Dict[str, Any]:
+    with open(EXAMPLES / "dumbbell-droptail.toml", "rb") as f:
+        d = tomllib.load(f)
+    d["duration"] = "4s"
+    g = d["dumbbell"]["groups"][0]
+    g["stop"], g["count"] = "4s", flows
+    if two_groups:
+        g2 = copy.deepcopy(g)
+        g2["name"] = "far"
+        d["dumbbell"]["groups"].append(g2)
+    d["monitor"]["delays"] = True
+    return d
+
+
+def _suite() -> Suite:
+    one = (Variant("", None, {}),)
+    return Suite("stand-in", "RFC 7928 stand-in suite", [
+        SuiteScenario("mix", "5.1", "TCP-friendly senders", "Several long-lived TCP flows "
+                      "share the bottleneck.", "Four Reno flows for four seconds.",
+                      _base(4), one),
+        SuiteScenario("rtt", "6", "Round-trip-time fairness", "Two flows with different "
+                      "RTTs.", "The second flow's access delay is the variant.",
+                      _base(1, two_groups=True),
+                      (Variant("RTT +10 ms", 10, {"dumbbell.groups.1.access.delay": "5ms"}),
+                       Variant("RTT +80 ms", 80, {"dumbbell.groups.1.access.delay": "40ms"})),
+                      "extra delay of the second flow (ms)", ("jain_fairness",)),
+        SuiteScenario("burst", "7", "Burst absorption", "Bursts.", "Not run here.",
+                      _base(2), one),
+    ], {n: Discipline(n, lab, {"kind": n}) for n, lab in
+        (("red", "RED"), ("codel", "CoDel"), ("pie", "PIE"))})
+
+
+def _web(flows: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """Web transfers appended to a run's flows (the engine's traffic models add them; here
+    a fixed stand-in per seed), so the FCT figure has data."""
+    rng = np.random.default_rng(seed)
+    n = 12
+    web = pd.DataFrame({"flow": np.arange(100, 100 + n), "app": "web",
+                        "size_bytes": rng.integers(2_000, 400_000, n),
+                        "fct_s": np.where(np.arange(n) == 0, np.nan, rng.uniform(0.02, 2.0, n)),
+                        "goodput_bps": 1e5, "throughput_bps": 1e5})
+    return pd.concat([flows.assign(size_bytes=0, fct_s=np.nan), web], ignore_index=True)
+
+
+@pytest.fixture(scope="module")
+def built(core, tmp_path_factory) -> Dict[str, Any]:
+    import time
+
+    suite = _suite()
+    tmp = tmp_path_factory.mktemp("suite")
+    tasks, meta = [], {}
+    for scen in suite.scenarios[:2]:  # "burst" is left unrun: its page must say so
+        for v in scen.variants:
+            for aqm in AQMS:
+                data = scen.scenario(v, suite.disciplines[aqm])
+                for seed in SEEDS:
+                    key = f"{scen.name} | {v.label} | {aqm}"
+                    tasks.append((key, data, seed, ["flows", "delay_cdf"]))
+                    meta[key] = (scen.name, scen.section, v.label, v.value, aqm)
+    result = run_tasks(tasks, tmp / "store", workers=2)
+    from aqmsim.store import scenario_hash
+
+    keys = [(scenario_hash(t[1]), t[2]) for t in tasks]
+    st = Store(tmp / "store", read_only=True)
+    stored = st.runs(keys=keys).set_index(["hash", "seed"])
+    rows = []
+    for (key, _, seed, _), (h, _) in zip(tasks, keys):
+        name, section, label, value, aqm = meta[key]
+        rows.append({"scenario": name, "section": section, "variant": label,
+                     "variant_value": value, "aqm": aqm, "seed": seed, "hash": h,
+                     **stored.loc[(h, seed)].to_dict()})
+    runs = pd.DataFrame(rows)
+    # a run that failed (as the runner's frame has it): listed, never dropped
+    runs = pd.concat([runs, pd.DataFrame([{**rows[0], "seed": 9, "status": "failed",
+                                           "error": "simulation: boom",
+                                           "mean_queueing_delay_s": np.nan,
+                                           "goodput_bps": np.nan}])], ignore_index=True)
+    mix_hashes = set(runs.loc[runs["scenario"] == "mix", "hash"])
+
+    def series(h: str, seed: int, name: str) -> pd.DataFrame:
+        frame = st.series(h, seed, name)
+        return _web(frame, seed) if name == "flows" and h in mix_hashes else frame
+
+    mine = runs[(runs["scenario"] == "mix") & (runs["aqm"] == "codel")
+                & (runs["status"] == "ok")]
+    ns3 = mine[["scenario", "variant", "aqm", "seed"]].assign(
+        mean_queueing_delay_s=mine["mean_queueing_delay_s"] * 1.2,
+        goodput_bps=mine["goodput_bps"] * 0.95, loss_ratio=mine["loss_ratio"])
+    t0 = time.perf_counter()
+    index = write_report(suite, runs, tmp / "report", series=series, ns3=ns3, wall_s=12.5,
+                         command="aqmsim suite rfc7928 --seeds 3")
+    took = time.perf_counter() - t0
+    print(f"write_report: {took:.2f} s for {len(runs)} runs, "
+          f"{len(list((tmp / 'report' / 'figures').glob('*.png')))} figures")
+    assert result.counts.failed == 0
+    return {"suite": suite, "runs": runs, "out": tmp / "report", "index": index,
+            "store": st, "series": series, "seconds": took}
+
+
+def _csv(built: Dict[str, Any], name: str) -> pd.DataFrame:
+    return pd.read_csv(built["out"] / "data" / f"{name}.csv", keep_default_na=True)
+
+
+def _ok(built: Dict[str, Any], scenario: str) -> pd.DataFrame:
+    r = built["runs"]
+    return r[(r["scenario"] == scenario) & (r["status"] == "ok")]
+
+
+def test_layout_pages_figures_and_data(built) -> None:
+    from PIL import Image
+
+    out = built["out"]
+    assert built["index"] == out / "index.html"
+    assert (out / "summary.md").is_file()
+    for name in ("mix", "rtt", "burst"):
+        page = (out / f"{name}.html").read_text(encoding="utf-8")
+        assert f'<section class="scenario" id="{name}">' in page
+    index = built["index"].read_text(encoding="utf-8")
+    assert all(f'id="{n}"' in index and f'href="{n}.html"' in index
+               for n in ("mix", "rtt", "burst"))
+    figs = {p.name for p in (out / "figures").glob("*.png")}
+    assert figs == {f"mix-{k}.png" for k in ("delay-goodput", "delay-cdfs", "drops",
+                                             "fairness", "fct")} | \
+        {f"rtt-{k}.png" for k in ("delay-goodput", "focus-lines", "delay-cdfs", "drops",
+                                  "fairness")}
+    for png in (out / "figures").glob("*.png"):
+        with Image.open(png) as im:
+            assert min(im.info["dpi"]) >= 150 - 0.5
+        svg = png.with_suffix(".svg").read_text(encoding="utf-8")
+        texts = " ".join(re.findall(r"<text[^>]*>([^<]*)</text>", svg))
+        assert texts, png.name
+        raw = [k for k in metrics.SUMMARY if "_" in k and re.search(rf"\b{k}\b", texts)]
+        assert not raw, (png.name, raw)
+    # ns-3's points are on the graph with their own legend entry, and in a table
+    svg = (out / "figures" / "mix-delay-goodput.svg").read_text(encoding="utf-8")
+    assert "ns-3 CoDel" in svg and "ns-3 RED" not in svg
+    mix = (out / "mix.html").read_text(encoding="utf-8")
+    assert 'id="ns3"' in mix and "ns-3 (runs)" in mix
+    assert "ns-3" not in (out / "rtt.html").read_text(encoding="utf-8").split("<h2")[1]
+
+
+def test_ellipse_centres_and_spread_are_the_runs(built) -> None:
+    pts = _csv(built, "mix-points")
+    ell = _csv(built, "mix-ellipses")
+    ok = _ok(built, "mix")
+    assert len(pts) == len(ok) == len(AQMS) * len(SEEDS)
+    for aqm in AQMS:
+        runs = ok[ok["aqm"] == aqm]
+        e = ell[ell["aqm"] == aqm].iloc[0]
+        x, y = runs["mean_queueing_delay_s"].to_numpy(), runs["goodput_bps"].to_numpy()
+        assert e["centre_mean_queueing_delay_s"] == pytest.approx(x.mean(), rel=1e-12)
+        assert e["centre_goodput_bps"] == pytest.approx(y.mean(), rel=1e-12)
+        cov = np.cov(np.column_stack([x, y]), rowvar=False, bias=True)
+        assert [e["cov_xx"], e["cov_xy"], e["cov_yy"]] == pytest.approx(
+            [cov[0, 0], cov[0, 1], cov[1, 1]], rel=1e-9, abs=1e-15)
+    rtt = _csv(built, "rtt-ellipses")
+    assert sorted(set(rtt["variant"])) == ["RTT +10 ms", "RTT +80 ms"] and len(rtt) == 6
+
+
+def test_cdf_is_the_mean_of_the_runs_quantiles(built) -> None:
+    cdf = _csv(built, "rtt-cdf")
+    ok = _ok(built, "rtt")
+    for (variant, aqm), runs in ok.groupby(["variant", "aqm"]):
+        curves = []
+        for r in runs.itertuples():
+            s = built["store"].series(r.hash, r.seed, "delay_cdf")
+            curves.append(s[s["what"] == "queue R1->R2"].set_index("q")["delay_s"])
+        want = pd.concat(curves, axis=1).mean(axis=1)
+        got = cdf[(cdf["variant"] == variant) & (cdf["aqm"] == aqm)].set_index("q")
+        assert (got["seeds"] == len(SEEDS)).all()
+        assert np.allclose(got["delay_s"].to_numpy(), want.loc[got.index].to_numpy(),
+                           rtol=1e-12)
+        assert len(got) == len(want) > 50
+
+
+def test_table_fairness_and_fct_are_the_runs(built) -> None:
+    table = _csv(built, "rtt-table")
+    ok = _ok(built, "rtt")
+    for r in table.itertuples():
+        runs = ok[(ok["variant"] == r.variant) & (ok["aqm"] == r.aqm)]
+        for key in ("goodput_bps", "loss_ratio", "jain_fairness"):
+            mean, half = mean_ci(runs[key].to_numpy(float))
+            assert getattr(r, f"{key}_mean") == pytest.approx(mean)
+            assert getattr(r, f"{key}_half") == pytest.approx(half, nan_ok=True)
+    fair = _csv(built, "rtt-fairness")
+    for r in fair.itertuples():
+        run = ok[(ok["variant"] == r.variant) & (ok["aqm"] == r.aqm) & (ok["seed"] == r.seed)]
+        flows = built["store"].series(run["hash"].iloc[0], r.seed, "flows").sort_values("flow")
+        g = flows["goodput_bps"].to_numpy()
+        assert r.long_lived_flows == 2 and r.goodput_ratio == pytest.approx(g[1] / g[0])
+    fct = _csv(built, "mix-fct")
+    mix = _ok(built, "mix")
+    assert len(fct) == 12 * len(mix)
+    one = mix.iloc[0]
+    want = built["series"](one["hash"], one["seed"], "flows")
+    want = want[want["size_bytes"] > 0]
+    got = fct[(fct["aqm"] == one["aqm"]) & (fct["seed"] == one["seed"])]
+    assert np.allclose(got["fct_s"], want["fct_s"], equal_nan=True)
+
+
+def test_failed_runs_listed_and_empty_scenario_said(built) -> None:
+    out = built["out"]
+    mix = (out / "mix.html").read_text(encoding="utf-8")
+    assert 'id="failed"' in mix and "simulation: boom" in mix
+    assert "No runs of this scenario" in (out / "burst.html").read_text(encoding="utf-8")
+    md = (out / "summary.md").read_text(encoding="utf-8")
+    assert "simulation: boom" in md and "**No runs of this scenario.**" in md
+    assert "## Overview" in md and "`aqmsim suite rfc7928 --seeds 3`" in md
+    for name in ("mix", "rtt"):  # the overview names a discipline for each column
+        row = next(line for line in md.splitlines() if f"({name}.html)" in line)
+        assert all(any(lab in cell for lab in ("RED", "CoDel", "PIE"))
+                   for cell in row.split("|")[4:7]), row
+    index = built["index"].read_text(encoding="utf-8")
+    assert "12.5 s" in index and "aqmsim suite rfc7928 --seeds 3" in index
+    assert "engine" in index and "source" in index
+
+
+CHECK_JS = """
+window.addEventListener('load', function () {
+  var out = {};
+  Array.prototype.forEach.call(document.querySelectorAll('iframe'), function (f) {
+    try {
+      var doc = f.contentDocument;
+      var body = doc.body.cloneNode(true);
+      Array.prototype.forEach.call(body.querySelectorAll('pre, code'),
+                                   function (n) { n.remove(); });
+      out[f.id] = {title: doc.title, text: body.innerText,
+        sections: doc.querySelectorAll('section').length,
+        images: Array.prototype.map.call(doc.images, function (im) {
+          return {src: im.getAttribute('src'), alt: im.getAttribute('alt') || '',
+                  loaded: im.complete && im.naturalWidth > 0, width: im.naturalWidth};
+        })};
+    } catch (e) { out[f.id] = {error: String(e)}; }
+  });
+  document.getElementById('result').textContent = JSON.stringify(out);
+});
+"""
+
+
+def test_report_renders_in_headless_chromium(built, tmp_path: Path) -> None:
+    out = built["out"]
+    broken = tmp_path / "broken.html"
+    broken.write_text('<!DOCTYPE html><html><body><img src="nope.png" alt="x"></body></html>')
+    pages = {"index": out / "index.html", "mix": out / "mix.html", "rtt": out / "rtt.html",
+             "burst": out / "burst.html", "control": broken}
+    frames = "".join(f'<iframe id="{k}" src="{p.resolve().as_uri()}" width="1280" '
+                     'height="900"></iframe>' for k, p in pages.items())
+    wrapper = tmp_path / "wrapper.html"
+    wrapper.write_text('<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>'
+                       f'{frames}<pre id="result">pending</pre><script>{CHECK_JS}</script>'
+                       "</body></html>")
+    dom = run_chromium(["--allow-file-access-from-files", "--virtual-time-budget=10000",
+                        "--dump-dom", wrapper.resolve().as_uri()], tmp_path / "profile")
+    found = json.loads(_html.unescape(re.search(r'<pre id="result">(.*?)</pre>', dom,
+                                                re.S).group(1)))
+    assert [im["loaded"] for im in found["control"]["images"]] == [False], \
+        "the check must tell a broken image apart"
+    assert found["index"]["sections"] == 3
+    for name in ("mix", "rtt"):
+        page = found[name]
+        assert "error" not in page, page
+        want = len(list((out / "figures").glob(f"{name}-*.png")))
+        assert len(page["images"]) == want >= 5
+        assert all(im["loaded"] and im["width"] > 600 for im in page["images"]), page["images"]
+        assert all(len(im["alt"]) > 40 for im in page["images"])
+        assert "Jain's fairness index" in page["text"] and "goodput (Mb/s)" in page["text"]
+    for name, page in found.items():
+        raw = [k for k in metrics.SUMMARY if "_" in k and re.search(rf"\b{k}\b", page["text"])]
+        assert not raw, (name, raw)
+    assert "No runs of this scenario" in found["burst"]["text"]
+
+
+
+def test_missing_series_leave_their_figures_out_and_are_said(built, tmp_path: Path) -> None:
+    """Runs whose series were not kept: the graph, drops and fairness stay (they come
+    from the summaries), the CDFs go, and the page says which series are missing."""
+    def none(h: str, seed: int, name: str) -> pd.DataFrame:
+        raise KeyError(f"no {name!r} series stored")
+
+    runs = built["runs"][built["runs"]["scenario"] == "mix"]
+    index = write_report(built["suite"], runs, tmp_path / "r", series=none, workers=1)
+    figs = sorted(p.name for p in (index.parent / "figures").glob("*.png"))
+    assert figs == ["mix-delay-goodput.png", "mix-drops.png", "mix-fairness.png"]
+    page = (index.parent / "mix.html").read_text(encoding="utf-8")
+    assert "18 kept series missing" in page
+    assert "No runs of this scenario" in (index.parent / "rtt.html").read_text(encoding="utf-8")
