@@ -296,8 +296,31 @@ def _count(t: Mapping[str, Any], where: str) -> int:
     return c
 
 
+#: The traffic models ns-2's export does not write (RFC 7928's, issue 16), and why.
+_NOT_EXPORTED = {
+    "web": "app \"web\" (short TCP transfers with completion times) cannot be exported to ns-2",
+    "onoff": "app \"onoff\" cannot be exported to ns-2 (its draws would differ from aqmsim's)",
+    "rate_schedule": "a varying link rate (rate_schedule) cannot be exported to ns-2",
+    "burst": "bursty CBR (cbr.burst > 1) cannot be exported to ns-2 (its CBR has no bursts)",
+}
+
+
+def _refuse_new_traffic(t: Any, where: str) -> None:
+    """One clear line for the traffic models the export does not write."""
+    if not isinstance(t, Mapping):
+        return
+    if t.get("app") in ("web", "onoff"):
+        raise Ns2ExportError(f"{where}.app: {_NOT_EXPORTED[t['app']]}")
+    if "rate_schedule" in t:
+        raise Ns2ExportError(f"{where}.rate_schedule: {_NOT_EXPORTED['rate_schedule']}")
+    cbr = t.get("cbr")
+    if isinstance(cbr, Mapping) and cbr.get("burst", 1) != 1:
+        raise Ns2ExportError(f"{where}.cbr.burst: {_NOT_EXPORTED['burst']}")
+
+
 def _traffic(t: Mapping[str, Any], where: str, top_tcp: Any, duration: float, seed: int,
              index: int, src: str, dst: str, group: str, draws: Dict[str, float]) -> FlowPlan:
+    _refuse_new_traffic(t, where)
     app = t.get("app", "ftp")
     if app not in ("ftp", "cbr"):
         raise Ns2ExportError(f"{where}.app: must be \"ftp\" or \"cbr\", got {app!r}")
@@ -311,7 +334,7 @@ def _traffic(t: Mapping[str, Any], where: str, top_tcp: Any, duration: float, se
         cbr = t.get("cbr")
         if cbr is None:
             raise Ns2ExportError(f"{where}.cbr: app \"cbr\" needs a cbr table {{rate, packet_size}}")
-        _check_fields(cbr, {"rate", "packet_size"}, f"{where}.cbr")
+        _check_fields(cbr, {"rate", "packet_size", "burst"}, f"{where}.cbr")
         if "rate" not in cbr:
             raise Ns2ExportError(f"{where}.cbr.rate: missing")
         fp.cbr_rate = parse_rate(cbr["rate"], f"{where}.cbr.rate")
@@ -357,6 +380,7 @@ def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
     if db is not None:
         _check_fields(db, {"bottleneck", "groups"}, "dumbbell")
         bn = db.get("bottleneck")
+        _refuse_new_traffic(bn, "dumbbell.bottleneck")
         _check_fields(bn, {"rate", "delay", "queue", "reverse_queue"}, "dumbbell.bottleneck")
         for f_ in ("rate", "delay"):
             if f_ not in bn:
@@ -374,6 +398,7 @@ def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
         k = 0
         for gi, g in enumerate(groups):
             gw = f"dumbbell.groups.{gi}"
+            _refuse_new_traffic(g, gw)
             _check_fields(g, _GROUP_FIELDS, gw)
             if "access" not in g:
                 raise Ns2ExportError(f"{gw}.access: missing")
@@ -416,6 +441,7 @@ def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
         add_node(n, f"nodes.{i}")
     for i, lk in enumerate(scenario.get("links", []) or []):
         w = f"links.{i}"
+        _refuse_new_traffic(lk, w)
         _check_fields(lk, {"from", "to", "rate", "delay", "queue", "reverse_queue"}, w)
         for f_ in ("from", "to", "rate", "delay"):
             if f_ not in lk:
@@ -429,6 +455,7 @@ def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
                    q, rq, f"{w}.queue", f"{w}.reverse_queue" if "reverse_queue" in lk else f"{w}.queue")
     for i, fl in enumerate(scenario.get("flows", []) or []):
         w = f"flows.{i}"
+        _refuse_new_traffic(fl, w)
         _check_fields(fl, _FLOW_FIELDS, w)
         for end in ("src", "dst"):
             if end not in fl:

@@ -96,6 +96,8 @@ pub struct Model {
     pub trace: Option<TraceModel>,
     /// The scenario with every value explicit and every "auto" resolved.
     pub resolved: Value,
+    /// It has web sources (`app = "web"`): the summary reports their transfers.
+    pub web: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -149,6 +151,10 @@ fn rate(q: &Quantity, path: &str) -> Result<f64> {
 }
 fn time(q: &Quantity, path: &str) -> Result<f64> {
     parse_time(q).map_err(|e| ScenarioError::new(path, e))
+}
+/// A `rate_schedule`, parsed (empty when there is none): its first rate replaces `rate`.
+fn schedule(s: &Option<RateSchedule>, path: &str) -> Result<Vec<(f64, f64)>> {
+    s.as_ref().map_or(Ok(Vec::new()), |s| parse_schedule(s, path))
 }
 fn dist(d: &Dist, path: &str) -> Result<TimeDist> {
     parse_dist(d).map_err(|e| ScenarioError::new(path, e))
@@ -349,19 +355,13 @@ impl Builder {
         Ok(())
     }
 
-    /// A duplex link's rate schedule (both directions: one cable). Its first entry's rate
-    /// replaces `rate`; the queue discipline keeps the rate it was built with (RED's
-    /// idle-time correction).
-    fn set_schedule(&mut self, link: usize, s: &RateSchedule, path: &str) -> Result<()> {
-        let v = parse_schedule(s, path)?;
-        let first = v[0].1;
-        self.links_json[link / 2]["rate"] = json!(first);
+    /// A duplex link's rate schedule (both directions: one cable), already parsed; the
+    /// link was made with its first rate, which the queue discipline keeps (RED's
+    /// idle-time correction, "auto" parameters).
+    fn set_schedule(&mut self, link: usize, v: Vec<(f64, f64)>) {
         self.links_json[link / 2]["rate_schedule"] = json!(v.iter().map(|&(t, r)| json!([t, r])).collect::<Vec<_>>());
-        for l in [link, link + 1] {
-            self.links[l].rate_bps = first;
-            self.links[l].rate_schedule = v.clone();
-        }
-        Ok(())
+        self.links[link].rate_schedule = v.clone();
+        self.links[link + 1].rate_schedule = v;
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -559,10 +559,12 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         let r1 = b.node("R1");
         let r2 = b.node("R2");
         let brate = rate(&db.bottleneck.rate, "dumbbell.bottleneck.rate")?;
+        let bsched = schedule(&db.bottleneck.rate_schedule, "dumbbell.bottleneck.rate_schedule")?;
+        let brate = bsched.first().map_or(brate, |&(_, r)| r);
         let bdelay = time(&db.bottleneck.delay, "dumbbell.bottleneck.delay")?;
         b.duplex(r1, r2, brate, bdelay, db.bottleneck.queue.as_ref(), db.bottleneck.reverse_queue.as_ref(), "dumbbell.bottleneck")?;
-        if let Some(rs) = &db.bottleneck.rate_schedule {
-            b.set_schedule(b.links.len() - 2, rs, "dumbbell.bottleneck.rate_schedule")?;
+        if !bsched.is_empty() {
+            b.set_schedule(b.links.len() - 2, bsched);
         }
         if let Some(d) = &db.bottleneck.drop_seqs {
             b.set_drops(b.links.len() - 2, d, "dumbbell.bottleneck.drop_seqs")?;
@@ -635,10 +637,12 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
                 return err(p, format!("the link {} -> {} is already listed as links[{j}]{dir}; list each pair of nodes once", l.from, l.to));
             }
             let r = rate(&l.rate, &format!("{p}.rate"))?;
+            let sched = schedule(&l.rate_schedule, &format!("{p}.rate_schedule"))?;
+            let r = sched.first().map_or(r, |&(_, r0)| r0);
             let d = time(&l.delay, &format!("{p}.delay"))?;
             b.duplex(a, c, r, d, l.queue.as_ref(), l.reverse_queue.as_ref(), &p)?;
-            if let Some(rs) = &l.rate_schedule {
-                b.set_schedule(b.links.len() - 2, rs, &format!("{p}.rate_schedule"))?;
+            if !sched.is_empty() {
+                b.set_schedule(b.links.len() - 2, sched);
             }
             if let Some(ds) = &l.drop_seqs {
                 b.set_drops(b.links.len() - 2, ds, &format!("{p}.drop_seqs"))?;
@@ -666,7 +670,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
             out.add(s, d, &app, start, stop, &j, label, &b.nodes, &p)?;
         }
     }
-    let Flows { flows, json: flows_json, .. } = out;
+    let Flows { flows, json: flows_json, web_sources, .. } = out;
     if b.links.is_empty() {
         return err("", "the scenario has no links: give a [dumbbell] or nodes and [[links]]");
     }
@@ -755,6 +759,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         max_packets,
         trace,
         resolved,
+        web: web_sources > 0,
     })
 }
 

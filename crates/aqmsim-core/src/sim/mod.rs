@@ -109,6 +109,8 @@ pub struct Simulation {
     pub bins: LinkBins,
     nodes: Vec<String>,
     resolved: String,
+    /// The scenario has web sources (their summary keys are reported).
+    web: bool,
     duration: f64,
     seed: u64,
     started: bool,
@@ -305,6 +307,7 @@ impl Simulation {
             bins: LinkBins::default(),
             nodes: model.nodes,
             resolved: model.resolved.to_string(),
+            web: model.web,
             duration: model.duration,
             seed,
             started: false,

@@ -52,7 +52,8 @@ impl Simulation {
         }
     }
 
-    /// The flows' `size_bytes` and `fct_s` columns and the transfers' summary.
+    /// The flows' `size_bytes` and `fct_s` columns and, when the scenario has web sources,
+    /// the transfers' summary (the FCT keys NaN when none finished).
     pub(super) fn transfer_results(&self, ft: &mut FlowTable, s: &mut Summary) {
         let mut fcts = Vec::new();
         let mut started = 0u64;
@@ -74,6 +75,9 @@ impl Simulation {
                     ft.fct_s.push(f64::NAN);
                 }
             }
+        }
+        if !self.web {
+            return;
         }
         fcts.sort_by(f64::total_cmp);
         s.put("transfers", started as f64);

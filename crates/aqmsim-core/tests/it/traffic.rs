@@ -238,6 +238,8 @@ fn a_burst_arrives_back_to_back() {
     // evenly spaced at the bottleneck's own rate: never a queue, never a drop
     let even = run(&cbr_line(1), 1);
     assert_eq!(even.drops.t.len(), 0);
+    // no web source: no transfer keys in the summary
+    assert!(even.summary.get("transfers").is_none() && even.summary.get("fct_p50_s").is_none());
     // bursts of 5 every 40 ms reach R 0.8 ms apart (1000 bytes at 10 Mb/s); the 1 Mb/s
     // link sends one in 8 ms, so the first goes on at once, the second waits, and the
     // buffer of 2 (ns-2's DropTail: at most limit − 1 wait beside the one on the wire)

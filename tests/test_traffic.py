@@ -1,0 +1,114 @@
+"""RFC 7928's traffic models through the Python API: web transfers and their completion
+times in the flows table and the summary, on/off sources, bursty CBR and a varying link
+rate; every new key in the metric registry; named errors; the ns-2 export refuses them."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from aqmsim import Scenario, ScenarioError, metrics
+from aqmsim.ns2.export import Ns2ExportError, build_plan
+
+
+def web_dumbbell(**web) -> dict:
+    return {
+        "duration": 20,
+        "tcp": {"variant": "newreno", "window": 1000},
+        "dumbbell": {
+            "bottleneck": {"rate": "10Mb", "delay": "10ms",
+                           "queue": {"kind": "red", "limit": 100},
+                           "rate_schedule": [["0s", "10Mb"], ["10s", "5Mb"]]},
+            "groups": [
+                {"name": "bulk", "count": 2, "access": {"rate": "100Mb", "delay": "2ms"}},
+                {"name": "web", "count": 2, "app": "web",
+                 "access": {"rate": "100Mb", "delay": "5ms"}, "tcp": {"window_init": 10},
+                 "web": {"arrival_rate": 4.0,
+                         "size": {"pareto": {"mean": 50000, "shape": 1.2}, "max": 2e6},
+                         **web}},
+                {"name": "video", "app": "onoff", "access": {"rate": "100Mb", "delay": "5ms"},
+                 "onoff": {"rate": "500kb", "on": {"exponential": "1s"}, "off": "1s"}},
+                {"name": "frames", "app": "cbr", "access": {"rate": "100Mb", "delay": "5ms"},
+                 "cbr": {"rate": "200kb", "packet_size": 1000, "burst": 4}},
+            ],
+        },
+        "monitor": {"delays": True},
+    }
+
+
+def test_web_transfers_in_the_flows_table_and_summary(core) -> None:
+    r = Scenario.from_dict(web_dumbbell()).run(seed=2)
+    f, s = r.flows, r.summary
+    assert str(f["size_bytes"].dtype) == "int64" and str(f["fct_s"].dtype) == "float64"
+    web = f[f["app"] == "web"]
+    other = f[f["app"] != "web"]
+    assert set(other["app"]) == {"ftp", "onoff", "cbr"}
+    assert (other["size_bytes"] == 0).all() and other["fct_s"].isna().all()
+    assert 100 < len(web) < 230  # 2 sources × 4/s × 20 s = 160 expected
+    assert (web["size_bytes"] >= 1).all() and (web["label"] == "web").all()
+    done = web["fct_s"].dropna()
+    assert s["transfers"] == len(web) and s["transfers_done"] == len(done) > 0.8 * len(web)
+    assert s["fct_mean_s"] == pytest.approx(done.mean())
+    assert s["fct_p50_s"] == pytest.approx(done.quantile(0.5))
+    assert s["fct_p99_s"] == pytest.approx(done.quantile(0.99))
+    # the varying bottleneck: 10 s at 10 Mb/s, 10 s at 5 Mb/s
+    assert s["bottleneck_rate_bps"] == pytest.approx(7.5e6)
+    assert 0 < s["utilisation"] <= 1
+    for k in ("transfers", "transfers_done", "fct_mean_s", "fct_p50_s", "fct_p99_s"):
+        assert k in metrics.SUMMARY
+    for c in ("size_bytes", "fct_s"):
+        assert c in metrics.TABLES["flows"]
+    assert "long-lived" in metrics.metric("jain_fairness").definition
+
+
+def test_same_seed_same_flows(core) -> None:
+    a = Scenario.from_dict(web_dumbbell()).run(seed=4).flows
+    b = Scenario.from_dict(web_dumbbell()).run(seed=4).flows
+    c = Scenario.from_dict(web_dumbbell()).run(seed=5).flows
+    cols = ["start", "size_bytes", "fct_s", "sent", "received"]
+    assert a[cols].equals(b[cols])
+    assert not (len(a) == len(c) and a[cols].equals(c[cols]))
+
+
+def test_no_transfer_done_gives_nan(core) -> None:
+    d = web_dumbbell(max_transfers=1)
+    d["duration"] = 0.05  # shorter than any transfer's round trips
+    d["dumbbell"]["bottleneck"].pop("rate_schedule")
+    d["dumbbell"]["groups"][1]["start"] = 0.0
+    d["dumbbell"]["groups"][1]["web"]["arrival_rate"] = 1000.0
+    s = Scenario.from_dict(d).run(seed=1).summary
+    assert s["transfers"] == 2 and s["transfers_done"] == 0
+    assert math.isnan(s["fct_p50_s"]) and math.isnan(s["fct_mean_s"])
+    assert metrics.metric("fct_p50_s").text(s["fct_p50_s"]) == "—"
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda d: d["dumbbell"]["groups"][1]["web"]["size"]["pareto"].update(shape=0.9),
+     "dumbbell.groups[1].web.size.pareto.shape: must be > 1 (a finite mean) and ≤ 100, got 0.9"),
+    (lambda d: d["dumbbell"]["groups"][1]["web"].update(arrival_rate=-1),
+     "dumbbell.groups[1].web.arrival_rate: must be in (0, 1e6] transfers per second, got -1"),
+    (lambda d: d["dumbbell"]["groups"][2]["onoff"].update(off={"gamma": "1s"}),
+     "dumbbell.groups[2].onoff.off.gamma: unknown field (expected: exponential, pareto)"),
+    (lambda d: d["dumbbell"]["groups"][3]["cbr"].update(burst=0),
+     "dumbbell.groups[3].cbr.burst: must be in [1, 1000000] packets, got 0"),
+    (lambda d: d["dumbbell"]["bottleneck"]["rate_schedule"].append(["5s", "1Mb"]),
+     "dumbbell.bottleneck.rate_schedule[2][0]: times must increase, got 5 s after 10 s"),
+])
+def test_bad_inputs_name_the_field(core, edit, message: str) -> None:
+    d = web_dumbbell()
+    edit(d)
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(d).run(seed=1)
+    assert str(e.value) == message
+
+
+@pytest.mark.parametrize("group, field", [(1, "app"), (2, "app"), (3, "cbr.burst")])
+def test_ns2_export_refuses_the_new_traffic(group: int, field: str) -> None:
+    d = web_dumbbell()
+    d["dumbbell"]["bottleneck"].pop("rate_schedule")
+    d["dumbbell"]["groups"] = [d["dumbbell"]["groups"][0], d["dumbbell"]["groups"][group]]
+    with pytest.raises(Ns2ExportError, match=rf"^dumbbell\.groups\.1\.{field}: .*cannot be exported to ns-2"):
+        build_plan(d, 1)
+    with pytest.raises(Ns2ExportError, match=r"^dumbbell\.bottleneck\.rate_schedule: "):
+        build_plan(web_dumbbell(), 1)
