@@ -36,6 +36,39 @@ impl OnOff {
             t += self.model.off.draw(&mut self.rng);
         }
         self.rem -= 1;
-        t
+        // a heavy-tailed draw may exceed any time the engine can hold; past the longest
+        // scenario time it makes no difference (the run has ended)
+        t.min(crate::scenario::units::MAX_TIME_S)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::traffic::PeriodDist;
+
+    fn source(on: PeriodDist, off: PeriodDist) -> OnOff {
+        let m = OnOffModel { rate_bps: 1e6, packet_size: 1000, on, off };
+        OnOff::new(m, Rng::new(1, crate::rng::stream::ONOFF))
+    }
+
+    #[test]
+    fn fixed_periods_give_ns2_bursts() {
+        // interval 8 ms; on 100 ms: int(12.5 + 0.5) = 13 packets; off 400 ms
+        let mut s = source(PeriodDist::Fixed(0.1), PeriodDist::Fixed(0.4));
+        let gaps: Vec<f64> = (0..27).map(|_| s.next_gap()).collect();
+        for (i, g) in gaps.iter().enumerate() {
+            let want = if i % 13 == 0 { 0.408 } else { 0.008 };
+            assert!((g - want).abs() < 1e-12, "gap {i}: {g}");
+        }
+    }
+
+    #[test]
+    fn heavy_tails_stay_representable() {
+        let mut s = source(PeriodDist::Pareto { mean: 1e5, shape: 1.0001 }, PeriodDist::Pareto { mean: 1e6, shape: 1.0001 });
+        for _ in 0..100_000 {
+            let g = s.next_gap();
+            assert!(g > 0.0 && g <= crate::scenario::units::MAX_TIME_S);
+        }
     }
 }
