@@ -27,6 +27,9 @@ impl Simulation {
         let l = &mut self.links[link as usize];
         let r = l.schedule[idx as usize].1;
         l.set_rate(r);
+        if let Some(t) = &mut self.tracer {
+            t.set_link_rate(link, r);
+        }
     }
 
     /// The utilisation keys of the primary link `b` when its rate varied: bits sent over
