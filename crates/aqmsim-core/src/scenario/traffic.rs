@@ -185,7 +185,7 @@ fn number(v: &Value, at: &str, what: &str) -> Result<f64> {
 
 fn positive_bytes(v: &Value, at: &str) -> Result<f64> {
     let x = number(v, at, "a number of bytes")?;
-    if !(x >= 1.0 && x <= MAX_TRANSFER_BYTES) {
+    if !(1.0..=MAX_TRANSFER_BYTES).contains(&x) {
         return err(at, format!("must be in [1, 1e12] bytes, got {x}"));
     }
     Ok(x)
