@@ -404,6 +404,7 @@ NOT_EXPORTABLE = {
     "dumbbell-codel": r"^dumbbell\.bottleneck\.queue\.kind: discipline 'codel'",
     "dumbbell-fq-codel": r"^dumbbell\.bottleneck\.queue\.kind: discipline 'fq_codel'",
     "dumbbell-pie": r"^dumbbell\.bottleneck\.queue\.kind: discipline 'pie'",
+    "dumbbell-web": r"^dumbbell\.bottleneck\.rate_schedule: a varying link rate",
 }
 
 

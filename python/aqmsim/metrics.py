@@ -97,6 +97,9 @@ _QDELAY = ("The queueing delay of a packet is the time from entering the bottlen
            "idle).")
 _E2E = ("The end-to-end delay of a packet is the time from the sending agent handing it "
         "to the network to its arrival at the receiving agent, retransmissions included.")
+_FCT = ("A web transfer's flow completion time (RFC 7928 §2.1) runs from its start (the "
+        "SYN, with `tcp.syn`) to the arrival of the ACK of its last packet.")
+_FCT_NONE = "Not a number when no transfer finished."
 _SKETCH = ("Only with `monitor.delays = true` (0 otherwise); quantiles come from a "
            "DDSketch and are within 1 % of a delay of that rank, the maximum is exact.")
 
@@ -139,13 +142,16 @@ _SUMMARY: List[Metric] = [
        "the packets that departed (0 when none did).", **_MS),
     _m("utilisation", "utilisation", definition="Bits the bottleneck sent during the run "
        "divided by rate × duration: busy time over the run's time (a transmission running "
-       "past the end counts up to the end only), so at most 100 %.",
+       "past the end counts up to the end only), so at most 100 %. With a `rate_schedule` "
+       "the denominator is the bits the link could have sent, ∫ rate dt over the run.",
        higher_is_better=True, **_PCT),
     _m("utilisation_started", "utilisation (ns-2's)", "%", "ns-2's QueueMonitor "
        "definition: every packet whose transmission started in the run counts whole "
-       "(bytes departed · 8 / (rate × duration)), so it can pass 100 % by one packet.",
+       "(bytes departed · 8 / (rate × duration)), so it can pass 100 % by one packet. With "
+       "a `rate_schedule`, rate × duration is ∫ rate dt.",
        scale=100.0, higher_is_better=True, stored="ratio"),
-    _m("bottleneck_rate_bps", "bottleneck rate", definition="The bottleneck link's rate.",
+    _m("bottleneck_rate_bps", "bottleneck rate", definition="The bottleneck link's rate "
+       "(with a `rate_schedule`, its time average over the run).",
        **_MBPS),
     _m("loss_ratio", "loss ratio", definition="Packets the bottleneck dropped / packets "
        "that arrived at it (0 with no arrivals). ECN marks are not losses.",
@@ -166,9 +172,10 @@ _SUMMARY: List[Metric] = [
        "timeouts.", higher_is_better=False, decimals=0),
     _m("mean_e2e_delay_s", "mean end-to-end delay", definition=f"{_E2E} Mean over every "
        "packet that arrived, of every flow (0 when none did).", **_MS),
-    _m("jain_fairness", "Jain's fairness index", "", "Jain's index of the TCP flows' "
-       "throughputs x_i: (Σx)² / (n·Σx²), 1 when all are equal, 1/n when one flow has "
-       "everything (1 with no TCP flow). Unfairness is 1 − fairness.", hi=1.0, stored="ratio",
+    _m("jain_fairness", "Jain's fairness index", "", "Jain's index of the long-lived TCP "
+       "flows' throughputs x_i (web transfers, `app = \"web\"`, are not counted): "
+       "(Σx)² / (n·Σx²), 1 when all are equal, 1/n when one flow has everything (1 with no "
+       "long-lived TCP flow). Unfairness is 1 − fairness.", hi=1.0, stored="ratio",
        higher_is_better=True, decimals=3),
     _m("qdelay_p50_s", "median queueing delay", definition=f"{_QDELAY} {_SKETCH}", **_MS),
     _m("qdelay_p90_s", "90th-percentile queueing delay", definition=f"{_QDELAY} {_SKETCH}",
@@ -187,6 +194,18 @@ _SUMMARY: List[Metric] = [
        "packets' end-to-end delays (mean |IPDV|, RFC 5481) of each flow, averaged over the "
        "flows with two packets or more. Only with `monitor.delays = true` (0 otherwise).",
        **_MS),
+    _m("transfers", "web transfers", "transfers", "Web transfers (`app = \"web\"`) that "
+       "started in the run.", decimals=0, stored="count"),
+    _m("transfers_done", "web transfers done", "transfers", "Web transfers whose last "
+       "packet was acknowledged within the run.", decimals=0, stored="count"),
+    _m("fct_mean_s", "mean flow completion time", definition=f"{_FCT} Mean over the "
+       f"transfers done. {_FCT_NONE}", **_MS),
+    _m("fct_p50_s", "median flow completion time", definition=f"{_FCT} The median over "
+       f"the transfers done (linear interpolation between order statistics). {_FCT_NONE}",
+       **_MS),
+    _m("fct_p99_s", "99th-percentile flow completion time", definition=f"{_FCT} The 99th "
+       f"percentile over the transfers done (linear interpolation between order "
+       f"statistics). {_FCT_NONE}", **_MS),
     _m("mean_max_p", "mean max_p", "", "(ns-2 runs only.) Mean over the queue samples of "
        "RED's current max_p (it moves only under Adaptive RED).", hi=1.0, decimals=4,
        stored="ratio"),
@@ -230,6 +249,10 @@ _FLOWS: List[Metric] = [
     _m("delay_max_s", "largest end-to-end delay", definition=f"{_E2E} {_SKETCH}", **_MS),
     _m("jitter_s", "jitter", definition="Mean |IPDV| of the flow's consecutive packets "
        "(RFC 5481); NaN with fewer than two packets or without `monitor.delays`.", **_MS),
+    _m("size_bytes", "transfer size", "kB", "A web transfer's size (it sends "
+       "⌈size / packet_size⌉ full packets); 0 for other flows.", scale=1e-3, stored="bytes"),
+    _m("fct_s", "flow completion time", definition=f"{_FCT} NaN when the transfer did not "
+       "finish within the run, and for flows that are not web transfers.", **_MS),
 ]
 
 _QUEUE_COLS: List[Metric] = [

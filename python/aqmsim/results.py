@@ -16,7 +16,8 @@ flows     flow, src, dst, app, variant, start, stop, sent, retransmitted, timeou
           queue_drops, queue_marks (marks made), queue_marks_departed (left with CE:
           ns-2's pmarks_) — the flow's packets at the first monitored queue;
           delay_p50_s, delay_p90_s, delay_p99_s, delay_max_s, jitter_s (end-to-end, with
-          ``monitor.delays``; NaN otherwise)
+          ``monitor.delays``; NaN otherwise); size_bytes, fct_s [s] (web transfers: size,
+          completion time, NaN when not done; 0 and NaN for other flows)
 links     t [s] (bin start), link, utilisation (bits sent / (rate x bin))
 tcp       t [s], flow, cwnd, ssthresh (packets), srtt, rttvar, rto [s], outstanding
           (packets sent, not yet acknowledged), state (slow_start | congestion_avoidance |
@@ -72,7 +73,8 @@ SCHEMAS: Dict[str, Dict[str, str]] = {
         "mean_delay_s": "float64", "queue_arrivals": "int64", "queue_drops": "int64",
         "queue_marks": "int64", "queue_marks_departed": "int64",
         "delay_p50_s": "float64", "delay_p90_s": "float64", "delay_p99_s": "float64",
-        "delay_max_s": "float64", "jitter_s": "float64",
+        "delay_max_s": "float64", "jitter_s": "float64", "size_bytes": "int64",
+        "fct_s": "float64",
     },
     "links": {"t": "float64", "link": "object", "utilisation": "float64"},
     "tcp": {
@@ -90,7 +92,7 @@ INT_SUMMARY_KEYS = frozenset({
     "seed", "events", "bottleneck_arrivals", "bottleneck_departures", "bottleneck_drops",
     "drops_early", "drops_forced", "drops_overflow", "marks", "marks_departed", "max_queue_pkts",
     "bottleneck_queued_end", "final_queue_pkts", "packets_sent", "packets_retransmitted",
-    "timeouts",
+    "timeouts", "transfers", "transfers_done",
 })
 
 

@@ -83,6 +83,9 @@ pub struct Link {
     pub bin_start: SimTime,
     /// Packets lost that way.
     pub lost: u64,
+    /// `rate_schedule`: `(time s, rate b/s)` from 0 on; empty for a constant rate. The
+    /// simulation applies each change at its time ([`Link::set_rate`]).
+    pub schedule: Vec<(f64, f64)>,
 }
 
 impl Link {
@@ -117,7 +120,27 @@ impl Link {
             lookahead: Dur::ZERO,
             lost: 0,
             ns_per_byte: 8e9 / rate_bps,
+            schedule: Vec::new(),
         }
+    }
+
+    /// The rate from now on: transmissions that start from now on take `size·8/rate`; the
+    /// one on the wire keeps the rate it started with.
+    pub fn set_rate(&mut self, rate_bps: f64) {
+        self.rate_bps = rate_bps;
+        self.ns_per_byte = 8e9 / rate_bps;
+        // no packet has this size: the cached serialisation time is stale
+        self.tx_size = u32::MAX;
+    }
+
+    /// The shortest serialisation time `bytes` ever take on this link (at its highest
+    /// rate): what a lookahead may count on.
+    pub fn fastest_tx_time(&mut self, bytes: u32) -> Dur {
+        let top = self.schedule.iter().map(|&(_, r)| r).fold(self.rate_bps, f64::max);
+        if top == self.rate_bps {
+            return self.tx_time(bytes);
+        }
+        Dur(crate::time::round_positive(bytes as f64 * 8e9 / top))
     }
 
     /// Lose the first transmissions of these data sequence numbers on entering.

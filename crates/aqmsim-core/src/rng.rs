@@ -12,6 +12,10 @@ pub mod stream {
     pub const QUEUE: u64 = 3 << 40;
     pub const TCP: u64 = 4 << 40;
     pub const APP: u64 = 5 << 40;
+    /// A web source's start, transfer arrivals and sizes (drawn when the scenario is built).
+    pub const WEB: u64 = 6 << 40;
+    /// An on/off source's bursts and idle times (drawn as it runs).
+    pub const ONOFF: u64 = 7 << 40;
 }
 
 #[inline]

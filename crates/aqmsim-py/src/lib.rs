@@ -144,6 +144,8 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
     for (name, v) in [("delay_p50_s", &ft.delay_p50_s), ("delay_p90_s", &ft.delay_p90_s), ("delay_p99_s", &ft.delay_p99_s), ("delay_max_s", &ft.delay_max_s), ("jitter_s", &ft.jitter_s)] {
         f.set_item(name, col(py, "<f8", v)?)?;
     }
+    f.set_item("size_bytes", PyList::new(py, &ft.size_bytes)?)?;
+    f.set_item("fct_s", col(py, "<f8", &ft.fct_s)?)?;
     d.set_item("flows", f)?;
 
     let l = PyDict::new(py);

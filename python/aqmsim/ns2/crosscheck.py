@@ -256,7 +256,7 @@ def _result(plan: Plan, raw: Dict[str, Any]) -> Dict[str, Any]:
             "src": fp.src,
             "dst": fp.dst,
             "app": fp.app,
-            "variant": fp.tcp.get("variant", "udp") if fp.app == "ftp" else "cbr",
+            "variant": fp.tcp.get("variant", "udp") if fp.app == "ftp" else fp.app,
             "start": fp.start,
             "stop": fp.stop,
             "received": int(raw[p + "rx_pkts"]),

@@ -16,6 +16,11 @@ Rules the exporter keeps (``docs/ns2-faithfulness.md`` explains each):
   (:func:`component_rng`), and the script holds the drawn numbers. The only randomness
   left in ns-2 is its default RNG (RED's coin, TCP's ``boot_time_``), which the script
   puts on substream ``seed`` of MRG32k3a seed 1: independent streams per seed.
+* **Traffic.** FTP over TCP, CBR, and on/off sources whose periods are both exponential
+  (``Application/Traffic/Exponential``) or both Pareto of one shape (``/Pareto``): the same
+  semantics as aqmsim's (ns-2's ``expoo.cc``/``pareto.cc``), ns-2's own draws. Web
+  transfers, bursty CBR, fixed on/off periods and ``rate_schedule`` raise
+  :class:`Ns2ExportError` naming the field.
 * **Links are simplex pairs.** Each direction is its own ``simplex-link`` with its own
   queue (what ``duplex-link`` does, but allowing a different discipline per direction).
 * **Routes by hand where there is one path.** A forest of duplex links (every dumbbell)
@@ -231,13 +236,16 @@ class FlowPlan:
     index: int
     src: str
     dst: str
-    app: str  # "ftp" | "cbr"
+    app: str  # "ftp" | "cbr" | "onoff"
     start: float
     stop: float
     group: str
     tcp: Dict[str, Any] = field(default_factory=dict)
     cbr_rate: float = 0.0
     cbr_size: int = 0
+    #: app "onoff": ns-2's class (Exponential | Pareto), burst_time_, idle_time_, shape_
+    #: (Pareto); the rate and packet size are cbr_rate and cbr_size.
+    onoff: Dict[str, Any] = field(default_factory=dict)
     #: aqmsim's label of the flow (Results.flows ``label``): the group's name (``group<i>``
     #: unnamed), an explicit flow's ``label`` (``flows[<i>]`` without one).
     label: str = ""
@@ -276,8 +284,8 @@ _TOP_FIELDS = {"name", "description", "notes", "duration", "seed", "tcp", "dumbb
 #: scenarios: ``aqmsim reproduce`` adds it to the scenarios it hands to ns-2 only):
 #: ``measure`` lists metrics ns-2 gives only on request, :data:`NS2_ON_REQUEST`.
 NS2_ON_REQUEST: Tuple[str, ...] = ("max_queue_pkts",)
-_GROUP_FIELDS = {"name", "count", "access", "egress", "app", "start", "stop", "tcp", "cbr"}
-_FLOW_FIELDS = {"label", "src", "dst", "count", "app", "start", "stop", "tcp", "cbr"}
+_GROUP_FIELDS = {"name", "count", "access", "egress", "app", "start", "stop", "tcp", "cbr", "onoff"}
+_FLOW_FIELDS = {"label", "src", "dst", "count", "app", "start", "stop", "tcp", "cbr", "onoff"}
 _ACCESS_FIELDS = {"rate", "delay", "queue", "reverse_queue"}
 
 
@@ -296,22 +304,84 @@ def _count(t: Mapping[str, Any], where: str) -> int:
     return c
 
 
+#: The traffic models ns-2's export does not write (RFC 7928's, issue 16), and why.
+_NOT_EXPORTED = {
+    "web": "app \"web\" (short TCP transfers with completion times) cannot be exported to ns-2",
+    "rate_schedule": "a varying link rate (rate_schedule) cannot be exported to ns-2",
+    "burst": "bursty CBR (cbr.burst > 1) cannot be exported to ns-2 (its CBR has no bursts)",
+}
+
+
+def _refuse_new_traffic(t: Any, where: str) -> None:
+    """One clear line for the traffic models the export does not write."""
+    if not isinstance(t, Mapping):
+        return
+    if t.get("app") == "web":
+        raise Ns2ExportError(f"{where}.app: {_NOT_EXPORTED[t['app']]}")
+    if "rate_schedule" in t:
+        raise Ns2ExportError(f"{where}.rate_schedule: {_NOT_EXPORTED['rate_schedule']}")
+    cbr = t.get("cbr")
+    if isinstance(cbr, Mapping) and cbr.get("burst", 1) != 1:
+        raise Ns2ExportError(f"{where}.cbr.burst: {_NOT_EXPORTED['burst']}")
+
+
+def _period(v: Any, where: str) -> Tuple[str, float, Optional[float]]:
+    """An on/off period: (kind, mean s, shape or None)."""
+    if isinstance(v, Mapping) and set(v) == {"exponential"}:
+        return "Exponential", parse_time(v["exponential"], f"{where}.exponential"), None
+    if isinstance(v, Mapping) and set(v) == {"pareto"} and isinstance(v["pareto"], Mapping):
+        p = v["pareto"]
+        _check_fields(p, {"mean", "shape"}, f"{where}.pareto")
+        if "mean" not in p or "shape" not in p:
+            raise Ns2ExportError(f"{where}.pareto: needs mean and shape")
+        shape = p["shape"]
+        if isinstance(shape, bool) or not isinstance(shape, (int, float)) or not shape > 1:
+            raise Ns2ExportError(f"{where}.pareto.shape: must be a number > 1, got {shape!r}")
+        return "Pareto", parse_time(p["mean"], f"{where}.pareto.mean"), float(shape)
+    raise Ns2ExportError(f"{where}: ns-2's on/off sources draw their periods: "
+                         "{ exponential = time } or { pareto = { mean, shape } }, got " f"{v!r}")
+
+
+def _onoff(o: Any, where: str, fp: "FlowPlan") -> None:
+    """app "onoff" as ns-2's Application/Traffic/Exponential or /Pareto: both periods of
+    one kind (and one shape), which is all those classes can draw."""
+    if o is None:
+        raise Ns2ExportError(f"{where}: app \"onoff\" needs an onoff table {{rate, packet_size, on, off}}")
+    _check_fields(o, {"rate", "packet_size", "on", "off"}, where)
+    for k in ("rate", "on", "off"):
+        if k not in o:
+            raise Ns2ExportError(f"{where}.{k}: missing")
+    fp.cbr_rate = parse_rate(o["rate"], f"{where}.rate")
+    size = o.get("packet_size", 1000)
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise Ns2ExportError(f"{where}.packet_size: must be an integer >= 1 bytes, got {size!r}")
+    fp.cbr_size = size
+    on, off = _period(o["on"], f"{where}.on"), _period(o["off"], f"{where}.off")
+    if on[0] != off[0] or on[2] != off[2]:
+        raise Ns2ExportError(f"{where}.off: ns-2 draws on and off periods of one kind (and one "
+                             f"Pareto shape): on is {on[0]} {on[2] or ''}, off is {off[0]} {off[2] or ''}")
+    fp.onoff = {"class": on[0], "burst_time_": on[1], "idle_time_": off[1], "shape_": on[2]}
+
+
 def _traffic(t: Mapping[str, Any], where: str, top_tcp: Any, duration: float, seed: int,
              index: int, src: str, dst: str, group: str, draws: Dict[str, float]) -> FlowPlan:
+    _refuse_new_traffic(t, where)
     app = t.get("app", "ftp")
-    if app not in ("ftp", "cbr"):
-        raise Ns2ExportError(f"{where}.app: must be \"ftp\" or \"cbr\", got {app!r}")
+    if app not in ("ftp", "cbr", "onoff"):
+        raise Ns2ExportError(f"{where}.app: must be \"ftp\", \"cbr\" or \"onoff\", got {app!r}")
     start = draw(t.get("start", 0.0), component_rng(seed, f"start/{index}"), f"{where}.start")
     draws[f"start/{index}"] = start
     stop = parse_time(t["stop"], f"{where}.stop") if "stop" in t else duration
     fp = FlowPlan(index=index, src=src, dst=dst, app=app, start=start, stop=stop, group=group, label=group)
     if app == "ftp":
         fp.tcp = _resolve_tcp([(top_tcp, "tcp"), (t.get("tcp"), f"{where}.tcp")])
+    elif app == "onoff":
+        _onoff(t.get("onoff"), f"{where}.onoff", fp)
     else:
         cbr = t.get("cbr")
         if cbr is None:
             raise Ns2ExportError(f"{where}.cbr: app \"cbr\" needs a cbr table {{rate, packet_size}}")
-        _check_fields(cbr, {"rate", "packet_size"}, f"{where}.cbr")
+        _check_fields(cbr, {"rate", "packet_size", "burst"}, f"{where}.cbr")
         if "rate" not in cbr:
             raise Ns2ExportError(f"{where}.cbr.rate: missing")
         fp.cbr_rate = parse_rate(cbr["rate"], f"{where}.cbr.rate")
@@ -357,6 +427,7 @@ def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
     if db is not None:
         _check_fields(db, {"bottleneck", "groups"}, "dumbbell")
         bn = db.get("bottleneck")
+        _refuse_new_traffic(bn, "dumbbell.bottleneck")
         _check_fields(bn, {"rate", "delay", "queue", "reverse_queue"}, "dumbbell.bottleneck")
         for f_ in ("rate", "delay"):
             if f_ not in bn:
@@ -374,6 +445,7 @@ def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
         k = 0
         for gi, g in enumerate(groups):
             gw = f"dumbbell.groups.{gi}"
+            _refuse_new_traffic(g, gw)
             _check_fields(g, _GROUP_FIELDS, gw)
             if "access" not in g:
                 raise Ns2ExportError(f"{gw}.access: missing")
@@ -416,6 +488,7 @@ def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
         add_node(n, f"nodes.{i}")
     for i, lk in enumerate(scenario.get("links", []) or []):
         w = f"links.{i}"
+        _refuse_new_traffic(lk, w)
         _check_fields(lk, {"from", "to", "rate", "delay", "queue", "reverse_queue"}, w)
         for f_ in ("from", "to", "rate", "delay"):
             if f_ not in lk:
@@ -429,6 +502,7 @@ def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
                    q, rq, f"{w}.queue", f"{w}.reverse_queue" if "reverse_queue" in lk else f"{w}.queue")
     for i, fl in enumerate(scenario.get("flows", []) or []):
         w = f"flows.{i}"
+        _refuse_new_traffic(fl, w)
         _check_fields(fl, _FLOW_FIELDS, w)
         for end in ("src", "dst"):
             if end not in fl:
@@ -646,6 +720,24 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
             add(f"$ns attach-agent $n({b}) $dst({i})")
             add(f"$ns connect $src({i}) $dst({i})")
             add(f"set app({i}) [new Application/FTP]")
+            add(f"$app({i}) attach-agent $src({i})")
+        elif fp.app == "onoff":
+            o = fp.onoff
+            add(f"# flow {i}: {_comment(fp.src)} -> {_comment(fp.dst)}, on/off ({o['class']}) over UDP ({_comment(fp.group)})")
+            add(f"set src({i}) [new Agent/UDP]")
+            add(f"$src({i}) set fid_ {i}")
+            add(f"$src({i}) set packetSize_ {fp.cbr_size}")
+            add(f"$ns attach-agent $n({a}) $src({i})")
+            add(f"set dst({i}) [new Agent/LossMonitor]")
+            add(f"$ns attach-agent $n({b}) $dst({i})")
+            add(f"$ns connect $src({i}) $dst({i})")
+            add(f"set app({i}) [new Application/Traffic/{o['class']}]")
+            add(f"$app({i}) set packetSize_ {fp.cbr_size}")
+            add(f"$app({i}) set rate_ {_num(fp.cbr_rate)}")
+            add(f"$app({i}) set burst_time_ {_num(o['burst_time_'])}")
+            add(f"$app({i}) set idle_time_ {_num(o['idle_time_'])}")
+            if o["shape_"] is not None:
+                add(f"$app({i}) set shape_ {_num(o['shape_'])}")
             add(f"$app({i}) attach-agent $src({i})")
         else:
             add(f"# flow {i}: {_comment(fp.src)} -> {_comment(fp.dst)}, CBR over UDP ({_comment(fp.group)})")

@@ -69,6 +69,10 @@ pub struct FlowTable {
     pub delay_p99_s: Vec<f64>,
     pub delay_max_s: Vec<f64>,
     pub jitter_s: Vec<f64>,
+    /// A web transfer's size (0 for other flows) and completion time, s (NaN when it did
+    /// not finish in the run, and for other flows).
+    pub size_bytes: Vec<u64>,
+    pub fct_s: Vec<f64>,
 }
 
 /// Scalar results, in a stable order.

@@ -3,6 +3,7 @@
 
 use super::queue_spec::{build_queue, LinkInfo};
 use super::schema::*;
+use super::traffic::{parse_onoff, parse_schedule, parse_web, OnOffModel, WebModel};
 use super::units::{parse_dist, parse_rate, parse_time, Dist, Quantity, TimeDist, MAX_PACKET_BYTES, MAX_WINDOW};
 use crate::aqm::AnyAqm;
 use crate::error::{Result, ScenarioError};
@@ -22,12 +23,42 @@ pub struct LinkModel {
     pub name: String,
     /// Data sequence numbers lost (first transmission only) on entering this link.
     pub drop_seqs: Vec<i32>,
+    /// `rate_schedule`: `(time s, rate b/s)`, the first at 0 (`rate_bps` is its rate);
+    /// empty for a constant rate.
+    pub rate_schedule: Vec<(f64, f64)>,
+}
+
+impl LinkModel {
+    /// The highest rate the link ever has.
+    pub fn max_rate(&self) -> f64 {
+        self.rate_schedule.iter().map(|&(_, r)| r).fold(self.rate_bps, f64::max)
+    }
 }
 
 #[derive(Clone, Debug)]
 pub enum AppModel {
     Ftp(TcpParams),
-    Cbr { rate_bps: f64, packet_size: u32 },
+    /// `burst` packets back to back every `burst · packet_size · 8 / rate_bps` s.
+    Cbr { rate_bps: f64, packet_size: u32, burst: u32 },
+    /// An on/off UDP source (ns-2's Application/Traffic/Exponential and /Pareto).
+    OnOff(OnOffModel),
+    /// One web transfer: a new TCP connection that sends `ceil(size_bytes / packet_size)`
+    /// full data packets from its start and is done when the last is acknowledged.
+    Web { tcp: TcpParams, size_bytes: u64 },
+}
+
+impl AppModel {
+    /// A TCP agent (bulk or a web transfer)?
+    pub fn is_tcp(&self) -> bool {
+        matches!(self, AppModel::Ftp(_) | AppModel::Web { .. })
+    }
+}
+
+/// What a group or `[[flows]]` entry resolves to: one flow per source, or (web) the
+/// parameters its sources draw their transfers from.
+enum Source {
+    One(AppModel),
+    Web(TcpParams, WebModel),
 }
 
 #[derive(Clone, Debug)]
@@ -65,6 +96,8 @@ pub struct Model {
     pub trace: Option<TraceModel>,
     /// The scenario with every value explicit and every "auto" resolved.
     pub resolved: Value,
+    /// It has web sources (`app = "web"`): the summary reports their transfers.
+    pub web: bool,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -118,6 +151,10 @@ fn rate(q: &Quantity, path: &str) -> Result<f64> {
 }
 fn time(q: &Quantity, path: &str) -> Result<f64> {
     parse_time(q).map_err(|e| ScenarioError::new(path, e))
+}
+/// A `rate_schedule`, parsed (empty when there is none): its first rate replaces `rate`.
+fn schedule(s: &Option<RateSchedule>, path: &str) -> Result<Vec<(f64, f64)>> {
+    s.as_ref().map_or(Ok(Vec::new()), |s| parse_schedule(s, path))
 }
 fn dist(d: &Dist, path: &str) -> Result<TimeDist> {
     parse_dist(d).map_err(|e| ScenarioError::new(path, e))
@@ -318,6 +355,15 @@ impl Builder {
         Ok(())
     }
 
+    /// A duplex link's rate schedule (both directions: one cable), already parsed; the
+    /// link was made with its first rate, which the queue discipline keeps (RED's
+    /// idle-time correction, "auto" parameters).
+    fn set_schedule(&mut self, link: usize, v: Vec<(f64, f64)>) {
+        self.links_json[link / 2]["rate_schedule"] = json!(v.iter().map(|&(t, r)| json!([t, r])).collect::<Vec<_>>());
+        self.links[link].rate_schedule = v.clone();
+        self.links[link + 1].rate_schedule = v;
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn duplex(&mut self, a: u32, b: u32, rate_bps: f64, delay_s: f64, q: Option<&QueueSpec>, rq: Option<&QueueSpec>, path: &str) -> Result<()> {
         let info = LinkInfo { rate_bps, delay_s };
@@ -337,7 +383,7 @@ impl Builder {
         }));
         for (from, to, aqm) in [(a, b, aqm_f), (b, a, aqm_r)] {
             let name = format!("{}->{}", self.nodes[from as usize], self.nodes[to as usize]);
-            self.links.push(LinkModel { from, to, rate_bps, delay_s, aqm, name, drop_seqs: Vec::new() });
+            self.links.push(LinkModel { from, to, rate_bps, delay_s, aqm, name, drop_seqs: Vec::new(), rate_schedule: Vec::new() });
         }
         Ok(())
     }
@@ -349,9 +395,11 @@ struct Traffic<'a> {
     stop: &'a Option<Quantity>,
     tcp: &'a TcpSpec,
     cbr: &'a Option<CbrSpec>,
+    web: &'a Option<WebSpec>,
+    onoff: &'a Option<OnOffSpec>,
 }
 
-fn flow_app(tr: &Traffic, top_tcp: &TcpSpec, duration: f64, path: &str) -> Result<(AppModel, TimeDist, f64, Value)> {
+fn flow_app(tr: &Traffic, top_tcp: &TcpSpec, duration: f64, path: &str) -> Result<(Source, TimeDist, f64, Value)> {
     let start = match tr.start {
         Some(d) => dist(d, &format!("{path}.start"))?,
         None => TimeDist::Fixed(0.0),
@@ -367,14 +415,34 @@ fn flow_app(tr: &Traffic, top_tcp: &TcpSpec, duration: f64, path: &str) -> Resul
     if stop < max_start {
         return err(format!("{path}.stop"), format!("must be ≥ start ({max_start} s), got {stop} s"));
     }
-    match tr.app.to_ascii_lowercase().as_str() {
+    let app = tr.app.to_ascii_lowercase();
+    for (name, set) in [("cbr", tr.cbr.is_some()), ("web", tr.web.is_some()), ("onoff", tr.onoff.is_some())] {
+        if set && app != name {
+            return err(format!("{path}.{name}"), format!("only allowed with app = \"{name}\" (the app here is {app:?})"));
+        }
+    }
+    match app.as_str() {
         "ftp" => {
-            if tr.cbr.is_some() {
-                return err(format!("{path}.cbr"), "only allowed with app = \"cbr\"");
-            }
             let p = tcp_params(top_tcp, tr.tcp, &format!("{path}.tcp"))?;
             let j = json!({"app": "ftp", "tcp": tcp_json(&p)});
-            Ok((AppModel::Ftp(p), start, stop, j))
+            Ok((Source::One(AppModel::Ftp(p)), start, stop, j))
+        }
+        "web" => {
+            let Some(w) = tr.web else {
+                return err(format!("{path}.web"), "app = \"web\" needs a web table { arrival_rate, size, max_transfers }");
+            };
+            let p = tcp_params(top_tcp, tr.tcp, &format!("{path}.tcp"))?;
+            let wm = parse_web(w, &format!("{path}.web"))?;
+            let j = json!({"app": "web", "tcp": tcp_json(&p), "web": wm.to_json()});
+            Ok((Source::Web(p, wm), start, stop, j))
+        }
+        "onoff" => {
+            let Some(o) = tr.onoff else {
+                return err(format!("{path}.onoff"), "app = \"onoff\" needs an onoff table { rate, packet_size, on, off }");
+            };
+            let m = parse_onoff(o, &format!("{path}.onoff"), MIN_CBR_INTERVAL_S)?;
+            let j = json!({"app": "onoff", "onoff": m.to_json()});
+            Ok((Source::One(AppModel::OnOff(m)), start, stop, j))
         }
         "cbr" => {
             let Some(c) = tr.cbr else {
@@ -393,10 +461,73 @@ fn flow_app(tr: &Traffic, top_tcp: &TcpSpec, duration: f64, path: &str) -> Resul
                     ),
                 );
             }
-            let j = json!({"app": "cbr", "cbr": {"rate": r, "packet_size": packet_size}});
-            Ok((AppModel::Cbr { rate_bps: r, packet_size }, start, stop, j))
+            let burst = c.burst.unwrap_or(1);
+            if !(1..=1_000_000).contains(&burst) {
+                return err(format!("{path}.cbr.burst"), format!("must be in [1, 1000000] packets, got {burst}"));
+            }
+            let burst = burst as u32;
+            let j = json!({"app": "cbr", "cbr": {"rate": r, "packet_size": packet_size, "burst": burst}});
+            Ok((Source::One(AppModel::Cbr { rate_bps: r, packet_size, burst }), start, stop, j))
         }
-        other => err(format!("{path}.app"), format!("unknown application {other:?} (expected one of: ftp, cbr)")),
+        other => err(format!("{path}.app"), format!("unknown application {other:?} (expected one of: ftp, cbr, web, onoff)")),
+    }
+}
+
+/// The flows made so far and their resolved entries.
+struct Flows {
+    seed: u64,
+    duration: f64,
+    flows: Vec<FlowModel>,
+    json: Vec<Value>,
+    /// Web sources so far (each draws its transfers from its own stream).
+    web_sources: u64,
+}
+
+impl Flows {
+    /// One source from `src` to `dst`: a flow, or (web) one flow per transfer it draws. Its
+    /// resolved entry is one either way: a web source's holds the parameters and the
+    /// number of transfers, not the transfers (they follow from the seed).
+    #[allow(clippy::too_many_arguments)]
+    fn add(&mut self, src: u32, dst: u32, app: &Source, start: TimeDist, stop: f64, j: &Value, label: String, nodes: &[String], path: &str) -> Result<()> {
+        let mut jj = j.clone();
+        jj["src"] = json!(nodes[src as usize]);
+        jj["dst"] = json!(nodes[dst as usize]);
+        jj["stop"] = json!(stop);
+        jj["label"] = json!(label);
+        match app {
+            Source::One(app) => {
+                let idx = self.flows.len() as u64;
+                let mut r = Rng::new(self.seed, stream::FLOW_START | idx);
+                let st = start.draw(&mut r);
+                jj["start"] = json!(st);
+                self.flows.push(FlowModel { src, dst, app: app.clone(), start: st, stop, label });
+            }
+            Source::Web(tcp, w) => {
+                let mut r = Rng::new(self.seed, stream::WEB | self.web_sources);
+                self.web_sources += 1;
+                let st = start.draw(&mut r);
+                jj["start"] = json!(st);
+                let transfers = w.transfers(st, stop.min(self.duration), &mut r);
+                jj["transfers"] = json!(transfers.len());
+                if self.flows.len() + transfers.len() > MAX_FLOWS as usize {
+                    return err(
+                        format!("{path}.web"),
+                        format!(
+                            "makes more than {MAX_FLOWS} flows in the scenario ({} transfers from this source, one flow each): lower arrival_rate, max_transfers or stop",
+                            transfers.len()
+                        ),
+                    );
+                }
+                for (t, size) in transfers {
+                    // A transfer runs until it is done (or the run ends), whatever the
+                    // source's stop: that only ends the arrivals.
+                    let app = AppModel::Web { tcp: tcp.clone(), size_bytes: size };
+                    self.flows.push(FlowModel { src, dst, app, start: t, stop: self.duration, label: label.clone() });
+                }
+            }
+        }
+        self.json.push(jj);
+        Ok(())
     }
 }
 
@@ -415,25 +546,11 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         return err("max_packets", "must be an integer in [1, 2^64), got 0");
     }
     let mut b = Builder { nodes: Vec::new(), index: HashMap::new(), links: Vec::new(), links_json: Vec::new(), link_paths: Vec::new() };
-    let mut flows: Vec<FlowModel> = Vec::new();
-    let mut flows_json: Vec<Value> = Vec::new();
     let mut monitored_default: Vec<String> = Vec::new();
     let topo_rng = |k: u64| Rng::new(seed, stream::TOPOLOGY | k);
     let mut host_k = 0u64;
 
-    let add_flow = |flows: &mut Vec<FlowModel>, flows_json: &mut Vec<Value>, src: u32, dst: u32, app: AppModel, start: TimeDist, stop: f64, j: Value, label: String, nodes: &Vec<String>| {
-        let idx = flows.len() as u64;
-        let mut r = Rng::new(seed, stream::FLOW_START | idx);
-        let st = start.draw(&mut r);
-        let mut jj = j;
-        jj["src"] = json!(nodes[src as usize]);
-        jj["dst"] = json!(nodes[dst as usize]);
-        jj["start"] = json!(st);
-        jj["stop"] = json!(stop);
-        jj["label"] = json!(label);
-        flows_json.push(jj);
-        flows.push(FlowModel { src, dst, app, start: st, stop, label });
-    };
+    let mut out = Flows { seed, duration, flows: Vec::new(), json: Vec::new(), web_sources: 0 };
 
     if spec.dumbbell.is_some() && (!spec.nodes.is_empty() || !spec.links.is_empty()) {
         return err("dumbbell", "give either a dumbbell or nodes/links, not both");
@@ -442,8 +559,13 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         let r1 = b.node("R1");
         let r2 = b.node("R2");
         let brate = rate(&db.bottleneck.rate, "dumbbell.bottleneck.rate")?;
+        let bsched = schedule(&db.bottleneck.rate_schedule, "dumbbell.bottleneck.rate_schedule")?;
+        let brate = bsched.first().map_or(brate, |&(_, r)| r);
         let bdelay = time(&db.bottleneck.delay, "dumbbell.bottleneck.delay")?;
         b.duplex(r1, r2, brate, bdelay, db.bottleneck.queue.as_ref(), db.bottleneck.reverse_queue.as_ref(), "dumbbell.bottleneck")?;
+        if !bsched.is_empty() {
+            b.set_schedule(b.links.len() - 2, bsched);
+        }
         if let Some(d) = &db.bottleneck.drop_seqs {
             b.set_drops(b.links.len() - 2, d, "dumbbell.bottleneck.drop_seqs")?;
         }
@@ -465,7 +587,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
             if host_k + g.count > MAX_FLOWS as u64 {
                 return err(format!("{gp}.count"), format!("makes more than {MAX_FLOWS} hosts in the dumbbell"));
             }
-            let tr = Traffic { app: &g.app, start: &g.start, stop: &g.stop, tcp: &g.tcp, cbr: &g.cbr };
+            let tr = Traffic { app: &g.app, start: &g.start, stop: &g.stop, tcp: &g.tcp, cbr: &g.cbr, web: &g.web, onoff: &g.onoff };
             let (app, start, stop, j) = flow_app(&tr, &spec.tcp, duration, &gp)?;
             for _ in 0..g.count {
                 let k = host_k;
@@ -485,7 +607,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
                     None => r2,
                 };
                 let label = if g.name.is_empty() { format!("group{gi}") } else { g.name.clone() };
-                add_flow(&mut flows, &mut flows_json, s, dst, app.clone(), start, stop, j.clone(), label, &b.nodes);
+                out.add(s, dst, &app, start, stop, &j, label, &b.nodes, &gp)?;
             }
         }
     } else {
@@ -515,8 +637,13 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
                 return err(p, format!("the link {} -> {} is already listed as links[{j}]{dir}; list each pair of nodes once", l.from, l.to));
             }
             let r = rate(&l.rate, &format!("{p}.rate"))?;
+            let sched = schedule(&l.rate_schedule, &format!("{p}.rate_schedule"))?;
+            let r = sched.first().map_or(r, |&(_, r0)| r0);
             let d = time(&l.delay, &format!("{p}.delay"))?;
             b.duplex(a, c, r, d, l.queue.as_ref(), l.reverse_queue.as_ref(), &p)?;
+            if !sched.is_empty() {
+                b.set_schedule(b.links.len() - 2, sched);
+            }
             if let Some(ds) = &l.drop_seqs {
                 b.set_drops(b.links.len() - 2, ds, &format!("{p}.drop_seqs"))?;
             }
@@ -533,16 +660,17 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         if f.count == 0 || f.count > MAX_FLOWS as u64 {
             return err(format!("{p}.count"), format!("must be in [1, {MAX_FLOWS}], got {}", f.count));
         }
-        if flows.len() as u64 + f.count > MAX_FLOWS as u64 {
+        if out.flows.len() as u64 + f.count > MAX_FLOWS as u64 {
             return err(format!("{p}.count"), format!("makes more than {MAX_FLOWS} flows in the scenario"));
         }
-        let tr = Traffic { app: &f.app, start: &f.start, stop: &f.stop, tcp: &f.tcp, cbr: &f.cbr };
+        let tr = Traffic { app: &f.app, start: &f.start, stop: &f.stop, tcp: &f.tcp, cbr: &f.cbr, web: &f.web, onoff: &f.onoff };
         let (app, start, stop, j) = flow_app(&tr, &spec.tcp, duration, &p)?;
         for _ in 0..f.count {
             let label = f.label.clone().unwrap_or_else(|| format!("flows[{i}]"));
-            add_flow(&mut flows, &mut flows_json, s, d, app.clone(), start, stop, j.clone(), label, &b.nodes);
+            out.add(s, d, &app, start, stop, &j, label, &b.nodes, &p)?;
         }
     }
+    let Flows { flows, json: flows_json, web_sources, .. } = out;
     if b.links.is_empty() {
         return err("", "the scenario has no links: give a [dumbbell] or nodes and [[links]]");
     }
@@ -631,6 +759,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         max_packets,
         trace,
         resolved,
+        web: web_sources > 0,
     })
 }
 
@@ -666,14 +795,19 @@ fn check_serialisation(b: &Builder, flows: &[FlowModel]) -> Result<()> {
                 let first = if p.syn { p.header } else { p.packet_size };
                 first.min(p.ack_size).min(p.wire_size(1))
             }
+            AppModel::Web { tcp: p, .. } => {
+                let first = if p.syn { p.header } else { p.packet_size };
+                first.min(p.ack_size).min(p.wire_size(1))
+            }
             AppModel::Cbr { packet_size, .. } => *packet_size,
+            AppModel::OnOff(m) => m.packet_size,
         })
         .min()
         .unwrap_or(u32::MAX)
         .max(1);
-    let fastest = (0..b.links.len()).step_by(2).max_by(|&i, &j| b.links[i].rate_bps.total_cmp(&b.links[j].rate_bps));
+    let fastest = (0..b.links.len()).step_by(2).max_by(|&i, &j| b.links[i].max_rate().total_cmp(&b.links[j].max_rate()));
     if let Some(i) = fastest {
-        let rate = b.links[i].rate_bps;
+        let rate = b.links[i].max_rate();
         let ns = smallest as f64 * 8e9 / rate;
         if ns < 0.5 {
             let top = smallest as f64 * 8e9 / 0.5;
@@ -741,7 +875,7 @@ fn trace_model(t: Option<&crate::scenario::schema::TraceSpec>, links: &[LinkMode
 /// that label), or "all" (every TCP flow). Sorted, without repeats; CBR flows refused.
 fn traced_flows(v: Option<&Value>, flows: &[FlowModel]) -> Result<Vec<u32>> {
     const F: &str = "monitor.tcp_flows";
-    let is_tcp = |i: usize| matches!(flows[i].app, AppModel::Ftp(_));
+    let is_tcp = |i: usize| flows[i].app.is_tcp();
     let items: Vec<Value> = match v {
         None => return Ok(Vec::new()),
         Some(Value::String(s)) if s == "all" => return Ok((0..flows.len()).filter(|&i| is_tcp(i)).map(|i| i as u32).collect()),
@@ -755,7 +889,7 @@ fn traced_flows(v: Option<&Value>, flows: &[FlowModel]) -> Result<Vec<u32>> {
             Value::Number(n) => match n.as_u64() {
                 Some(i) if (i as usize) < flows.len() => {
                     if !is_tcp(i as usize) {
-                        return err(at, format!("flow {i} is not a TCP flow (its app is cbr)"));
+                        return err(at, format!("flow {i} is not a TCP flow (its app is UDP: cbr or onoff)"));
                     }
                     out.push(i as u32);
                 }

@@ -1,6 +1,7 @@
 //! The scenario file schema (serde). One schema for TOML files and the Python API (which
 //! hands us the same structure as JSON). Unknown fields are errors.
 
+pub use super::traffic::{OnOffSpec, RateSchedule, WebSpec};
 use super::units::{Dist, Quantity};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -100,6 +101,8 @@ pub struct BottleneckSpec {
     pub drop_seqs: Option<Vec<i32>>,
     pub queue: Option<QueueSpec>,
     pub reverse_queue: Option<QueueSpec>,
+    /// The link's rate from each time on: `[[time, rate], ...]` (RFC 7928 §8.2.6).
+    pub rate_schedule: Option<RateSchedule>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -117,6 +120,8 @@ pub struct CbrSpec {
     pub rate: Quantity,
     #[serde(default = "cbr_size")]
     pub packet_size: u64,
+    /// Packets sent back to back per period (default 1: evenly spaced).
+    pub burst: Option<u64>,
 }
 
 fn cbr_size() -> u64 {
@@ -139,6 +144,10 @@ pub struct GroupSpec {
     #[serde(default)]
     pub tcp: TcpSpec,
     pub cbr: Option<CbrSpec>,
+    /// `app = "web"`: short TCP transfers (`scenario::traffic`).
+    pub web: Option<WebSpec>,
+    /// `app = "onoff"`: an on/off UDP source (`scenario::traffic`).
+    pub onoff: Option<OnOffSpec>,
 }
 
 fn ftp() -> String {
@@ -163,6 +172,8 @@ pub struct LinkSpec {
     pub drop_seqs: Option<Vec<i32>>,
     pub queue: Option<QueueSpec>,
     pub reverse_queue: Option<QueueSpec>,
+    /// As `BottleneckSpec::rate_schedule`.
+    pub rate_schedule: Option<RateSchedule>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -181,6 +192,10 @@ pub struct FlowSpec {
     #[serde(default)]
     pub tcp: TcpSpec,
     pub cbr: Option<CbrSpec>,
+    /// `app = "web"`: short TCP transfers (`scenario::traffic`).
+    pub web: Option<WebSpec>,
+    /// `app = "onoff"`: an on/off UDP source (`scenario::traffic`).
+    pub onoff: Option<OnOffSpec>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

@@ -71,6 +71,8 @@ pub enum Event {
     Stop { flow: u32 },
     /// A CBR source emits its next packet.
     CbrSend { flow: u32 },
+    /// A link's rate changes to entry `idx` of its `rate_schedule`.
+    RateChange { link: u32, idx: u32 },
     /// Periodic queue sample.
     Sample,
     /// End of a utilisation bin.

@@ -8,9 +8,12 @@ use crate::aqm::queue::Enqueued;
 use crate::aqm::{Aqm, QueueDisc};
 use crate::monitor::{jain, DropLog, FlowTable, LinkBins, QueueSamples, RttLog, Spilling, Summary, TcpLog};
 
+mod capacity;
 mod delays;
+pub mod onoff;
 mod tcp_watch;
 mod trace_hooks;
+pub mod web;
 
 use crate::trace::TraceEvent;
 use crate::net::{link_inputs, Link, Routes, NO_FEEDER, NO_ROUTE};
@@ -26,11 +29,15 @@ use crate::time::{Dur, SimTime};
 /// `aqm::Reason`.
 pub const LOSS: u8 = 3;
 
+/// A UDP source: CBR (`burst` packets back to back every `interval`) or on/off.
 pub struct Cbr {
     pub interval: Dur,
     /// The interval in seconds as ns-2 computes it (packet traces' clock).
     pub interval_s: f64,
     pub size: u32,
+    pub burst: u32,
+    /// An on/off source's state (`app = "onoff"`); None for CBR.
+    pub onoff: Option<Box<onoff::OnOff>>,
     pub running: bool,
     pub sent: u64,
     pub received: u64,
@@ -52,6 +59,8 @@ pub struct Flow {
     /// Earliest pending retransmission-timer event.
     timer_at: Option<SimTime>,
     pub label: String,
+    /// A web transfer's size and progress (`app = "web"`).
+    pub transfer: Option<web::Transfer>,
 }
 
 pub struct RunResults {
@@ -100,6 +109,8 @@ pub struct Simulation {
     pub bins: LinkBins,
     nodes: Vec<String>,
     resolved: String,
+    /// The scenario has web sources (their summary keys are reported).
+    web: bool,
     duration: f64,
     seed: u64,
     started: bool,
@@ -151,7 +162,7 @@ impl Simulation {
         let pairs: Vec<(u32, u32)> = model.links.iter().map(|l| (l.from, l.to)).collect();
         let routes = Routes::compute(model.nodes.len(), &pairs);
         let streams = model.flows.iter().flat_map(|f| {
-            let two_way = matches!(f.app, AppModel::Ftp(_));
+            let two_way = f.app.is_tcp();
             std::iter::once((f.src, f.dst)).chain(two_way.then_some((f.dst, f.src)))
         });
         let inputs = link_inputs(&pairs, &routes, streams);
@@ -160,8 +171,9 @@ impl Simulation {
             .flows
             .iter()
             .map(|f| match &f.app {
-                AppModel::Ftp(p) => p.header.min(p.ack_size).min(p.packet_size),
+                AppModel::Ftp(p) | AppModel::Web { tcp: p, .. } => p.header.min(p.ack_size).min(p.packet_size),
                 AppModel::Cbr { packet_size, .. } => *packet_size,
+                AppModel::OnOff(m) => m.packet_size,
             })
             .min()
             .unwrap_or(0);
@@ -172,6 +184,7 @@ impl Simulation {
             .map(|l| {
                 let mut link = Link::new(l.from, l.to, l.rate_bps, l.delay_s, QueueDisc::new(l.aqm), l.name);
                 link.set_drop_seqs(l.drop_seqs);
+                link.schedule = l.rate_schedule;
                 link
             })
             .collect();
@@ -180,18 +193,38 @@ impl Simulation {
             .into_iter()
             .enumerate()
             .map(|(i, f)| {
+                let tcp_agent = |p: crate::tcp::TcpParams| {
+                    let mut r = Rng::new(seed, stream::TCP | i as u64);
+                    let boot = r.uniform() * p.tick;
+                    let mut sink = TcpSink::new(i as u32, f.src, p.ack_size, p.payload(), p.delayed_ack, p.delack_interval, p.syn, p.variant.uses_sack());
+                    sink.dctcp = p.variant == crate::tcp::Variant::Dctcp;
+                    Agent::Tcp { snd: TcpSender::new(p, i as u32, f.dst, boot), sink }
+                };
+                let mut transfer = None;
                 let agent = match f.app {
-                    AppModel::Ftp(p) => {
-                        let mut r = Rng::new(seed, stream::TCP | i as u64);
-                        let boot = r.uniform() * p.tick;
-                        let mut sink = TcpSink::new(i as u32, f.src, p.ack_size, p.payload(), p.delayed_ack, p.delack_interval, p.syn, p.variant.uses_sack());
-                        sink.dctcp = p.variant == crate::tcp::Variant::Dctcp;
-                        Agent::Tcp { snd: TcpSender::new(p, i as u32, f.dst, boot), sink }
+                    AppModel::Ftp(p) => tcp_agent(p),
+                    AppModel::Web { tcp, size_bytes } => {
+                        transfer = Some(web::Transfer::new(size_bytes, tcp.payload(), tcp.syn));
+                        tcp_agent(tcp)
                     }
-                    AppModel::Cbr { rate_bps, packet_size } => Agent::Cbr(Cbr {
-                        interval: Dur::from_secs(packet_size as f64 * 8.0 / rate_bps),
-                        interval_s: packet_size as f64 * 8.0 / rate_bps,
+                    AppModel::Cbr { rate_bps, packet_size, burst } => Agent::Cbr(Cbr {
+                        interval: Dur::from_secs(burst as f64 * packet_size as f64 * 8.0 / rate_bps),
+                        interval_s: burst as f64 * packet_size as f64 * 8.0 / rate_bps,
                         size: packet_size,
+                        burst,
+                        onoff: None,
+                        running: false,
+                        sent: 0,
+                        received: 0,
+                        received_bytes: 0,
+                        delay_sum_ns: 0.0,
+                    }),
+                    AppModel::OnOff(m) => Agent::Cbr(Cbr {
+                        interval: Dur::from_secs(m.interval()),
+                        interval_s: m.interval(),
+                        size: m.packet_size,
+                        burst: 1,
+                        onoff: Some(Box::new(onoff::OnOff::new(m, Rng::new(seed, stream::ONOFF | i as u64)))),
                         running: false,
                         sent: 0,
                         received: 0,
@@ -207,6 +240,7 @@ impl Simulation {
                     agent,
                     timer_at: None,
                     label: f.label,
+                    transfer,
                 }
             })
             .collect();
@@ -222,7 +256,7 @@ impl Simulation {
             Some(t) => t.links.contains(&(i as u32)),
             None => false,
         };
-        let target = |i: usize, l: &Link| !no_cut(i) && l.queue.transparent_when_idle() && l.drop_seqs.is_empty() && !model.monitored.contains(&(i as u32)) && !inputs.from_agent[i];
+        let target = |i: usize, l: &Link| !no_cut(i) && l.schedule.is_empty() && l.queue.transparent_when_idle() && l.drop_seqs.is_empty() && !model.monitored.contains(&(i as u32)) && !inputs.from_agent[i];
         let cut_from: Vec<u32> = links
             .iter()
             .enumerate()
@@ -235,7 +269,7 @@ impl Simulation {
             .collect();
         let mut links = links;
         for (i, feeders) in merge_inputs.iter().enumerate() {
-            let la = feeders.iter().map(|&j| links[j as usize].delay + links[j as usize].tx_time(min_size)).min();
+            let la = feeders.iter().map(|&j| links[j as usize].delay + links[j as usize].fastest_tx_time(min_size)).min();
             links[i].lookahead = la.unwrap_or(Dur::ZERO);
         }
         let guard_mask = (links.len() as u64 * 16).next_power_of_two().max(1 << 16) - 1;
@@ -273,6 +307,7 @@ impl Simulation {
             bins: LinkBins::default(),
             nodes: model.nodes,
             resolved: model.resolved.to_string(),
+            web: model.web,
             duration: model.duration,
             seed,
             started: false,
@@ -437,6 +472,7 @@ impl Simulation {
         if self.tcp_dt.is_some() && !self.tcp_flows.is_empty() {
             self.sched.schedule(SimTime::ZERO, Event::TcpSample);
         }
+        self.schedule_rate_changes();
     }
 
     /// Handle one event; false at the end of the run.
@@ -460,6 +496,7 @@ impl Simulation {
             Event::Start { flow } => self.start(flow),
             Event::Stop { flow } => self.stop(flow),
             Event::CbrSend { flow } => self.cbr_send(flow),
+            Event::RateChange { link, idx } => self.rate_change(link, idx),
             Event::Sample => self.sample(),
             Event::LinkBin => self.link_bin(),
             Event::TcpSample => self.tcp_sample(),
@@ -818,6 +855,9 @@ impl Simulation {
             (Agent::Tcp { snd, .. }, Kind::Ack) => {
                 let mut out = std::mem::take(&mut self.out);
                 snd.recv_ack(&pkt, now, &mut out);
+                if flow.transfer.is_some() {
+                    self.check_transfer(fi);
+                }
                 self.flush(fi, out);
             }
             (Agent::Cbr(c), Kind::Udp) => {
@@ -919,15 +959,29 @@ impl Simulation {
     fn start(&mut self, f: u32) {
         let fi = f as usize;
         let now = self.now;
-        match &mut self.flows[fi].agent {
+        let flow = &mut self.flows[fi];
+        match &mut flow.agent {
             Agent::Tcp { snd, .. } => {
                 let mut out = std::mem::take(&mut self.out);
-                snd.start_bulk(now, &mut out);
+                match &flow.transfer {
+                    Some(t) => snd.advance(t.to_send(), now, &mut out),
+                    None => snd.start_bulk(now, &mut out),
+                }
                 self.flush(fi, out);
             }
             Agent::Cbr(c) => {
                 c.running = true;
-                self.cbr_send(f);
+                match &mut c.onoff {
+                    // ns-2's TrafficGenerator::start: the first packet after the first gap
+                    Some(o) => {
+                        let gap = o.next_gap();
+                        self.sched.schedule(now + Dur::from_secs(gap), Event::CbrSend { flow: f });
+                        if let Some(t) = &mut self.tracer {
+                            t.cbr_d[fi] = t.now_d + gap;
+                        }
+                    }
+                    None => self.cbr_send(f),
+                }
             }
         }
     }
@@ -947,14 +1001,24 @@ impl Simulation {
             if !c.running || now >= flow.stop {
                 return;
             }
-            c.sent += 1;
-            let pkt = Packet::new(Kind::Udp, f, c.sent as i32, c.size, dst, now);
-            let next = now + c.interval;
-            self.sched.schedule(next, Event::CbrSend { flow: f });
+            let (gap, gap_s) = match &mut c.onoff {
+                Some(o) => {
+                    let g = o.next_gap();
+                    (Dur::from_secs(g), g)
+                }
+                None => (c.interval, c.interval_s),
+            };
+            self.sched.schedule(now + gap, Event::CbrSend { flow: f });
             if let Some(t) = &mut self.tracer {
-                t.cbr_d[f as usize] = t.now_d + c.interval_s;
+                t.cbr_d[f as usize] = t.now_d + gap_s;
             }
-            self.send_from(src, pkt);
+            // a burst: its packets handed to the network at once, back to back
+            let (first, burst, size) = (c.sent, c.burst as u64, c.size);
+            c.sent += burst;
+            for k in 1..=burst {
+                let pkt = Packet::new(Kind::Udp, f, (first + k) as i32, size, dst, now);
+                self.send_from(src, pkt);
+            }
         }
     }
 
@@ -1052,14 +1116,17 @@ impl Simulation {
             s.put("time_avg_queue_bytes", st.area_byte_ns as f64 / dur_ns);
             s.put("max_queue_pkts", st.max_len as f64);
             s.put("mean_queueing_delay_s", if st.departures > 0 { st.qdelay_sum_ns as f64 / st.departures as f64 * 1e-9 } else { 0.0 });
-            // busy time inside the run (a transmission running past the end counts only up
-            // to it): at most 1
-            s.put("utilisation", link.busy_ns as f64 / dur_ns);
-            // ns-2's QueueMonitor definition: every packet whose transmission started in the
-            // run counts whole (bdepartures_ · 8 / (rate · duration))
-            s.put("utilisation_started",
-                  st.departure_bytes as f64 * 8.0 / (link.rate_bps * dur));
-            s.put("bottleneck_rate_bps", link.rate_bps);
+            if link.schedule.is_empty() {
+                // busy time inside the run (a transmission running past the end counts only
+                // up to it): at most 1
+                s.put("utilisation", link.busy_ns as f64 / dur_ns);
+                // ns-2's QueueMonitor definition: every packet whose transmission started in
+                // the run counts whole (bdepartures_ · 8 / (rate · duration))
+                s.put("utilisation_started", st.departure_bytes as f64 * 8.0 / (link.rate_bps * dur));
+                s.put("bottleneck_rate_bps", link.rate_bps);
+            } else {
+                self.varying_utilisation(b as usize, &mut s);
+            }
             s.put("loss_ratio", if st.arrivals > 0 { st.dropped() as f64 / st.arrivals as f64 } else { 0.0 });
         }
         let mut ft = FlowTable::default();
@@ -1082,7 +1149,7 @@ impl Simulation {
                 Agent::Tcp { snd, sink } => {
                     let thr = sink.stats.received_bytes as f64 * 8.0 / dur;
                     let good = sink.stats.delivered_payload as f64 * 8.0 / dur;
-                    ft.app.push("ftp".into());
+                    ft.app.push(if f.transfer.is_some() { "web" } else { "ftp" }.into());
                     ft.variant.push(snd.p.variant.name().into());
                     ft.sent.push(snd.stats.sent);
                     ft.retransmitted.push(snd.stats.retransmitted);
@@ -1100,11 +1167,14 @@ impl Simulation {
                     tot_sent += snd.stats.sent;
                     tot_rtx += snd.stats.retransmitted;
                     tot_to += snd.stats.timeouts;
-                    tputs.push(thr);
+                    // Jain's index is over the long-lived flows: not web transfers
+                    if f.transfer.is_none() {
+                        tputs.push(thr);
+                    }
                 }
                 Agent::Cbr(c) => {
                     let thr = c.received_bytes as f64 * 8.0 / dur;
-                    ft.app.push("cbr".into());
+                    ft.app.push(if c.onoff.is_some() { "onoff" } else { "cbr" }.into());
                     ft.variant.push("udp".into());
                     ft.sent.push(c.sent);
                     ft.retransmitted.push(0);
@@ -1126,6 +1196,7 @@ impl Simulation {
         s.put("timeouts", tot_to as f64);
         s.put("mean_e2e_delay_s", if dn > 0 { dsum / dn as f64 * 1e-9 } else { 0.0 });
         s.put("jain_fairness", jain(&tputs));
+        self.transfer_results(&mut ft, &mut s);
         let delay_cdf = self.delay_results(&mut ft, &mut s);
         RunResults {
             summary: s,

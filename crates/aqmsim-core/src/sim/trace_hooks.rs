@@ -233,6 +233,13 @@ pub(super) fn flow_info(f: &super::Flow) -> FlowInfo {
     }
 }
 
+impl Tracer {
+    /// A link's rate changed (`rate_schedule`): the floating-point clock follows it.
+    pub(super) fn set_link_rate(&mut self, link: u32, rate_bps: f64) {
+        self.link_rate[link as usize] = rate_bps;
+    }
+}
+
 impl Simulation {
     /// ns-2's time of the event about to run (the packet arrivals set theirs in
     /// [`Simulation::trace_receive`]).

@@ -9,3 +9,4 @@ mod pcap;
 mod properties;
 mod tcp_behaviour;
 mod tcp_series;
+mod traffic;
