@@ -15,14 +15,9 @@ from aqmsim.suite.spec import RFC7928_SECTIONS, Suite, Variant
 
 AQMS = ("red", "ared", "gentle", "rtred", "codel", "pie", "fq_codel")
 
-# Traffic helper `traffic` is adding these to the engine; until that branch is merged the
-# scenarios using them are refused with one of these messages.
-PENDING = re.compile(r"unknown application|unknown field '(web|onoff|rate_schedule|burst)'")
-
-
 @pytest.fixture(scope="module")
 def suite() -> Suite:
-    return Suite.load("rfc7928", validate=False)
+    return Suite.load("rfc7928")  # every run checked by the engine too
 
 
 def _texts():
@@ -143,12 +138,7 @@ def test_every_run_is_a_valid_aqmsim_scenario(suite, scenario):
     for a in AQMS:
         d = suite.disciplines[a]
         for v in s.variants_for(a):
-            try:
-                resolved = Scenario(s.scenario(v, d)).validate()
-            except ScenarioError as exc:
-                if PENDING.search(str(exc)):
-                    pytest.xfail(f"needs helper traffic's engine changes: {exc}")
-                raise
+            resolved = Scenario(s.scenario(v, d)).validate()
             assert resolved["duration"] > 0
 
 
