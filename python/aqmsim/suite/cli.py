@@ -28,7 +28,7 @@ def cli_suite(name: str, aqm: Optional[str], seeds: int, scenarios: Optional[str
     failed — the report lists them)."""
     from ..sweep.cli import print_failures, progress_bar
     from ..sweep.cluster import check_scheduler_address
-    from .run import default_out, run_suite
+    from .run import default_out, run_suite, write_suite_report
     from .spec import Suite
 
     if workers is not None and scheduler is not None:
@@ -53,7 +53,8 @@ def cli_suite(name: str, aqm: Optional[str], seeds: int, scenarios: Optional[str
     with bar:
         got = run_suite(name, aqms=aqms, seeds=seeds, scenarios=only, out=path,
                         workers=workers, scheduler=scheduler, ns3=ns3, fresh=fresh,
-                        progress=progress, on_pool=on_pool)
+                        progress=progress, on_pool=on_pool, report=False)
+    write_suite_report(got)  # after the bar: with no thread left, figures draw in parallel
     c = got.counts
     ran = c.total - c.skipped
     line = (f"{c.total} runs: [green]{c.ok} ok[/], "

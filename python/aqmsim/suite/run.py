@@ -40,6 +40,9 @@ class SuiteOutcome:
     ns3: Any = None                 # ns-3's points (DataFrame) with --ns3
     ns3_skipped: Dict[str, str] = field(default_factory=dict)  # why some were not anchored
     pool: str = ""
+    suite: Any = None               # the Suite
+    tasks: List[Any] = field(default_factory=list)   # its SuiteTasks, in order
+    started: float = 0.0            # time.perf_counter() at the start
 
 
 def _seeds(seeds: Union[int, Sequence[int]]) -> List[int]:
@@ -69,7 +72,8 @@ def run_suite(name: str = "rfc7928", *, aqms: Optional[Sequence[str]] = None,
     ``out`` (default ``out/suite/<name>``). Runs already in the store are not run again;
     runs made by another build of the engine are (the store is the suite's cache:
     ``counts.stale`` says how many). ``fresh`` runs everything again. ``ns3`` adds ns-3's
-    points for the scenarios ns-3 can run (needs libns3-dev: ``make ns3``)."""
+    points for the scenarios ns-3 can run (needs libns3-dev: ``make ns3``). ``report=False``
+    leaves the report to :func:`write_suite_report`."""
     from ..sweep import DEFAULT_TIMEOUT, run_tasks
     from .results import load
     from .spec import Suite
@@ -96,32 +100,47 @@ def run_suite(name: str = "rfc7928", *, aqms: Optional[Sequence[str]] = None,
                            seconds=result.seconds, pool=result.pool)
     if ns3:
         outcome.ns3, outcome.ns3_skipped = _ns3_points(tasks, path, workers)
+    outcome.started = t0
+    outcome.suite, outcome.tasks = suite, tasks
     if report:
-        from .report import write_report
-        from .results import series_reader
-
-        t1 = time.perf_counter()
-        reader = series_reader(store)
-        try:
-            outcome.index = write_report(suite, runs, path, series=reader, ns3=outcome.ns3,
-                                         wall_s=result.seconds, command=_command())
-        finally:
-            reader.close()
-        outcome.report_seconds = time.perf_counter() - t1
-    outcome.total_seconds = time.perf_counter() - t0
-    _write_info(outcome, suite, names, seed_list, tasks)
+        write_suite_report(outcome)
+    else:
+        outcome.total_seconds = time.perf_counter() - t0
+        _write_info(outcome)
     return outcome
 
 
-def _write_info(o: SuiteOutcome, suite: Any, aqms: List[str], seeds: List[int],
-                tasks: Sequence[Any]) -> None:
+def write_suite_report(o: SuiteOutcome) -> Path:
+    """Write the report of a :func:`run_suite` outcome (``report=False``) into its ``out``:
+    index.html, summary.md, the figures and their data, and suite.json. (Figures are drawn
+    by forked processes when this process runs no other thread: the command calls this
+    after its progress bar is gone.)"""
+    from .report import write_report
+    from .results import series_reader
+
+    t1 = time.perf_counter()
+    reader = series_reader(o.store)
+    try:
+        o.index = write_report(o.suite, o.runs, o.out, series=reader, ns3=o.ns3,
+                               wall_s=o.seconds, command=_command())
+    finally:
+        reader.close()
+    o.report_seconds = time.perf_counter() - t1
+    o.total_seconds = time.perf_counter() - o.started
+    _write_info(o)
+    return o.index
+
+
+def _write_info(o: SuiteOutcome) -> None:
     """``OUT/suite.json``: what ran and how long it took, for scripts (``make bench``)."""
     import json
 
     from .. import __version__
 
-    c = o.counts
-    info = {"suite": o.name, "aqmsim": __version__, "aqms": aqms, "seeds": seeds,
+    c, tasks = o.counts, o.tasks
+    info = {"suite": o.name, "aqmsim": __version__,
+            "aqms": list(dict.fromkeys(t.aqm for t in tasks)),
+            "seeds": sorted({t.seed for t in tasks}),
             "scenarios": len({t.scenario for t in tasks}),
             "variants": len({(t.scenario, t.variant) for t in tasks}),
             "runs": c.total, "ok": c.ok, "failed": c.failed, "already_stored": c.skipped,

@@ -155,15 +155,22 @@ def _positions(data: ScenarioData) -> Tuple[List[float], List[str], bool]:
 def _lines(ax: Any, data: ScenarioData, frame: pd.DataFrame, m: Metric, style: Style) -> None:
     """``frame`` (variant, aqm, mean, half; stored units) against the variants, a line per
     discipline with its 95 % interval cut to the metric's range."""
-    pos, ticks, _ = _positions(data)
+    pos, ticks, numeric = _positions(data)
     at = {lab: x for (lab, _), x in zip(data.variants, pos)}
+    # values over more than a decade (RTTs 5-560 ms) on a log axis, else their ticks crowd
+    log = numeric and min(pos) > 0 and max(pos) / min(pos) > 10
     # the disciplines side by side around each variant, so their intervals do not overlap
     step = 0.012 * ((max(pos) - min(pos)) or 1.0)
+
+    def shifted(x: float, k: int) -> float:
+        off = k - (len(data.aqms) - 1) / 2
+        return x * (1.0 + 0.02 * off) if log else x + off * step
+
     for k, aqm in enumerate(data.aqms):
         sub = frame[frame["aqm"] == aqm]
         if sub.empty:
             continue
-        x = [at[v] + (k - (len(data.aqms) - 1) / 2) * step for v in sub["variant"]]
+        x = [shifted(at[v], k) for v in sub["variant"]]
         mean = sub["mean"].to_numpy(float) * m.scale
         half = np.nan_to_num(sub["half"].to_numpy(float) * m.scale)
         lo = [mn - max(a, m.display_range[0]) for mn, a in zip(mean, mean - half)]
@@ -171,8 +178,12 @@ def _lines(ax: Any, data: ScenarioData, frame: pd.DataFrame, m: Metric, style: S
         ax.errorbar(x, mean, yerr=[np.maximum(lo, 0), np.maximum(hi, 0)],
                     color=style.colour(aqm), marker=style.marker(aqm), capsize=3,
                     markersize=5, linewidth=1.0, label=style.label(aqm))
+    if log:
+        log_axis(ax)
+        ax.minorticks_off()
     ax.set_xticks(pos, ticks)
-    ax.set_xlabel(getattr(data.scenario, "variant_axis", "") or "variant")
+    ax.set_xlabel((getattr(data.scenario, "variant_axis", "") or "variant")
+                  + (", log scale" if log else ""))
     ax.set_ylabel(m.axis_label)
     ax.grid(True, alpha=0.3)
 
