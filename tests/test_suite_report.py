@@ -1,5 +1,6 @@
 """The RFC 7928 suite's report (aqmsim.suite.report.write_report) on a small stand-in
-suite run for real (three disciplines × three seeds through aqmsim.sweep.run_tasks): its
+suite of the real classes (aqmsim.suite.spec) run for real (three disciplines × three
+seeds through aqmsim.sweep.run_tasks, read back by aqmsim.suite.results.load): its
 structure (an index section and a page per scenario, every figure kind, alt texts, no raw
 metric key), that every figure's data equals what the runs give (the ellipse's centre is
 the mean of the runs' (delay, goodput), the CDF the mean of their quantiles, the table the
@@ -14,9 +15,8 @@ import html as _html
 import json
 import re
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict
 
 import matplotlib
 
@@ -30,6 +30,9 @@ from aqmsim import metrics  # noqa: E402
 from aqmsim.papers.base import mean_ci  # noqa: E402
 from aqmsim.store import Store  # noqa: E402
 from aqmsim.suite.report import write_report  # noqa: E402
+from aqmsim.suite.results import load  # noqa: E402
+from aqmsim.suite.run import SERIES  # noqa: E402
+from aqmsim.suite.spec import Discipline, Suite, SuiteScenario, SuiteTask, Variant  # noqa: E402
 from aqmsim.sweep import run_tasks  # noqa: E402
 
 from conftest import EXAMPLES  # noqa: E402
@@ -39,55 +42,7 @@ SEEDS = (1, 2, 3)
 AQMS = ("red", "codel", "pie")
 
 
-# ------------------------------------------------------------ stand-ins for aqmsim.suite.spec
-@dataclass(frozen=True)
-class Discipline:
-    name: str
-    label: str
-    queue: Dict[str, Any]
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Variant:
-    label: str
-    value: Any
-    overrides: Dict[str, Any]
-
-
-@dataclass(frozen=True)
-class SuiteScenario:
-    name: str
-    section: str
-    title: str
-    asks: str
-    reading: str
-    base: Dict[str, Any]
-    variants: Tuple[Variant, ...]
-    variant_axis: str = ""
-    focus: Tuple[str, ...] = ()
-    sensitivity: Dict[str, Any] = field(default_factory=dict)
-
-    def scenario(self, variant: Variant, d: Discipline) -> Dict[str, Any]:
-        data = copy.deepcopy(self.base)
-        for key, value in variant.overrides.items():
-            *path, last = key.split(".")
-            node = data
-            for p in path:
-                node = node[int(p)] if isinstance(node, list) else node[p]
-            node[last] = value
-        data["dumbbell"]["bottleneck"]["queue"] = {**d.queue, "limit": 50}
-        return data
-
-
-@dataclass
-class Suite:
-    name: str
-    title: str
-    scenarios: List[SuiteScenario]
-    disciplines: Dict[str, Discipline]
-
-
+# ------------------------------------------------------------ a small suite of the real classes
 def _base(flows: int, two_groups: bool = False) -> Dict[str, Any]:
     with open(EXAMPLES / "dumbbell-droptail.toml", "rb") as f:
         d = tomllib.load(f)
@@ -107,16 +62,16 @@ def _suite() -> Suite:
     return Suite("stand-in", "RFC 7928 stand-in suite", [
         SuiteScenario("mix", "5.1", "TCP-friendly senders", "Several long-lived TCP flows "
                       "share the bottleneck.", "Four Reno flows for four seconds.",
-                      _base(4), one),
+                      _base(4), one, "", (), {}),
         SuiteScenario("rtt", "6", "Round-trip-time fairness", "Two flows with different "
                       "RTTs.", "The second flow's access delay is the variant.",
                       _base(1, two_groups=True),
                       (Variant("RTT +10 ms", 10, {"dumbbell.groups.1.access.delay": "5ms"}),
                        Variant("RTT +80 ms", 80, {"dumbbell.groups.1.access.delay": "40ms"})),
-                      "extra delay of the second flow (ms)", ("jain_fairness",)),
+                      "extra delay of the second flow (ms)", ("jain_fairness",), {}),
         SuiteScenario("burst", "7", "Burst absorption", "Bursts.", "Not run here.",
-                      _base(2), one),
-    ], {n: Discipline(n, lab, {"kind": n}) for n, lab in
+                      _base(2), one, "", (), {}),
+    ], {n: Discipline(n, lab, {"kind": n}, "") for n, lab in
         (("red", "RED"), ("codel", "CoDel"), ("pie", "PIE"))})
 
 
@@ -138,28 +93,16 @@ def built(core, tmp_path_factory) -> Dict[str, Any]:
 
     suite = _suite()
     tmp = tmp_path_factory.mktemp("suite")
-    tasks, meta = [], {}
-    for scen in suite.scenarios[:2]:  # "burst" is left unrun: its page must say so
-        for v in scen.variants:
-            for aqm in AQMS:
-                data = scen.scenario(v, suite.disciplines[aqm])
-                for seed in SEEDS:
-                    key = f"{scen.name} | {v.label} | {aqm}"
-                    tasks.append((key, data, seed, ["flows", "delay_cdf"]))
-                    meta[key] = (scen.name, scen.section, v.label, v.value, aqm)
-    result = run_tasks(tasks, tmp / "store", workers=2)
-    from aqmsim.store import scenario_hash
-
-    keys = [(scenario_hash(t[1]), t[2]) for t in tasks]
+    tasks = [SuiteTask(scen.name, scen.section, v.label, aqm, seed,
+                       scen.scenario(v, suite.disciplines[aqm]))
+             for scen in suite.scenarios[:2]  # "burst" is left unrun: its page must say so
+             for v in scen.variants for aqm in AQMS for seed in SEEDS]
+    result = run_tasks([(t.key, t.data, t.seed, SERIES) for t in tasks], tmp / "store",
+                       workers=2)
+    values = {(sc.name, v.label): v.value for sc in suite.scenarios for v in sc.variants}
+    runs = load(tmp / "store", tasks, values)  # the runner's own reading of the store
     st = Store(tmp / "store", read_only=True)
-    stored = st.runs(keys=keys).set_index(["hash", "seed"])
-    rows = []
-    for (key, _, seed, _), (h, _) in zip(tasks, keys):
-        name, section, label, value, aqm = meta[key]
-        rows.append({"scenario": name, "section": section, "variant": label,
-                     "variant_value": value, "aqm": aqm, "seed": seed, "hash": h,
-                     **stored.loc[(h, seed)].to_dict()})
-    runs = pd.DataFrame(rows)
+    rows = runs.to_dict("records")
     # a run that failed (as the runner's frame has it): listed, never dropped
     runs = pd.concat([runs, pd.DataFrame([{**rows[0], "seed": 9, "status": "failed",
                                            "error": "simulation: boom",
