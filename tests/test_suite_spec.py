@@ -119,10 +119,10 @@ def test_sensitivity_expands_per_discipline(suite):
     s = suite.scenario("parameter-sensitivity")
     assert set(s.sensitivity) == set(AQMS)
     codel = s.variants_for("codel")
-    assert [v.value for v in codel] == [0.001, 0.0025, 0.005, 0.01, 0.02]
-    assert codel[0].label == "target = 0.001"
+    assert [v.value for v in codel] == [0.25, 0.5, 1.0, 2.0, 4.0]
+    assert codel[0].label == "× 0.25"
     q = s.scenario(codel[0], suite.disciplines["codel"])["dumbbell"]["bottleneck"]["queue"]
-    assert q["target"] == 0.001 and q["limit"] == 45
+    assert q["target"] == 0.00125 and q["limit"] == 45
     # every other scenario: the same variants for every discipline
     other = suite.scenario("congestion-level")
     assert other.variants_for("codel") == other.variants
@@ -193,10 +193,16 @@ def _with(fname: str, old: str, new: str):
      r"^rfc7928/congestion-level\.toml: base\.monitor\.delays: must be true"),
     ("congestion-level.toml", 'queue = { kind = "droptail", limit = 45 }', 'queue = { kind = "droptail" }',
      r"^rfc7928/congestion-level\.toml: base\.dumbbell\.bottleneck\.queue\.limit: expected the buffer"),
-    ("parameter-sensitivity.toml", "red = { max_p", "blue = { max_p",
+    ("parameter-sensitivity.toml", 'red = "max_p"', 'blue = "max_p"',
      r"^rfc7928/parameter-sensitivity\.toml: sensitivity\.blue: unknown discipline"),
-    ("parameter-sensitivity.toml", "[0.02, 0.05, 0.1, 0.2, 0.5]", "[0.1, 0.1]",
-     r"^rfc7928/parameter-sensitivity\.toml: sensitivity\.red\.max_p: expected a list of distinct"),
+    ("parameter-sensitivity.toml", "factors = [0.25, 0.5, 1, 2, 4]", "factors = [1, 1]",
+     r"^rfc7928/parameter-sensitivity\.toml: sensitivity\.factors: expected a list of distinct"),
+    ("parameter-sensitivity.toml", 'pie = "target"\n', "",
+     r"^rfc7928/parameter-sensitivity\.toml: sensitivity: every discipline needs its parameter .*missing: pie"),
+    ("parameter-sensitivity.toml", 'pie = "target"', 'pie = "derandomize"',
+     r"^rfc7928/parameter-sensitivity\.toml: sensitivity\.pie: 'derandomize' is not a positive number"),
+    ("varying-capacity.toml", 'series = ["queue"]', 'series = ["tcp"]',
+     r"^rfc7928/varying-capacity\.toml: series: expected a list of tables among queue, drops, links"),
     ("disciplines.toml", 'label = "CoDel"', 'name = "CoDel"',
      r"^rfc7928/disciplines\.toml: disciplines\.codel: unknown field 'name' \(allowed: label, note"),
     ("disciplines.toml", 'label = "PIE"\n', '',
@@ -226,3 +232,34 @@ def test_spec_does_not_import_pandas(tmp_path):
     out = fresh_python(["-c", code], cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "False"
+
+
+def test_the_cli_knows_the_suites_the_package_ships():
+    import aqmsim.suite
+    import aqmsim.suite.spec
+
+    assert set(aqmsim.suite.SUITES) == set(aqmsim.suite.spec.SUITES)
+
+
+def test_sensitivity_variants_are_factors_of_each_recommended_value(suite):
+    s = suite.scenario("parameter-sensitivity")
+    labels = {a: [v.label for v in s.variants_for(a)] for a in AQMS}
+    assert all(lab == labels["red"] for lab in labels.values())  # compared variant by variant
+    assert s.factors == (0.25, 0.5, 1.0, 2.0, 4.0)
+    got = {a: [v.overrides[f"dumbbell.bottleneck.queue.{s.sensitivity[a][0]}"]
+               for v in s.variants_for(a)] for a in ("red", "ared", "codel", "pie")}
+    assert got == {"red": [0.025, 0.05, 0.1, 0.2, 0.4], "ared": [0.125, 0.25, 0.5, 1.0, 2.0],
+                   "codel": [0.00125, 0.0025, 0.005, 0.01, 0.02],
+                   "pie": [0.00375, 0.0075, 0.015, 0.03, 0.06]}
+    # x 1 is the suite's rule itself: the same run as the medium-congestion base would give
+    for a in AQMS:
+        (one,) = [v for v in s.variants_for(a) if v.value == 1.0]
+        param, rec = s.sensitivity[a]
+        assert one.overrides[f"dumbbell.bottleneck.queue.{param}"] == rec
+
+
+def test_stability_scenarios_keep_the_queue_over_time(suite):
+    for name in ("varying-congestion", "varying-capacity"):
+        assert suite.scenario(name).series == ("queue",)
+        assert all(t.series == ("queue",) for t in suite.tasks(["codel"], [1], [name]))
+    assert suite.scenario("congestion-level").series == ()

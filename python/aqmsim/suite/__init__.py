@@ -17,7 +17,8 @@ from typing import Any
 
 __all__ = ["SUITES", "Suite", "run_suite", "SuiteOutcome"]
 
-#: The suites aqmsim ships.
+#: The suites aqmsim ships (their names; aqmsim.suite.spec.SUITES has their titles). Kept
+#: here, not imported, so that `aqmsim suite --help` loads nothing.
 SUITES = ("rfc7928",)
 
 

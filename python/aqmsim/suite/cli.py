@@ -44,8 +44,9 @@ def cli_suite(name: str, aqm: Optional[str], seeds: int, scenarios: Optional[str
             raise ScenarioError(f"--ns3: {ns3ref.MISSING}")
     suite = Suite.load(name)
     path = out_dir if out_dir is not None else default_out(name)
-    n = len(suite.tasks(aqms or list(suite.disciplines), list(range(1, seeds + 1)), only)) \
-        if 1 <= seeds <= 1000 else 0
+    if not 1 <= seeds <= 1000:
+        raise ScenarioError(f"--seeds: expected a number of seeds in [1, 1000], got {seeds}")
+    n = len(suite.tasks(aqms or list(suite.disciplines), list(range(1, seeds + 1)), only))
     out.print(f"[bold]{suite.title}[/]: {n} runs "
               f"({len(only or suite.scenarios)} scenarios × their variants × "
               f"{len(aqms or suite.disciplines)} disciplines × {seeds} seeds) → {path}")
@@ -53,7 +54,7 @@ def cli_suite(name: str, aqm: Optional[str], seeds: int, scenarios: Optional[str
     with bar:
         got = run_suite(name, aqms=aqms, seeds=seeds, scenarios=only, out=path,
                         workers=workers, scheduler=scheduler, ns3=ns3, fresh=fresh,
-                        progress=progress, on_pool=on_pool, report=False)
+                        progress=progress, on_pool=on_pool, report=False, suite=suite)
     write_suite_report(got)  # after the bar: with no thread left, figures draw in parallel
     c = got.counts
     ran = c.total - c.skipped

@@ -4,42 +4,31 @@ run's summary metrics, read back from the sweep store the runs went to."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Sequence, Tuple
 
-from ..store import canonical_json, canonical_scenario
+from ..store import scenario_hash
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from .spec import SuiteTask
 
-__all__ = ["load", "series", "task_hash", "LABELS"]
+__all__ = ["load", "series", "LABELS"]
 
 #: The columns naming a run, before its metrics.
 LABELS = ("scenario", "section", "variant", "variant_value", "aqm", "seed", "hash",
           "status", "error")
 
 
-def task_hash(task: "SuiteTask") -> str:
-    """The store's key of a task's scenario (:func:`aqmsim.store.scenario_hash`'s rule:
-    the canonical scenario, its top-level seed removed)."""
-    import hashlib
-
-    canon = canonical_scenario(task.data)
-    return hashlib.sha256(canonical_json(canon).encode("utf-8")).hexdigest()
-
-
-def load(store: Path, tasks: Sequence["SuiteTask"],
-         values: Optional[Dict[Tuple[str, str], Any]] = None) -> "pd.DataFrame":
+def load(store: Path, tasks: Sequence["SuiteTask"]) -> "pd.DataFrame":
     """One row per task, in the tasks' order: :data:`LABELS` then every summary metric the
     store holds (NaN for a run that failed or is missing: its ``status`` says which —
-    ``ok``, ``failed`` or ``missing``). ``values`` maps (scenario, variant label) to the
-    variant's value on the report's axis."""
+    ``ok``, ``failed`` or ``missing``); ``variant_value`` is the variant's value on the
+    report's axis."""
     import pandas as pd
 
     from ..store import Store
 
-    values = values or {}
     hashes = {}
     rows: List[Dict[str, Any]] = []
     with Store(store, read_only=True) as st:
@@ -47,7 +36,7 @@ def load(store: Path, tasks: Sequence["SuiteTask"],
         for t in tasks:
             h = hashes.get(id(t.data))
             if h is None:
-                h = hashes[id(t.data)] = task_hash(t)
+                h = hashes[id(t.data)] = scenario_hash(t.data)
             keys.append((h, t.seed))
         stored = st.runs(keys=keys) if keys else pd.DataFrame()
         by_key: Dict[Tuple[str, int], Dict[str, Any]] = {}
@@ -59,7 +48,7 @@ def load(store: Path, tasks: Sequence["SuiteTask"],
         rec = by_key.get((h, seed), {})
         row: Dict[str, Any] = {
             "scenario": t.scenario, "section": t.section, "variant": t.variant,
-            "variant_value": values.get((t.scenario, t.variant)), "aqm": t.aqm,
+            "variant_value": t.value, "aqm": t.aqm,
             "seed": seed, "hash": h, "status": rec.get("status", "missing"),
             "error": rec.get("error"),
         }
@@ -76,20 +65,3 @@ def series(store: Path, hash_: str, seed: int, name: str) -> "pd.DataFrame":
 
     with Store(store, read_only=True) as st:
         return st.series(hash_, int(seed), name)
-
-
-def series_reader(store: Path) -> Any:
-    """A ``(hash, seed, name) -> DataFrame`` reader over one open store (for the report:
-    one connection for every table it reads), with ``close()``."""
-    from ..store import Store
-
-    st = Store(store, read_only=True)
-
-    class _Reader:
-        def __call__(self, hash_: str, seed: int, name: str) -> "pd.DataFrame":
-            return st.series(hash_, int(seed), name)
-
-        def close(self) -> None:
-            st.close()
-
-    return _Reader()

@@ -66,35 +66,35 @@ def run_suite(name: str = "rfc7928", *, aqms: Optional[Sequence[str]] = None,
               fresh: bool = False, report: bool = True,
               progress: Optional[Callable[[Any], None]] = None,
               on_pool: Optional[Callable[[str], None]] = None,
-              timeout: Optional[float] = None) -> SuiteOutcome:
+              timeout: Optional[float] = None, suite: Any = None) -> SuiteOutcome:
     """Run suite ``name`` for the disciplines ``aqms`` (default: all the suite names) and
     ``seeds`` (a count: 1..N, or a list) into ``out``/store, then write the report into
     ``out`` (default ``out/suite/<name>``). Runs already in the store are not run again;
     runs made by another build of the engine are (the store is the suite's cache:
     ``counts.stale`` says how many). ``fresh`` runs everything again. ``ns3`` adds ns-3's
     points for the scenarios ns-3 can run (needs libns3-dev: ``make ns3``). ``report=False``
-    leaves the report to :func:`write_suite_report`."""
+    leaves the report to :func:`write_suite_report`. ``suite``: the loaded
+    :class:`~aqmsim.suite.spec.Suite` named ``name``, when the caller has it already."""
     from ..sweep import DEFAULT_TIMEOUT, run_tasks
     from .results import load
     from .spec import Suite
 
     t0 = time.perf_counter()
-    suite = Suite.load(name)
+    if suite is None:
+        suite = Suite.load(name)
     seed_list = _seeds(seeds)
     names = list(aqms) if aqms else list(suite.disciplines)
     tasks = suite.tasks(names, seed_list, scenarios)
     path = Path(out) if out is not None else default_out(name)
     store = path / "store"
-    payload = [(t.key, t.data, t.seed, SERIES) for t in tasks]
+    payload = [(t.key, t.data, t.seed, SERIES + t.series) for t in tasks]
     result = run_tasks(payload, store, workers=workers, scheduler=scheduler, client=client,
                        progress=progress, on_pool=on_pool, sweep_name=f"suite {name}",
                        register={"suite": name, "aqms": names, "seeds": seed_list,
                                  "scenarios": list(scenarios or [])},
                        timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
                        fresh=fresh, stale="rerun")
-    values = {(s.name, v.label): v.value for s in suite.scenarios for d in suite.disciplines
-              for v in s.variants_for(d)}
-    runs = load(store, tasks, values)
+    runs = load(store, tasks)
     outcome = SuiteOutcome(name=name, out=path, store=store, runs=runs,
                            counts=result.counts, failures=list(result.failures),
                            seconds=result.seconds, pool=result.pool)
@@ -115,16 +115,13 @@ def write_suite_report(o: SuiteOutcome) -> Path:
     index.html, summary.md, the figures and their data, and suite.json. (Figures are drawn
     by forked processes when this process runs no other thread: the command calls this
     after its progress bar is gone.)"""
+    from ..store import Store
     from .report import write_report
-    from .results import series_reader
 
     t1 = time.perf_counter()
-    reader = series_reader(o.store)
-    try:
-        o.index = write_report(o.suite, o.runs, o.out, series=reader, ns3=o.ns3,
+    with Store(o.store, read_only=True) as st:  # one connection for every table it reads
+        o.index = write_report(o.suite, o.runs, o.out, series=st.series, ns3=o.ns3,
                                wall_s=o.seconds, command=_command())
-    finally:
-        reader.close()
     o.report_seconds = time.perf_counter() - t1
     o.total_seconds = time.perf_counter() - o.started
     _write_info(o)
@@ -162,12 +159,14 @@ def _ns3_points(tasks: Sequence[Any], out: Path, workers: Optional[int]) -> Tupl
     labels: Dict[str, Dict[str, Any]] = {}
     skipped: Dict[str, str] = {}
     seeds: Dict[str, List[int]] = {}
-    for t in tasks:
-        why = ns3_anchor.reason_not_anchorable(t.data)
-        if why:
-            skipped.setdefault(t.key, why)
+    for t in tasks:  # the seeds of a key share its scenario: one check per key
+        if t.key in skipped:
             continue
         if t.key not in labels:
+            why = ns3_anchor.reason_not_anchorable(t.data)
+            if why:
+                skipped[t.key] = why
+                continue
             todo.append((t.key, t.data))
             labels[t.key] = {"scenario": t.scenario, "section": t.section,
                              "variant": t.variant, "aqm": t.aqm}

@@ -116,7 +116,10 @@ _QUEUE_PATH = ("dumbbell", "bottleneck", "queue")
 _SCENARIO_KEYS = {  # field -> required
     "section": True, "title": True, "asks": True, "reading": True, "base": True,
     "focus": False, "variant_axis": False, "variants": False, "sensitivity": False,
+    "series": False,
 }
+#: Tables every suite run keeps (aqmsim.suite.run.SERIES); a scenario may ask for more.
+_EXTRA_SERIES = ("queue", "drops", "links")
 _VARIANT_KEYS = {"label": True, "value": False, "set": False}
 _DISCIPLINE_KEYS = {"label": True, "note": True, "queue": True, "scale_with_buffer": False}
 
@@ -165,23 +168,29 @@ class SuiteScenario:
     variants: Tuple[Variant, ...]
     variant_axis: str
     focus: Tuple[str, ...]
-    sensitivity: Dict[str, Dict[str, List[Any]]]
+    #: only the parameter-sensitivity scenario: {aqm: (queue parameter, its recommended
+    #: value in SI units)}, each swept over ``factors`` x the recommended value
+    sensitivity: Dict[str, Tuple[str, float]] = field(default_factory=dict)
+    factors: Tuple[float, ...] = ()
+    #: tables kept beyond aqmsim.suite.run.SERIES (e.g. ("queue",): the queue over time)
+    series: Tuple[str, ...] = ()
 
     def variants_for(self, aqm: str) -> Tuple[Variant, ...]:
         """The variants run with discipline ``aqm``: the scenario's own, or, in the
-        parameter-sensitivity scenario, one per value of each of ``aqm``'s parameters
-        listed in ``sensitivity`` (on top of the first variant), labelled
-        ``"<param> = <value>"`` with the value on the axis."""
-        params = self.sensitivity.get(aqm)
-        if not params:
+        parameter-sensitivity scenario, one per factor of ``aqm``'s swept parameter
+        (``factors`` x its recommended value, on top of the first variant), labelled
+        ``"× <factor>"`` alike for every discipline (so they compare variant by variant),
+        the factor on the axis."""
+        swept = self.sensitivity.get(aqm)
+        if not swept:
             return self.variants
+        param, recommended = swept
         first = self.variants[0]
         out = []
-        for param, values in params.items():
-            for v in values:
-                over = dict(first.overrides)
-                over[".".join(_QUEUE_PATH + (param,))] = v
-                out.append(Variant(f"{param} = {_show(v)}", v, over))
+        for f in self.factors:
+            over = dict(first.overrides)
+            over[".".join(_QUEUE_PATH + (param,))] = _round(recommended * f)
+            out.append(Variant(f"× {_show(f)}", f, over))
         return tuple(out)
 
     def scenario(self, variant: Variant, discipline: Discipline) -> Dict[str, Any]:
@@ -211,6 +220,8 @@ class SuiteTask:
     aqm: str
     seed: int
     data: Dict[str, Any]
+    value: Any = None                  # the variant's value on the report's axis
+    series: Tuple[str, ...] = ()       # tables kept beyond aqmsim.suite.run.SERIES
 
     @property
     def key(self) -> str:
@@ -310,8 +321,8 @@ class Suite:
                 d = self.disciplines[a]
                 for v in s.variants_for(a):
                     data = s.scenario(v, d)
-                    out.extend(SuiteTask(s.name, s.section, v.label, a, seed, data)
-                               for seed in seeds)
+                    out.extend(SuiteTask(s.name, s.section, v.label, a, seed, data,
+                                         v.value, s.series) for seed in seeds)
         # scenario -> variant -> aqm: the order a reader expects; stable within
         order = {s.name: i for i, s in enumerate(chosen)}
         vorder: Dict[Tuple[str, str], int] = {}
@@ -422,12 +433,16 @@ def _read_scenario(suite: str, fname: str, texts: Mapping[str, str],
     focus = raw.get("focus", [])
     if not isinstance(focus, list) or not all(isinstance(f, str) and f for f in focus):
         raise ScenarioError(f"{where}: focus: expected a list of summary keys (strings)")
-    sens = _read_sensitivity(where, raw.get("sensitivity", {}), disciplines)
+    sens, factors = _read_sensitivity(where, raw.get("sensitivity"), base, disciplines)
+    series = raw.get("series", [])
+    if not isinstance(series, list) or any(x not in _EXTRA_SERIES for x in series):
+        raise ScenarioError(f"{where}: series: expected a list of tables among "
+                            f"{', '.join(_EXTRA_SERIES)}, got {series!r}")
     return SuiteScenario(
         name=fname[:-len(".toml")], section=section, title=_text(f"{where}: title", raw["title"]),
         asks=_text(f"{where}: asks", raw["asks"]), reading=_text(f"{where}: reading", raw["reading"]),
         base=base, variants=variants, variant_axis=axis.strip(), focus=tuple(focus),
-        sensitivity=sens)
+        sensitivity=sens, factors=factors, series=tuple(dict.fromkeys(series)))
 
 
 def _check_base(where: str, base: Any) -> Dict[str, Any]:
@@ -479,20 +494,54 @@ def _read_variants(where: str, raw: Any) -> Tuple[Variant, ...]:
     return tuple(out)
 
 
-def _read_sensitivity(where: str, raw: Any, disciplines: Mapping[str, Discipline]
-                      ) -> Dict[str, Dict[str, List[Any]]]:
+def _read_sensitivity(where: str, raw: Any, base: Dict[str, Any],
+                      disciplines: Mapping[str, Discipline]
+                      ) -> Tuple[Dict[str, Tuple[str, float]], Tuple[float, ...]]:
+    """``[sensitivity]``: ``factors = [...]`` and ``<aqm> = "<queue parameter>"`` for every
+    discipline; the recommended value of each is the discipline's own, resolved by the
+    engine on the base (so "5ms" and automatic values become numbers)."""
+    if raw is None:
+        return {}, ()
+    at = f"{where}: sensitivity"
     if not isinstance(raw, dict):
-        raise ScenarioError(f"{where}: sensitivity: expected {{aqm = {{param = [values]}}}}")
-    out: Dict[str, Dict[str, List[Any]]] = {}
-    for aqm, params in raw.items():
+        raise ScenarioError(f"{at}: expected {{factors = [...], <aqm> = \"<parameter>\"}}")
+    factors = raw.get("factors")
+    if (not isinstance(factors, list) or not factors or len(set(factors)) < len(factors)
+            or not all(isinstance(f, (int, float)) and not isinstance(f, bool)
+                       and math.isfinite(f) and f > 0 for f in factors)):
+        raise ScenarioError(f"{at}.factors: expected a list of distinct numbers > 0 (times "
+                            f"the recommended value), got {factors!r}")
+    out: Dict[str, Tuple[str, float]] = {}
+    for aqm, param in raw.items():
+        if aqm == "factors":
+            continue
         if aqm not in disciplines:
-            raise ScenarioError(f"{where}: sensitivity.{aqm}: unknown discipline (allowed: "
+            raise ScenarioError(f"{at}.{aqm}: unknown discipline (allowed: "
                                 f"{', '.join(disciplines)})")
-        if not isinstance(params, dict) or not params:
-            raise ScenarioError(f"{where}: sensitivity.{aqm}: expected {{param = [values]}}")
-        for p, values in params.items():
-            if not isinstance(values, list) or not values or len(set(map(repr, values))) < len(values):
-                raise ScenarioError(f"{where}: sensitivity.{aqm}.{p}: expected a list of "
-                                    "distinct values")
-        out[aqm] = {p: list(v) for p, v in params.items()}
-    return out
+        if not isinstance(param, str) or not param or param == "limit":
+            raise ScenarioError(f"{at}.{aqm}: expected the name of one of its queue "
+                                f"parameters (not limit), got {param!r}")
+        d = disciplines[aqm]
+        data = copy.deepcopy(base)
+        _set(data, _QUEUE_PATH, d.queue_for(_get(base, _QUEUE_PATH)["limit"]))
+        try:
+            resolved = Scenario(data).validate()
+        except ScenarioError as exc:
+            raise ScenarioError(f"{at}.{aqm}: the base with {aqm}: {exc}") from None
+        queue = next(lk["queue"] for lk in resolved["links"]
+                     if (lk["from"], lk["to"]) == ("R1", "R2"))
+        value = queue.get(param)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+            raise ScenarioError(f"{at}.{aqm}: {param!r} is not a positive number of {aqm}'s "
+                                f"queue (resolved: {value!r}), so it cannot be scaled")
+        out[aqm] = (param, float(value))
+    missing = [a for a in disciplines if a not in out]
+    if missing:
+        raise ScenarioError(f"{at}: every discipline needs its parameter (so the variants "
+                            f"compare alike); missing: {', '.join(missing)}")
+    return out, tuple(float(f) for f in factors)
+
+
+def _round(x: float) -> float:
+    """A scaled parameter without binary noise (0.1 x 3 = 0.30000000000000004 -> 0.3)."""
+    return float(f"{x:.12g}")
