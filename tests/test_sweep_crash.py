@@ -120,21 +120,32 @@ def _running(proc: Tuple[int, str]) -> bool:
 def _start_and_kill(cmd: List[str], log: Path, rng: random.Random) -> Tuple[str, int]:
     """Run ``cmd``, SIGKILL it at a random moment; how it ended — "early" (killed before
     its workers were up), "running" (killed with its workers up), or "finished" (it ended
-    first) — and how many child processes it had then (which must all end). Half the kills wait for the workers to be up (the "running on:" line), so
+    first) — and how many child processes it had then (which must all end). Half the
+    kills wait for this driver's first run to be written (a new Parquet file), so
     that the moments while runs finish and are written get their share whatever the
-    machine's speed."""
+    machine's speed or load (workers importing pandas and pyarrow take from 0.4 s to
+    seconds on a busy machine)."""
     after_start = rng.random() < 0.5
     delay = rng.uniform(0.0, 0.9 if after_start else 1.3)
+    series = Path(cmd[cmd.index("--store") + 1]) / store_mod.SERIES_DIR
+
+    def written() -> int:  # Parquet files in the store (a run's are renamed in when kept)
+        return sum(1 for _ in series.rglob("*.parquet")) if series.is_dir() else 0
+
+    before = written()
     with log.open("w") as fh:
         proc = subprocess.Popen(cmd, stdout=fh, stderr=fh, cwd=ROOT, env=_env())
     try:
         t0 = time.monotonic()
         up = None
+        writing = None
         while proc.poll() is None and time.monotonic() - t0 < 120:
             if up is None and "running on:" in log.read_text():
                 up = time.monotonic()
             if after_start:
-                if up is not None and time.monotonic() - up >= delay:
+                if writing is None and up is not None and written() > before:
+                    writing = time.monotonic()  # this driver's first run is being kept
+                if writing is not None and time.monotonic() - writing >= delay:
                     break
             elif time.monotonic() - t0 >= delay:
                 break
