@@ -76,10 +76,14 @@ def _caption(kind: str, d: ScenarioData) -> Tuple[str, str]:
                 f"{d.scenario.variant_axis or 'the variant'}: per discipline the mean over "
                 "seeds with its 95 % interval (Student t), cut to the metric's range.")
     if kind == "queue_time":
+        step = d.queue.groupby(["variant", "aqm"])["t"].diff().median()
+        every = f" (every {step * 1e3:g} ms)" if step == step else ""
         return ("Queue over time",
-                f"The bottleneck's queue length in packets, sampled every few milliseconds, "
-                f"{panels}a line per discipline: the mean over the seeds at each sample "
-                "time, the shaded band from the smallest to the largest seed.")
+                f"The bottleneck's queue length in packets at each sample{every}, a row per "
+                "discipline"
+                f"{', a column per variant' if d.multi else ''} (one y scale for all): the "
+                "mean over the seeds at each sample time, the shaded band from the smallest "
+                "to the largest seed.")
     if kind == "delay_cdfs":
         return ("Queueing-delay CDFs",
                 f"The bottleneck's queueing-delay distribution per discipline, {panels}"

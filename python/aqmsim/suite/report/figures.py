@@ -219,25 +219,34 @@ def focus_lines(data: ScenarioData, style: Style) -> Any:
 
 
 def queue_time(data: ScenarioData, style: Style) -> Any:
-    """The bottleneck's queue length against time, a line per discipline (the mean over
-    seeds at each sample, a thin band from the smallest to the largest), a panel per
-    variant."""
+    """The bottleneck's queue length against time: a row per discipline (seven lines of
+    thousands of samples on one panel hide each other), a column per variant; each the
+    mean over seeds at each sample, a thin band from the smallest to the largest seed."""
     mt, mq = TABLES["queue"]["t"], TABLES["queue"]["len_pkts"]
-    fig, axes = _grid(len(data.variants), 4.4, 3.2, share=True)
-    for ax, (variant, _) in zip(axes, data.variants):
-        for aqm in data.aqms:
+    rows, cols = max(len(data.aqms), 1), max(len(data.variants), 1)
+    fig = new_figure(max(4.4 * cols, 9.0), 1.25 * rows + 1.0)
+    grid = fig.subplots(rows, cols, squeeze=False, sharex="col", sharey=True)
+    for j, (variant, _) in enumerate(data.variants):
+        for i, aqm in enumerate(data.aqms):
+            ax = grid[i][j]
             sub = data.queue[(data.queue["variant"] == variant) & (data.queue["aqm"] == aqm)]
-            if sub.empty:
-                continue
             c = style.colour(aqm)
             if (sub["seeds"] > 1).any():
-                ax.fill_between(sub["t"], sub["len_min"], sub["len_max"], color=c, alpha=0.12,
+                ax.fill_between(sub["t"], sub["len_min"], sub["len_max"], color=c, alpha=0.2,
                                 linewidth=0)
-            ax.plot(sub["t"], sub["len_pkts"], color=c, linewidth=0.8, label=style.label(aqm))
-        ax.set_ylim(bottom=0)
-        ax.grid(True, alpha=0.3)
-    return _panels_done(fig, axes, data, mt.axis_label, mq.axis_label,
-                        f"bottleneck {mq.label} over time")
+            ax.plot(sub["t"], sub["len_pkts"], color=c, linewidth=0.6)
+            ax.set_ylim(bottom=0)
+            ax.grid(True, alpha=0.3)
+            if j == 0:
+                ax.set_ylabel(style.label(aqm), rotation=0, ha="right", va="center",
+                              fontsize="small")
+            if i == 0 and data.multi:
+                ax.set_title(variant, fontsize="medium")
+            if i == rows - 1:
+                ax.set_xlabel(mt.axis_label)
+    fig.supylabel(mq.axis_label, fontsize="small")
+    _title(fig, f"{data.scenario.title}: bottleneck {mq.label} over time")
+    return fig
 
 
 def delay_cdfs(data: ScenarioData, style: Style) -> Any:
