@@ -500,5 +500,5 @@ def test_index_says_what_this_call_ran() -> None:
     assert _runs_fact(None, 12.5) == ("wall time", "12.5 s")
     label, text = _runs_fact(Counts(total=100, ok=100, skipped=70, stale=3), 12.5)
     assert label == "runs"
-    assert text == ("100 (30 run by this call in 12.5 s (3 of them stored by another engine "
-                    "build, run again), 70 already in the store)")
+    assert text == ("100 (30 run by this call in 12.5 s, 70 already in the store; 3 of the "
+                    "30 were stored by another engine build)")

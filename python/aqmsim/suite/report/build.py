@@ -231,10 +231,10 @@ def _runs_fact(counts: Any, wall_s: Optional[float]) -> Tuple[str, str]:
         return ("wall time", duration(wall_s))
     total, stored = int(counts.total), int(counts.skipped)
     stale = int(getattr(counts, "stale", 0) or 0)
-    now = (f"{total - stored} run by this call in {duration(wall_s)}"
-           + (f" ({stale} of them stored by another engine build, run again)" if stale
-              else ""))
-    return ("runs", f"{total} ({now}, {stored} already in the store)")
+    ran = total - stored
+    again = f"; {stale} of the {ran} were stored by another engine build" if stale else ""
+    return ("runs", f"{total} ({ran} run by this call in {duration(wall_s)}, {stored} already "
+                    f"in the store{again})")
 
 
 def _provenance(wall_s: Optional[float], command: str,

@@ -87,8 +87,10 @@ def _legend(fig: Any, axes: Sequence[Any]) -> None:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(lab, h)
     if seen:
+        # about 1.4 inches an entry: a narrow figure's legend takes two rows, not its edges
+        cols = max(1, min(len(seen), 7, int(fig.get_figwidth() / 1.4)))
         fig.legend(list(seen.values()), list(seen), loc="outside lower center",
-                   ncols=min(len(seen), 7), fontsize="small", frameon=False)
+                   ncols=cols, fontsize="small", frameon=False)
 
 
 def _panels_done(fig: Any, axes: Sequence[Any], data: ScenarioData, x: str, y: str,
