@@ -502,3 +502,27 @@ def test_index_says_what_this_call_ran() -> None:
     assert label == "runs"
     assert text == ("100 (30 run by this call in 12.5 s, 70 already in the store; 3 of the "
                     "30 were stored by another engine build)")
+
+
+def test_only_the_figures_that_failed_in_the_pool_are_drawn_again(monkeypatch) -> None:
+    import os
+
+    from aqmsim.run_output import _can_fork
+    from aqmsim.suite.report import build
+
+    if not _can_fork():
+        pytest.skip("no second core or threads running: everything is drawn here anyway")
+    parent, here = os.getpid(), []
+
+    def draw(i: int):
+        if os.getpid() == parent:
+            here.append(i)
+        elif i == 1:
+            raise RuntimeError("boom in a drawing process")
+        return i, [f"fig{i}.png", f"fig{i}.svg"]
+
+    # pickled by reference to the module's (patched) name, as the real one is
+    draw.__module__, draw.__qualname__ = build.__name__, "_draw_one"
+    monkeypatch.setattr(build, "_draw_one", draw)
+    got = build._draw_all([None] * 4, workers=2)  # type: ignore[list-item]
+    assert got == {i: [f"fig{i}.png", f"fig{i}.svg"] for i in range(4)} and here == [1]
