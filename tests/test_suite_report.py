@@ -43,7 +43,7 @@ AQMS = ("red", "codel", "pie")
 
 
 # ------------------------------------------------------------ a small suite of the real classes
-def _base(flows: int, two_groups: bool = False) -> Dict[str, Any]:
+def _base(flows: int, two_groups: bool = False, cbr: bool = False) -> Dict[str, Any]:
     with open(EXAMPLES / "dumbbell-droptail.toml", "rb") as f:
         d = tomllib.load(f)
     d["duration"] = "4s"
@@ -53,6 +53,11 @@ def _base(flows: int, two_groups: bool = False) -> Dict[str, Any]:
         g2 = copy.deepcopy(g)
         g2["name"] = "far"
         d["dumbbell"]["groups"].append(g2)
+    if cbr:  # an unresponsive sender: its goodput is not the TCP flows'
+        g3 = copy.deepcopy(g)
+        g3.update(name="udp", count=1, app="cbr", start="0s",
+                  cbr={"rate": "2Mb", "packet_size": 1000})
+        d["dumbbell"]["groups"].append(g3)
     d["monitor"]["delays"] = True
     return d
 
@@ -61,14 +66,16 @@ def _suite() -> Suite:
     one = (Variant("", None, {}),)
     return Suite("stand-in", "RFC 7928 stand-in suite", [
         SuiteScenario("mix", "5.1", "TCP-friendly senders", "Several long-lived TCP flows "
-                      "share the bottleneck.", "Four Reno flows for four seconds.",
-                      _base(4), one, "", (), {}),
-        SuiteScenario("rtt", "6", "Round-trip-time fairness", "Two flows with different "
-                      "RTTs.", "The second flow's access delay is the variant.",
-                      _base(1, two_groups=True),
+                      "share the bottleneck with a UDP flow.", "Four Reno flows and a 2 Mb/s "
+                      "CBR flow for four seconds.", _base(4, cbr=True), one, "",
+                      ("tcp_goodput_bps", "rt_delay_p99_s"), {}),
+        SuiteScenario("rtt", "6", "Round-trip-time fairness", "Two flows with "
+                      "different RTTs.", "The second flow's access delay is the "
+                      "variant.", _base(1, two_groups=True),
                       (Variant("RTT +10 ms", 10, {"dumbbell.groups.1.access.delay": "5ms"}),
                        Variant("RTT +80 ms", 80, {"dumbbell.groups.1.access.delay": "40ms"})),
-                      "extra delay of the second flow (ms)", ("jain_fairness",), {}),
+                      "extra delay of the second flow (ms)",
+                      ("jain_fairness", "goodput_ratio"), series=("queue",)),
         SuiteScenario("burst", "7", "Burst absorption", "Bursts.", "Not run here.",
                       _base(2), one, "", (), {}),
     ], {n: Discipline(n, lab, {"kind": n}, "") for n, lab in
@@ -94,11 +101,11 @@ def built(core, tmp_path_factory) -> Dict[str, Any]:
     suite = _suite()
     tmp = tmp_path_factory.mktemp("suite")
     tasks = [SuiteTask(scen.name, scen.section, v.label, aqm, seed,
-                       scen.scenario(v, suite.disciplines[aqm]), v.value)
+                       scen.scenario(v, suite.disciplines[aqm]), v.value, scen.series)
              for scen in suite.scenarios[:2]  # "burst" is left unrun: its page must say so
              for v in scen.variants for aqm in AQMS for seed in SEEDS]
-    result = run_tasks([(t.key, t.data, t.seed, SERIES) for t in tasks], tmp / "store",
-                       workers=2)
+    result = run_tasks([(t.key, t.data, t.seed, SERIES + t.series) for t in tasks],
+                       tmp / "store", workers=2)
     runs = load(tmp / "store", tasks)  # the runner's own reading of the store
     st = Store(tmp / "store", read_only=True)
     rows = runs.to_dict("records")
@@ -117,7 +124,9 @@ def built(core, tmp_path_factory) -> Dict[str, Any]:
                 & (runs["status"] == "ok")]
     ns3 = mine[["scenario", "variant", "aqm", "seed"]].assign(
         mean_queueing_delay_s=mine["mean_queueing_delay_s"] * 1.2,
-        goodput_bps=mine["goodput_bps"] * 0.95, loss_ratio=mine["loss_ratio"])
+        goodput_bps=mine["goodput_bps"] * 0.95, loss_ratio=mine["loss_ratio"],
+        # (mix has a UDP flow: ns-3 is on the graph only with its TCP flows' goodput)
+        tcp_goodput_bps=(mine["goodput_bps"] - 2e6) * 0.95)
     t0 = time.perf_counter()
     index = write_report(suite, runs, tmp / "report", series=series, ns3=ns3, wall_s=12.5,
                          command="aqmsim suite rfc7928 --seeds 3")
@@ -152,9 +161,9 @@ def test_layout_pages_figures_and_data(built) -> None:
                for n in ("mix", "rtt", "burst"))
     figs = {p.name for p in (out / "figures").glob("*.png")}
     assert figs == {f"mix-{k}.png" for k in ("delay-goodput", "delay-cdfs", "drops",
-                                             "fairness", "fct")} | \
-        {f"rtt-{k}.png" for k in ("delay-goodput", "focus-lines", "delay-cdfs", "drops",
-                                  "fairness")}
+                                             "fairness", "fct", "fct-size")} | \
+        {f"rtt-{k}.png" for k in ("delay-goodput", "focus-lines", "queue-time", "delay-cdfs",
+                                  "drops", "fairness")}
     for png in (out / "figures").glob("*.png"):
         with Image.open(png) as im:
             assert min(im.info["dpi"]) >= 150 - 0.5
@@ -171,17 +180,32 @@ def test_layout_pages_figures_and_data(built) -> None:
     assert 'id="ns3"' not in (out / "rtt.html").read_text(encoding="utf-8")  # no ns-3 runs there
 
 
+def _tcp_goodput(built: Dict[str, Any], run: Any) -> float:
+    """Σ goodput of a run's TCP flows, from its flows table (web transfers included)."""
+    flows = built["series"](run["hash"], run["seed"], "flows")
+    return float(flows.loc[flows["app"].isin(["ftp", "web"]), "goodput_bps"].sum())
+
+
 def test_ellipse_centres_and_spread_are_the_runs(built) -> None:
+    """The graph's y is the TCP flows' goodput: the CBR flow's bits are not in it."""
     pts = _csv(built, "mix-points")
     ell = _csv(built, "mix-ellipses")
     ok = _ok(built, "mix")
     assert len(pts) == len(ok) == len(AQMS) * len(SEEDS)
     for aqm in AQMS:
-        runs = ok[ok["aqm"] == aqm]
+        runs = ok[ok["aqm"] == aqm].sort_values("seed")
         e = ell[ell["aqm"] == aqm].iloc[0]
-        x, y = runs["mean_queueing_delay_s"].to_numpy(), runs["goodput_bps"].to_numpy()
+        x = runs["mean_queueing_delay_s"].to_numpy()
+        y = np.array([_tcp_goodput(built, r) for r in runs.to_dict("records")])
+        # the UDP flow's goodput (over 1 Mb/s, which the summary's goodput counts) is out
+        for r, tcp in zip(runs.to_dict("records"), y):
+            flows = built["series"](r["hash"], r["seed"], "flows")
+            udp = flows.loc[flows["app"] == "cbr", "goodput_bps"].sum()
+            assert udp > 1e6 and tcp == pytest.approx(flows["goodput_bps"].sum() - udp)
+        got = pts[pts["aqm"] == aqm].sort_values("seed")
+        assert np.allclose(got["tcp_goodput_bps"], y, rtol=1e-12)
         assert e["centre_mean_queueing_delay_s"] == pytest.approx(x.mean(), rel=1e-12)
-        assert e["centre_goodput_bps"] == pytest.approx(y.mean(), rel=1e-12)
+        assert e["centre_tcp_goodput_bps"] == pytest.approx(y.mean(), rel=1e-12)
         cov = np.cov(np.column_stack([x, y]), rowvar=False, bias=True)
         assert [e["cov_xx"], e["cov_xy"], e["cov_yy"]] == pytest.approx(
             [cov[0, 0], cov[0, 1], cov[1, 1]], rel=1e-9, abs=1e-15)
@@ -240,7 +264,7 @@ def test_failed_runs_listed_and_empty_scenario_said(built) -> None:
     assert "## Overview" in md and "`aqmsim suite rfc7928 --seeds 3`" in md
     for name in ("mix", "rtt"):  # the overview names a discipline for each column
         row = next(line for line in md.splitlines() if f"({name}.html)" in line)
-        assert all(any(lab in cell for lab in ("RED", "CoDel", "PIE"))
+        assert all(any(lab in cell for lab in ("RED", "CoDel", "PIE", "all equal"))
                    for cell in row.split("|")[4:7]), row
     index = built["index"].read_text(encoding="utf-8")
     assert "12.5 s" in index and "aqmsim suite rfc7928 --seeds 3" in index
@@ -316,3 +340,174 @@ def test_missing_series_leave_their_figures_out_and_are_said(built, tmp_path: Pa
     page = (index.parent / "mix.html").read_text(encoding="utf-8")
     assert "18 kept series missing" in page
     assert "No runs of this scenario" in (index.parent / "rtt.html").read_text(encoding="utf-8")
+
+
+def test_derived_keys_in_focus_are_in_the_table(built) -> None:
+    """A focus naming the report's own keys: the TCP flows' goodput and the UDP flows'
+    99th-percentile delay, per run from the flows table, in the table as mean ± half."""
+    table = _csv(built, "mix-table")
+    ok = _ok(built, "mix")
+    for r in table.itertuples():
+        runs = ok[ok["aqm"] == r.aqm].to_dict("records")
+        tcp = [_tcp_goodput(built, run) for run in runs]
+        udp = []
+        for run in runs:
+            flows = built["series"](run["hash"], run["seed"], "flows")
+            udp.append(flows.loc[flows["app"] == "cbr", "delay_p99_s"].max())
+        assert r.tcp_goodput_bps_mean == pytest.approx(np.mean(tcp), rel=1e-12)
+        assert r.rt_delay_p99_s_mean == pytest.approx(np.mean(udp), rel=1e-12)
+        assert r.rt_delay_p99_s_mean > 0
+    page = (built["out"] / "mix.html").read_text(encoding="utf-8")
+    assert "goodput of the TCP flows (Mb/s)" in page
+    assert "99th-percentile delay of the UDP flows (ms)" in page
+    assert "goodput_ratio_mean" not in table  # not in mix's focus: no ratio of a pair
+    assert "goodput_ratio" not in _csv(built, "mix-fairness")
+
+
+def test_queue_over_time_is_the_mean_of_the_runs(built) -> None:
+    q = _csv(built, "rtt-queue")
+    ok = _ok(built, "rtt")
+    assert "mix-queue.csv" not in {p.name for p in (built["out"] / "data").iterdir()}
+    for (variant, aqm), runs in ok.groupby(["variant", "aqm"]):
+        per = []
+        for r in runs.itertuples():
+            s = built["store"].series(r.hash, r.seed, "queue")
+            per.append(s[s["link"] == "R1->R2"].set_index("t")["len_pkts"].astype(float))
+        want = pd.concat(per, axis=1)
+        got = q[(q["variant"] == variant) & (q["aqm"] == aqm)]
+        assert len(got) == len(want) > 300 and (got["seeds"] == len(SEEDS)).all()
+        assert np.allclose(got["len_pkts"], want.mean(axis=1).to_numpy(), rtol=1e-12)
+        assert np.allclose(got["len_min"], want.min(axis=1).to_numpy())
+        assert np.allclose(got["len_max"], want.max(axis=1).to_numpy())
+        assert want.max().max() > 0
+
+
+# ------------------------------------------------ small hand-made frames (no engine runs)
+def _scenario(name: str, variants: tuple, focus: tuple = ()) -> SuiteScenario:
+    return SuiteScenario(name, "5.1", name, "asks", "reading", {}, variants, "axis", focus,
+                         {})
+
+
+def _frame(rows: list) -> pd.DataFrame:
+    """Runs (variant, aqm, seed, delay, goodput, jain) as the runner's frame has them."""
+    return pd.DataFrame([{"scenario": "s", "section": "5.1", "variant": v, "variant_value": 0,
+                          "aqm": a, "seed": seed, "hash": f"{v}|{a}|{seed}", "status": "ok",
+                          "error": None, "mean_queueing_delay_s": d, "goodput_bps": g,
+                          "jain_fairness": j, "loss_ratio": 0.01}
+                         for v, a, seed, d, g, j in rows])
+
+
+def _flows(apps: list, fct: list = ()) -> pd.DataFrame:
+    n = len(apps) + len(fct)
+    return pd.DataFrame({"flow": np.arange(n), "app": list(apps) + ["web"] * len(fct),
+                         "goodput_bps": 1e6, "delay_p99_s": 0.05,
+                         "size_bytes": [0] * len(apps) + [20_000 * (i + 1)
+                                                          for i in range(len(fct))],
+                         "fct_s": [np.nan] * len(apps) + list(fct)})
+
+
+def _data(scen: SuiteScenario, runs: pd.DataFrame, flows: Any):
+    from aqmsim.suite.report.data import Style, scenario_data
+
+    suite = Suite("t", "t", [scen], {n: Discipline(n, n.upper(), {"kind": n}, "")
+                                     for n in AQMS})
+    style = Style.of(suite, runs, None)
+
+    def series(h: str, seed: int, name: str) -> pd.DataFrame:
+        if name != "flows":
+            raise KeyError(name)
+        return flows(h)
+
+    return scenario_data(scen, runs, series, None, style), style
+
+
+def test_fct_a_panel_per_variant_ending_at_finished_over_started() -> None:
+    from aqmsim.suite.report import figures as F
+
+    scen = _scenario("web", (Variant("IW3", 3, {}), Variant("IW10", 10, {})))
+    runs = _frame([(v, a, s, 0.01, 5e6, 1.0) for v in ("IW3", "IW10") for a in AQMS[:2]
+                   for s in (1, 2)])
+    # IW3: 3 of 4 transfers finish in each run; IW10: all 4
+    data, style = _data(scen, runs, lambda h: _flows(
+        ["ftp"], [0.1, 0.2, np.nan, 0.3] if h.startswith("IW3") else [0.1, 0.2, 0.3, 0.4]))
+    assert "fct" in F.kinds(data)
+    fig = F.fct(data, style)
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in panels] == ["IW3", "IW10"]
+    ends = [[line.get_ydata()[-1] for line in ax.get_lines()] for ax in panels]
+    assert ends == [[pytest.approx(6 / 8)] * 2, [pytest.approx(1.0)] * 2]
+
+
+def test_overview_common_variants_and_ties() -> None:
+    from aqmsim.suite.report.data import overview
+
+    scen = _scenario("o", (Variant("a", 1, {}), Variant("b", 2, {})))
+    # red alone ran "b", where its delay is high: over every run red would look worse
+    # (4.5 ms against codel's 3 ms); over the common variant "a" its 1 ms is the lowest
+    rows = [("a", "red", s, 0.001, 5e6, 1.0) for s in (1, 2)] + \
+           [("a", "codel", s, 0.003, 5e6, 1.0) for s in (1, 2)] + \
+           [("b", "red", s, 0.008, 5e6, 1.0) for s in (1, 2)]
+    runs = _frame(rows)
+    data, style = _data(scen, runs, lambda h: _flows(["ftp", "ftp"]))
+    got = overview(data, style)
+    assert got["delay"] == "RED (1.00 ms)"
+    assert got["fairness"] == "all equal (1.000)"
+    assert got["goodput"].startswith("all equal")
+    assert "note" not in got
+    # no variant in common: "—" and a note
+    runs = _frame([("a", "red", 1, 0.001, 5e6, 1.0), ("b", "codel", 1, 0.002, 5e6, 1.0)])
+    data, style = _data(scen, runs, lambda h: _flows(["ftp"]))
+    got = overview(data, style)
+    assert "delay" not in got and "no variant that every discipline finished" in got["note"]
+
+
+def test_no_fairness_figure_with_one_long_lived_flow_and_no_ratio_unasked() -> None:
+    from aqmsim.suite.report import figures as F
+
+    one = (Variant("", None, {}),)
+    runs = _frame([("", a, s, 0.01, 5e6, 1.0) for a in AQMS for s in (1, 2)])
+    data, _ = _data(_scenario("u", one), runs, lambda h: _flows(["ftp", "cbr"]))
+    assert "fairness" not in F.kinds(data) and "delay_goodput" in F.kinds(data)
+    assert data.ok["tcp_goodput_bps"].eq(1e6).all()  # the CBR flow left out
+    # two long-lived flows: fairness drawn; the ratio only when the focus asks for it
+    data, _ = _data(_scenario("p", one), runs, lambda h: _flows(["ftp", "ftp"]))
+    assert "fairness" in F.kinds(data) and "goodput_ratio" not in data.fairness
+    data, _ = _data(_scenario("p", one, ("goodput_ratio",)), runs,
+                    lambda h: _flows(["ftp", "ftp"]))
+    assert data.fairness["goodput_ratio"].eq(1.0).all()
+    assert "goodput_ratio_mean" in data.table
+
+
+def test_index_says_what_this_call_ran() -> None:
+    from aqmsim.suite.report.build import _runs_fact
+    from aqmsim.sweep.tasks import Counts
+
+    assert _runs_fact(None, 12.5) == ("wall time", "12.5 s")
+    label, text = _runs_fact(Counts(total=100, ok=100, skipped=70, stale=3), 12.5)
+    assert label == "runs"
+    assert text == ("100 (30 run by this call in 12.5 s, 70 already in the store; 3 of the "
+                    "30 were stored by another engine build)")
+
+
+def test_only_the_figures_that_failed_in_the_pool_are_drawn_again(monkeypatch) -> None:
+    import os
+
+    from aqmsim.run_output import _can_fork
+    from aqmsim.suite.report import build
+
+    if not _can_fork():
+        pytest.skip("no second core or threads running: everything is drawn here anyway")
+    parent, here = os.getpid(), []
+
+    def draw(i: int):
+        if os.getpid() == parent:
+            here.append(i)
+        elif i == 1:
+            raise RuntimeError("boom in a drawing process")
+        return i, [f"fig{i}.png", f"fig{i}.svg"]
+
+    # pickled by reference to the module's (patched) name, as the real one is
+    draw.__module__, draw.__qualname__ = build.__name__, "_draw_one"
+    monkeypatch.setattr(build, "_draw_one", draw)
+    got = build._draw_all([None] * 4, workers=2)  # type: ignore[list-item]
+    assert got == {i: [f"fig{i}.png", f"fig{i}.svg"] for i in range(4)} and here == [1]

@@ -121,7 +121,7 @@ def write_suite_report(o: SuiteOutcome) -> Path:
     t1 = time.perf_counter()
     with Store(o.store, read_only=True) as st:  # one connection for every table it reads
         o.index = write_report(o.suite, o.runs, o.out, series=st.series, ns3=o.ns3,
-                               wall_s=o.seconds, command=_command())
+                               wall_s=o.seconds, counts=o.counts, command=_command())
     o.report_seconds = time.perf_counter() - t1
     o.total_seconds = time.perf_counter() - o.started
     _write_info(o)

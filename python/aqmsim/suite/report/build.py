@@ -30,11 +30,10 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pandas as pd
 
-from ...report.sweep_figures import metric_of
 from ...run_output import save_figure
 from . import figures as F
 from .data import ScenarioData, Style, overview, scenario_data
-from .words import GOODPUT_RATIO, X_KEY, Y_KEY, flow_metric
+from .words import X_KEY, flow_metric, metric
 
 __all__ = ["write_report", "page_name"]
 
@@ -53,9 +52,17 @@ def _caption(kind: str, d: ScenarioData) -> Tuple[str, str]:
     if kind == "delay_goodput":
         ns3 = (" ns-3's runs of the same scenario are ✕ marks in the discipline's colour, "
                "their mean a large ✕ (legend “ns-3 <discipline>”)." if not d.ns3.empty else "")
+        y = metric(d.y_key)
+        tcp = (" The goodput is that of the TCP flows only (long-lived and web transfers): "
+               "a UDP sender's bits would lift every discipline alike." if d.y_key ==
+               "tcp_goodput_bps" else " The goodput is every flow's, UDP included: no run "
+               "kept its per-flow table, so the TCP flows' share is not known.")
+        if d.ns3.empty and not d.ns3_table.empty:
+            tcp += (" ns-3's runs are not drawn: its goodput counts the UDP flows too (they "
+                    "are compared in the table below).")
         return ("Delay–goodput graph (RFC 7928 §2.7)",
-                f"{metric_of(Y_KEY).axis_label} against {metric_of(X_KEY).axis_label}, "
-                f"{panels}every run a small mark. Each discipline's ellipse is the 1-σ "
+                f"{y.axis_label} against {metric(X_KEY).axis_label}, "
+                f"{panels}every run a small mark.{tcp} Each discipline's ellipse is the 1-σ "
                 "contour of the maximum-likelihood bivariate normal fitted to its runs (mean "
                 "and covariance with divisor n), as RFC 7928 §2.7's graph is drawn after "
                 "Winstein & Balakrishnan's Remy (SIGCOMM 2013) and by the ns-3 AQM Evaluation "
@@ -65,9 +72,18 @@ def _caption(kind: str, d: ScenarioData) -> Tuple[str, str]:
                 "delays span more than a decade.")
     if kind == "focus_lines":
         return ("Against the variants",
-                f"{', '.join(metric_of(k).label for k in d.focus)} against "
+                f"{', '.join(metric(k).label for k in d.focus)} against "
                 f"{d.scenario.variant_axis or 'the variant'}: per discipline the mean over "
                 "seeds with its 95 % interval (Student t), cut to the metric's range.")
+    if kind == "queue_time":
+        step = d.queue.groupby(["variant", "aqm"])["t"].diff().median()
+        every = f" (every {step * 1e3:g} ms)" if step == step else ""
+        return ("Queue over time",
+                f"The bottleneck's queue length in packets at each sample{every}, a row per "
+                "discipline"
+                f"{', a column per variant' if d.multi else ''} (one y scale for all): the "
+                "mean over the seeds at each sample time, the shaded band from the smallest "
+                "to the largest seed.")
     if kind == "delay_cdfs":
         return ("Queueing-delay CDFs",
                 f"The bottleneck's queueing-delay distribution per discipline, {panels}"
@@ -76,22 +92,31 @@ def _caption(kind: str, d: ScenarioData) -> Tuple[str, str]:
                 "that did not wait sit at the left edge.")
     if kind == "drops":
         return ("Drops and marks",
-                f"Left: {metric_of('loss_ratio').label} per discipline"
+                f"Left: {metric('loss_ratio').label} per discipline"
                 f"{' and variant' if d.multi else ''}, mean over seeds with its 95 % "
                 "interval. Right: drops by reason and ECN marks per run, mean over every "
                 f"run of the scenario{' (all variants)' if d.multi else ''}.")
     if kind == "fairness":
-        two = ("; right: the second long-lived flow's goodput over the first's (dashed: "
-               "equal shares)" if "goodput_ratio_mean" in d.table else "")
+        two = "goodput_ratio_mean" in d.table
         return ("Fairness",
-                f"Left: {metric_of('jain_fairness').label} of the long-lived TCP flows' "
-                f"throughputs per discipline, mean over seeds with its 95 % interval{two}.")
-    return ("Flow completion times",
-            f"Left: the CDF of the web transfers' {flow_metric('fct_s').label} per "
-            "discipline, every finished transfer of every run"
-            f"{' and variant' if d.multi else ''}; right: the median against the transfer "
-            "size (eight logarithmic size bins). Transfers that did not finish within the "
-            "run are left out (counted in the CSV).")
+                f"{'Left: ' if two and not d.multi else ''}"
+                f"{metric('jain_fairness').label} of the long-lived TCP flows' "
+                "throughputs per discipline, mean over seeds with its 95 % interval"
+                + ("; right: the second long-lived flow's goodput over the first's (dashed: "
+                   "equal shares)." if two and not d.multi else
+                   ". The second flow's goodput over the first's is drawn against the "
+                   "variants above." if two else "."))
+    if kind == "fct":
+        return ("Flow completion times",
+                f"The CDF of the web transfers' {flow_metric('fct_s').label} per "
+                f"discipline, {panels}every transfer of every seed. The fraction is of the "
+                "transfers that started, so a curve ends at the share that finished within "
+                "the run: below 1 when some did not (they are in the CSV, without a "
+                "completion time).")
+    return ("Completion time against size",
+            f"The median {flow_metric('fct_s').label} of the finished web transfers against "
+            f"their size per discipline, {panels}in eight logarithmic size bins (the same "
+            "in every panel), every seed pooled.")
 
 
 # --------------------------------------------------------------------------- drawing
@@ -106,11 +131,14 @@ def _draw_one(i: int) -> Tuple[int, List[str]]:
 
 def _draw_all(jobs: List[Tuple[ScenarioData, Style, str, Path]],
               workers: int) -> Dict[int, List[str]]:
-    """Draw every job; in ``workers`` forked processes when that is possible and safe."""
+    """Draw every job; in ``workers`` forked processes when that is possible and safe.
+    A figure that failed there (or was lost with a killed process) is drawn again here,
+    where its error is raised; the others are kept."""
     from ...run_output import _can_fork, preload
 
     global _JOBS
     _JOBS = jobs
+    drawn: Dict[int, List[str]] = {}
     try:
         if workers > 1 and len(jobs) > 1 and _can_fork():
             import multiprocessing
@@ -120,10 +148,19 @@ def _draw_all(jobs: List[Tuple[ScenarioData, Style, str, Path]],
             try:  # (an executor, not a Pool: a killed child raises here instead of hanging)
                 with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(
                         "fork")) as pool:
-                    return dict(pool.map(_draw_one, range(len(jobs))))
-            except Exception:  # noqa: BLE001 - drawn again below, where an error is raised
+                    futures = [pool.submit(_draw_one, i) for i in range(len(jobs))]
+                    for f in futures:
+                        try:
+                            i, paths = f.result()
+                        except Exception:  # noqa: BLE001 - drawn again below
+                            continue
+                        drawn[i] = paths
+            except Exception:  # noqa: BLE001 - the pool itself: the rest drawn below
                 pass
-        return dict(map(_draw_one, range(len(jobs))))
+        for i in range(len(jobs)):
+            if i not in drawn:
+                drawn[i] = _draw_one(i)[1]
+        return drawn
     finally:
         _JOBS = []
 
@@ -135,8 +172,8 @@ def _cell(m: Any, mean: float, half: float) -> str:
 
 def table_view(d: ScenarioData, style: Style) -> Dict[str, Any]:
     """The scenario's table as text: head and rows (variant, discipline, runs, metrics)."""
-    keys = list(d.table_keys) + (["goodput_ratio"] if "goodput_ratio_mean" in d.table else [])
-    metrics = [GOODPUT_RATIO if k == "goodput_ratio" else metric_of(k) for k in keys]
+    keys = list(d.table_keys)
+    metrics = [metric(k) for k in keys]
     head = (["variant"] if d.multi else []) + ["discipline", "runs"] + \
         [m.axis_label for m in metrics]
     rows = []
@@ -152,7 +189,7 @@ def ns3_view(d: ScenarioData, style: Style) -> Optional[Dict[str, Any]]:
         return None
     rows = []
     for r in d.ns3_table.to_dict("records"):
-        m = metric_of(r["metric"])
+        m = metric(r["metric"])
         rows.append(([r["variant"]] if d.multi else []) + [
             style.label(r["aqm"]), m.axis_label, f"{_cell(m, r['aqmsim_mean'], r['aqmsim_half'])}"
             f" ({r['aqmsim_runs']})", f"{_cell(m, r['ns3_mean'], r['ns3_half'])} "
@@ -172,8 +209,8 @@ def _csvs(d: ScenarioData, data_dir: Path) -> List[Path]:
     """Every frame behind the scenario's figures and tables, as CSV (SI units)."""
     stem = page_name(d.scenario.name)
     written = []
-    for name in ("points", "ellipses", "ns3", "cdf", "drops", "fairness", "fct",
-                 "focus_means", "table", "ns3_table"):
+    for name in ("points", "ellipses", "ns3", "cdf", "queue", "drops", "derived",
+                 "fairness", "fct", "focus_means", "table", "ns3_table"):
         frame = getattr(d, name)
         if frame is None or frame.empty:
             continue
@@ -184,26 +221,45 @@ def _csvs(d: ScenarioData, data_dir: Path) -> List[Path]:
 
 
 # --------------------------------------------------------------------------- report
-def _provenance(wall_s: Optional[float], command: str) -> List[Tuple[str, str]]:
+def _runs_fact(counts: Any, wall_s: Optional[float]) -> Tuple[str, str]:
+    """What this call did: ``wall_s`` is its own time, not that of runs an earlier call
+    stored; with the sweep's ``counts`` (total, skipped = already stored, stale = stored
+    by another engine and run again) the line says how many runs each."""
     from ...report._format import duration
+
+    if counts is None:
+        return ("wall time", duration(wall_s))
+    total, stored = int(counts.total), int(counts.skipped)
+    stale = int(getattr(counts, "stale", 0) or 0)
+    ran = total - stored
+    again = f"; {stale} of the {ran} were stored by another engine build" if stale else ""
+    return ("runs", f"{total} ({ran} run by this call in {duration(wall_s)}, {stored} already "
+                    f"in the store{again})")
+
+
+def _provenance(wall_s: Optional[float], command: str,
+                counts: Any = None) -> List[Tuple[str, str]]:
     from ...sweep.outcome import _version, engine_build
 
     b = engine_build()
     engine = (f"{b.get('version', '?')} (source {str(b.get('source_hash', '?'))[:12]}, git "
               f"{str(b.get('git_commit', '?'))[:12]}, {b.get('profile', '?')} build)"
               if b else "not loaded")
-    return [("command", command or "—"), ("wall time", duration(wall_s)),
+    return [("command", command or "—"), _runs_fact(counts, wall_s),
             ("aqmsim", _version()), ("engine", engine),
             ("generated", datetime.now().strftime("%Y-%m-%d %H:%M"))]
 
 
 def write_report(suite: Any, runs: pd.DataFrame, out: Path, *, series: SeriesFn,
                  ns3: Optional[pd.DataFrame] = None, wall_s: Optional[float] = None,
-                 command: str = "", workers: Optional[int] = None) -> Path:
+                 command: str = "", workers: Optional[int] = None,
+                 counts: Any = None) -> Path:
     """Write the suite's report into ``out`` (see the module's docstring); return
     ``out/index.html``. ``series(hash, seed, name)`` gives a run's kept series
     (``delay_cdf``, ``flows``); ``ns3`` holds ns-3's runs (scenario, variant, aqm, seed and
-    summary keys); ``workers``: processes drawing figures (default: the cores, up to 4)."""
+    summary keys); ``workers``: processes drawing figures (default: the cores, up to 4);
+    ``counts``: the sweep's counts (:class:`aqmsim.sweep.Counts`), so the index says how
+    many runs this call ran (in ``wall_s``) and how many were already stored."""
     from ...report.templating import render
     from .summary import summary_markdown
 
@@ -232,8 +288,7 @@ def write_report(suite: Any, runs: pd.DataFrame, out: Path, *, series: SeriesFn,
              "png": f"figures/{stem.name}.png", "svg": f"figures/{stem.name}.svg",
              "alt": f"{title} of {d.scenario.title}: {caption}"})
         assert len(drawn[i]) == 2
-    order = {k: i for i, k in enumerate(("delay_goodput", "focus_lines", "delay_cdfs", "drops",
-                                         "fairness", "fct"))}
+    order = {k: i for i, k in enumerate(F.KINDS)}
     cards = []
     for d in datas:
         name = d.scenario.name
@@ -254,7 +309,7 @@ def write_report(suite: Any, runs: pd.DataFrame, out: Path, *, series: SeriesFn,
         (out / view["href"]).write_text(render("suite_scenario.html.j2", s=view,
                                                title=f"RFC 7928 §{view['section']} "
                                                      f"{view['title']}"), encoding="utf-8")
-    facts = _provenance(wall_s, command)
+    facts = _provenance(wall_s, command, counts)
     total = {"runs": len(runs), "ok": int((runs["status"] == "ok").sum()),
              "failed": int((runs["status"] != "ok").sum()),
              "scenarios": len(datas), "disciplines": [style.label(a) for a in style.order

@@ -17,13 +17,14 @@ import numpy as np
 import pandas as pd
 
 from ...papers.base import mean_ci
-from ...report.sweep_figures import metric_of, spread_ellipse
-from .words import DROP_KEYS, TABLE_KEYS, X_KEY, Y_KEY
+from ...report.sweep_figures import spread_ellipse
+from .words import DROP_KEYS, TABLE_KEYS, TCP_APPS, X_KEY, Y_FALLBACK, Y_KEY, metric
 
-__all__ = ["Style", "ScenarioData", "scenario_data", "overview", "QUEUE_CDF"]
+__all__ = ["Style", "ScenarioData", "scenario_data", "overview", "per_run", "QUEUE_CDF"]
 
-#: The bottleneck's queueing-delay distribution in a run's ``delay_cdf`` series.
-QUEUE_CDF = "queue R1->R2"
+#: The bottleneck link, and its queueing-delay distribution in a run's ``delay_cdf``.
+BOTTLENECK = "R1->R2"
+QUEUE_CDF = f"queue {BOTTLENECK}"
 SeriesFn = Callable[[str, int, str], pd.DataFrame]
 _MARKERS = ("o", "s", "^", "D", "v", "P", "*", "h", "<", ">")
 
@@ -74,6 +75,14 @@ class ScenarioData:
     drops: pd.DataFrame = field(default_factory=pd.DataFrame)
     fairness: pd.DataFrame = field(default_factory=pd.DataFrame)
     fct: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: Per run: the TCP flows' goodput and the UDP flows' 99th-percentile delay.
+    derived: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: The bottleneck's queue length over time (scenarios whose ``series`` keep ``queue``):
+    #: per (variant, aqm, t) the mean, min and max over the seeds.
+    queue: pd.DataFrame = field(default_factory=pd.DataFrame)
+    #: The delay–goodput graph's y: the TCP flows' goodput, or every flow's when no run
+    #: kept its per-flow table.
+    y_key: str = Y_KEY
     focus_means: pd.DataFrame = field(default_factory=pd.DataFrame)
     table: pd.DataFrame = field(default_factory=pd.DataFrame)
     ns3_table: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -83,6 +92,13 @@ class ScenarioData:
     @property
     def multi(self) -> bool:
         return len(self.variants) > 1
+
+    @property
+    def pairs(self) -> bool:
+        """Some run has two long-lived TCP flows or more (or its flows are unknown): a
+        fairness between flows to show."""
+        n = self.fairness["long_lived_flows"] if "long_lived_flows" in self.fairness else []
+        return len(n) < len(self.ok) or bool((np.asarray(n, float) >= 2).any())
 
 
 def _variants(scen: Any, runs: pd.DataFrame) -> List[Tuple[str, Any]]:
@@ -112,9 +128,39 @@ def _long_lived(flows: pd.DataFrame) -> pd.DataFrame:
     return flows[keep].sort_values("flow")
 
 
-def _series(data: ScenarioData, series: SeriesFn) -> None:
-    """CDFs, fairness and FCTs from each finished run's kept series."""
-    cdfs, fair, fcts = [], [], []
+def per_run(flows: pd.DataFrame) -> Dict[str, float]:
+    """A run's own quantities from its ``flows`` table: the TCP flows' goodput (the
+    engine's ``goodput_bps`` counts UDP too), the largest 99th-percentile delay of its UDP
+    flows (NaN without any), its long-lived TCP flows and their goodput ratio (second /
+    first; NaN unless there are exactly two)."""
+    app = flows["app"].astype(str) if "app" in flows else pd.Series("ftp", flows.index)
+    tcp = app.isin(TCP_APPS)
+    udp_p99 = flows.loc[~tcp, "delay_p99_s"].astype(float).dropna() \
+        if "delay_p99_s" in flows else pd.Series(dtype=float)
+    g = _long_lived(flows)["goodput_bps"].astype(float).to_numpy()
+    return {"tcp_goodput_bps": float(flows.loc[tcp, "goodput_bps"].astype(float).sum()),
+            "rt_delay_p99_s": float(udp_p99.max()) if len(udp_p99) else math.nan,
+            "long_lived_flows": len(g),
+            "goodput_ratio": float(g[1] / g[0]) if len(g) == 2 and g[0] > 0 else math.nan}
+
+
+def _queue_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """The bottleneck's samples of a run's ``queue`` table (an explicit topology: its first
+    monitored queue)."""
+    if "link" in frame:
+        links = frame["link"].astype(str)
+        keep = BOTTLENECK if (links == BOTTLENECK).any() else links.iloc[0] if len(links) \
+            else BOTTLENECK
+        frame = frame[links == keep]
+    return frame
+
+
+def _series(data: ScenarioData, series: SeriesFn) -> pd.DataFrame:
+    """CDFs, the per-run quantities, FCTs and (when the scenario keeps it) the queue over
+    time from each finished run's kept series; returns the per-run quantities (variant,
+    aqm, seed, ...: :func:`per_run`)."""
+    cdfs, runs, fcts, queues = [], [], [], []
+    keep_queue = "queue" in data.scenario.series
     for r in data.ok.itertuples(index=False):
         key = (str(r.variant), str(r.aqm), int(r.seed))
         try:
@@ -128,15 +174,22 @@ def _series(data: ScenarioData, series: SeriesFn) -> None:
                 first = [w for w in what.unique() if w.startswith("queue ")][:1]
                 rows = cdf[what.isin(first)]
             cdfs += [(*key, float(q), float(d)) for q, d in zip(rows["q"], rows["delay_s"])]
+        if keep_queue:
+            try:
+                q = _queue_rows(series(str(r.hash), int(r.seed), "queue"))
+            except (KeyError, FileNotFoundError, OSError):
+                data.missing.append((*key, "queue"))
+            else:
+                queues.append(pd.DataFrame({"variant": key[0], "aqm": key[1], "seed": key[2],
+                                            "t": q["t"].to_numpy(float),
+                                            "len_pkts": q["len_pkts"].to_numpy(float)}))
         try:
             flows = series(str(r.hash), int(r.seed), "flows")
         except (KeyError, FileNotFoundError, OSError):
             data.missing.append((*key, "flows"))
             continue
-        bulk = _long_lived(flows)
-        g = bulk["goodput_bps"].astype(float).to_numpy()
-        ratio = float(g[1] / g[0]) if len(g) == 2 and g[0] > 0 else math.nan
-        fair.append((*key, float(getattr(r, "jain_fairness", math.nan)), len(g), ratio))
+        runs.append({"variant": key[0], "aqm": key[1], "seed": key[2], **per_run(flows),
+                     "jain_fairness": float(getattr(r, "jain_fairness", math.nan))})
         if "size_bytes" in flows and "fct_s" in flows:
             web = flows[flows["size_bytes"].fillna(0) > 0]
             fcts += [(*key, int(f), int(s), float(t)) for f, s, t in
@@ -145,42 +198,78 @@ def _series(data: ScenarioData, series: SeriesFn) -> None:
     raw = pd.DataFrame(cdfs, columns=cols + ["q", "delay_s"])
     data.cdf = (raw.groupby(["variant", "aqm", "q"], sort=False)["delay_s"]
                 .agg(delay_s="mean", seeds="count").reset_index())
-    data.fairness = pd.DataFrame(fair, columns=cols + ["jain_fairness", "long_lived_flows",
-                                                       "goodput_ratio"])
-    if data.fairness["goodput_ratio"].isna().all():  # not a two-flow scenario
-        data.fairness = data.fairness.drop(columns="goodput_ratio")
     data.fct = pd.DataFrame(fcts, columns=cols + ["flow", "size_bytes", "fct_s"])
+    if queues:
+        # the samples are taken at the same times in every run (every sample_interval from
+        # 0), so a time is matched across seeds by its value, rounded to a microsecond
+        q = pd.concat(queues, ignore_index=True)
+        q["t"] = q["t"].round(6)
+        data.queue = (q.groupby(["variant", "aqm", "t"], sort=False)["len_pkts"]
+                      .agg(len_pkts="mean", len_min="min", len_max="max", seeds="count")
+                      .reset_index())
+    return pd.DataFrame(runs, columns=cols + ["tcp_goodput_bps", "rt_delay_p99_s",
+                                              "long_lived_flows", "goodput_ratio",
+                                              "jain_fairness"])
+
+
+def _derived(data: ScenarioData, per: pd.DataFrame) -> None:
+    """The per-run quantities joined to the finished runs (NaN where a run's flows were not
+    kept), and the fairness frame; the goodput ratio only where the scenario asks for it
+    (its focus lists ``goodput_ratio``: two flows of different RTTs, not any pair)."""
+    ratio = "goodput_ratio" in data.scenario.focus
+    keys = ["tcp_goodput_bps", "rt_delay_p99_s"] + (["goodput_ratio"] if ratio else [])
+    idx = ["variant", "aqm", "seed"]
+    ok = data.ok.drop(columns=[k for k in keys if k in data.ok])
+    got = per.set_index(idx)[keys]
+    data.ok = ok.join(got, on=idx) if not got.empty else ok.assign(**{k: math.nan
+                                                                      for k in keys})
+    data.derived = per[idx + keys[:2]].reset_index(drop=True)
+    data.fairness = per[idx + ["jain_fairness", "long_lived_flows"]
+                        + (["goodput_ratio"] if ratio else [])].reset_index(drop=True)
 
 
 def _points(data: ScenarioData, ns3: Optional[pd.DataFrame]) -> None:
     """The delay–goodput graph: every run, and per (variant, discipline) the 1-σ ellipse
     of the bivariate normal fitted to its runs (centre = the mean)."""
-    ok = data.ok
-    data.points = ok[["variant", "aqm", "seed", X_KEY, Y_KEY]].reset_index(drop=True)
+    ok, y = data.ok, data.y_key
+    data.points = ok[["variant", "aqm", "seed", X_KEY, y]].reset_index(drop=True)
     rows = []
     for (variant, aqm), sub in data.points.groupby(["variant", "aqm"], sort=False):
-        fit = spread_ellipse(sub[X_KEY], sub[Y_KEY])
-        n = int(sub[[X_KEY, Y_KEY]].notna().all(axis=1).sum())
+        fit = spread_ellipse(sub[X_KEY], sub[y])
+        n = int(sub[[X_KEY, y]].notna().all(axis=1).sum())
         if fit is None:
-            rows.append((variant, aqm, n, float(sub[X_KEY].mean()), float(sub[Y_KEY].mean()),
+            rows.append((variant, aqm, n, float(sub[X_KEY].mean()), float(sub[y].mean()),
                          math.nan, math.nan, math.nan))
             continue
         _, centre, cov = fit
         rows.append((variant, aqm, n, float(centre[0]), float(centre[1]),
                      float(cov[0, 0]), float(cov[0, 1]), float(cov[1, 1])))
     data.ellipses = pd.DataFrame(rows, columns=["variant", "aqm", "runs", "centre_" + X_KEY,
-                                                "centre_" + Y_KEY, "cov_xx", "cov_xy", "cov_yy"])
+                                                "centre_" + y, "cov_xx", "cov_xy", "cov_yy"])
     if ns3 is not None and not ns3.empty:
-        mine = ns3[ns3["scenario"].astype(str) == str(data.scenario.name)]
-        have = [k for k in (X_KEY, Y_KEY) if k in mine]
-        if len(have) == 2 and not mine.empty:
-            data.ns3 = mine[["variant", "aqm", "seed", X_KEY, Y_KEY]].astype(
-                {"variant": str, "aqm": str}).reset_index(drop=True)
+        mine = _ns3_y(data, ns3[ns3["scenario"].astype(str) == str(data.scenario.name)])
+        if X_KEY in mine and not mine.empty:
+            mine = mine.astype({"variant": str, "aqm": str})
+            if y in mine:
+                data.ns3 = mine[["variant", "aqm", "seed", X_KEY, y]].reset_index(drop=True)
             data.ns3_table = _ns3_table(data, mine)
 
 
+def _ns3_y(data: ScenarioData, mine: pd.DataFrame) -> pd.DataFrame:
+    """ns-3's points with the graph's y: its ``tcp_goodput_bps`` when it has one; else its
+    ``goodput_bps`` only where that is the same quantity (every aqmsim run of the scenario
+    has only TCP flows); else without it (then ns-3 is left off the graph)."""
+    y = data.y_key
+    if y in mine or y != "tcp_goodput_bps" or "goodput_bps" not in mine:
+        return mine
+    same = np.allclose(data.ok["tcp_goodput_bps"], data.ok["goodput_bps"], rtol=1e-9,
+                       equal_nan=True)
+    return mine.assign(tcp_goodput_bps=mine["goodput_bps"]) if same else mine
+
+
 def _ns3_table(data: ScenarioData, mine: pd.DataFrame) -> pd.DataFrame:
-    keys = [k for k in (X_KEY, Y_KEY, "loss_ratio", "jain_fairness") if k in mine]
+    y = data.y_key if data.y_key in mine else "goodput_bps"  # (ns-3's, UDP included)
+    keys = [k for k in (X_KEY, y, "loss_ratio", "jain_fairness") if k in mine]
     rows = []
     for (variant, aqm), sub in mine.groupby(["variant", "aqm"], sort=False):
         ours = data.ok[(data.ok["variant"] == variant) & (data.ok["aqm"] == aqm)]
@@ -197,8 +286,6 @@ def _summaries(data: ScenarioData) -> None:
     """Drops, the focus metrics per variant and the table: mean ± 95 % t half-width."""
     ok, rows, focus, table = data.ok, [], [], []
     drops = [k for k in ("loss_ratio", *DROP_KEYS) if k in ok]
-    ratio = data.fairness.set_index(["variant", "aqm", "seed"])["goodput_ratio"] \
-        if "goodput_ratio" in data.fairness else None
     for (variant, aqm), sub in ok.groupby(["variant", "aqm"], sort=False):
         rows.append((variant, aqm, len(sub), *[float(sub[k].mean()) for k in drops],
                      *[_mean_half(sub[k])[1] for k in drops[:1]]))
@@ -209,16 +296,13 @@ def _summaries(data: ScenarioData) -> None:
         cells: List[Any] = [variant, aqm, len(sub)]
         for k in data.table_keys:
             cells += list(_mean_half(sub[k])[:2])
-        if ratio is not None:
-            vals = [ratio.get((variant, aqm, int(s)), math.nan) for s in sub["seed"]]
-            cells += list(_mean_half(vals)[:2])
         table.append(cells)
     data.drops = pd.DataFrame(rows, columns=["variant", "aqm", "runs", *drops,
                                              *[f"{k}_half" for k in drops[:1]]])
     data.focus_means = pd.DataFrame(focus, columns=["variant", "variant_value", "aqm",
                                                     "metric", "runs", "mean", "half"])
     head = ["variant", "aqm", "runs"]
-    for k in data.table_keys + (["goodput_ratio"] if ratio is not None else []):
+    for k in data.table_keys:
         head += [f"{k}_mean", f"{k}_half"]
     data.table = pd.DataFrame(table, columns=head)
 
@@ -239,32 +323,56 @@ def scenario_data(scen: Any, runs: pd.DataFrame, series: SeriesFn,
                          if c.name == "aqm" else c))
     # the figures' disciplines: those with a finished run (the others are in the failed list)
     aqms = [a for a in style.order if a in set((ok if not ok.empty else runs)["aqm"])]
-    have = [k for k in ok.columns if ok[k].notna().any()] if not ok.empty else []
-    focus = [k for k in getattr(scen, "focus", ()) or () if k in have]
-    if not focus and len(variants) > 1:
-        focus = [k for k in (X_KEY, Y_KEY) if k in have]
-    table_keys = list(dict.fromkeys([k for k in TABLE_KEYS if k in have] + focus))
-    data = ScenarioData(scen, runs, ok, failed, variants, aqms, focus, table_keys)
+    data = ScenarioData(scen, runs, ok, failed, variants, aqms, [], [])
     if ok.empty:
         return data
+    _derived(data, _series(data, series))
+    ok = data.ok
+    have = [k for k in ok.columns if ok[k].notna().any()]
+    # no run kept its flows: the TCP flows are unknown, the graph shows every flow's goodput
+    data.y_key = Y_KEY if Y_KEY in have else Y_FALLBACK
+    data.focus = [k for k in getattr(scen, "focus", ()) or () if k in have]
+    if not data.focus and len(variants) > 1:
+        data.focus = [k for k in (X_KEY, data.y_key) if k in have]
+    data.table_keys = list(dict.fromkeys([k for k in TABLE_KEYS if k in have] + data.focus))
     _points(data, ns3)
-    _series(data, series)
     _summaries(data)
     return data
 
 
+def _common_variants(data: ScenarioData, key: str) -> List[str]:
+    """The variants every discipline of the scenario finished (a run with ``key``)."""
+    have = data.ok[data.ok[key].notna()]
+    return [v for v, _ in data.variants
+            if set(data.aqms) <= set(have.loc[have["variant"] == v, "aqm"])]
+
+
 def overview(data: ScenarioData, style: Style) -> Dict[str, str]:
-    """Which discipline had the lowest queueing delay, the highest goodput and the best
-    Jain's index: means over every finished run of the scenario (all its variants)."""
+    """Which discipline had the lowest queueing delay, the highest goodput of the TCP flows
+    and the best Jain's index: per discipline, the mean of its per-variant means over the
+    variants that every discipline finished, so that each is judged on the same variants.
+    Disciplines whose values print the same tie (``"all equal"`` when every one does).
+    ``"note"``: why a column is "—"."""
     out: Dict[str, str] = {}
     if data.ok.empty:
         return out
-    for name, key, best in (("delay", X_KEY, min), ("goodput", Y_KEY, max),
+    for name, key, best in (("delay", X_KEY, min), ("goodput", data.y_key, max),
                             ("fairness", "jain_fairness", max)):
         if key not in data.ok or not data.ok[key].notna().any():
             continue
-        means = data.ok.groupby("aqm")[key].mean().dropna()
-        aqm = best(means.index, key=lambda a: means[a])
-        out[name] = f"{style.label(aqm)} ({metric_of(key).text(means[aqm])} " \
-                    f"{metric_of(key).unit})".replace(" )", ")")
+        common = _common_variants(data, key)
+        if not common:
+            out["note"] = ("no variant that every discipline finished: the disciplines "
+                           "are not compared")
+            continue
+        sub = data.ok[data.ok["variant"].isin(common)]
+        means = sub.groupby(["aqm", "variant"])[key].mean().groupby("aqm").mean()
+        means = means[[a for a in data.aqms if a in means.index]].dropna()
+        m = metric(key)
+        top = means[best(means.index, key=lambda a: means[a])]
+        shown = m.text(top)
+        tied = [a for a in means.index if m.text(means[a]) == shown]
+        who = ("all equal" if len(tied) == len(means) > 1 else
+               ", ".join(style.label(a) for a in tied))
+        out[name] = f"{who} ({shown} {m.unit})".replace(" )", ")")
     return out

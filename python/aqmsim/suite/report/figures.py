@@ -20,12 +20,17 @@ import numpy as np
 import pandas as pd
 
 from ...metrics import Metric
-from ...report.sweep_figures import ellipse_polygon, fmt_value, metric_of, new_figure
+from ...metrics import TABLES
+from ...report.sweep_figures import ellipse_polygon, fmt_value, new_figure
 from .data import ScenarioData, Style
-from .words import CDF_FRACTION, DROP_KEYS, GOODPUT_RATIO, QDELAY, X_KEY, Y_KEY, flow_metric
+from .words import CDF_FRACTION, DROP_KEYS, GOODPUT_RATIO, QDELAY, X_KEY, flow_metric, metric
 
-__all__ = ["delay_goodput", "focus_lines", "delay_cdfs", "drops", "fairness", "fct",
-           "log_axis", "kinds", "has_fct"]
+__all__ = ["delay_goodput", "focus_lines", "queue_time", "delay_cdfs", "drops", "fairness",
+           "fct", "fct_size", "fct_curve", "log_axis", "kinds", "has_fct", "KINDS"]
+
+#: Every figure kind, in the order of a scenario's page.
+KINDS = ("delay_goodput", "focus_lines", "queue_time", "delay_cdfs", "drops", "fairness",
+         "fct", "fct_size")
 
 _NS3_MARKER = "X"
 
@@ -64,10 +69,13 @@ def _cap(text: str) -> str:
 def log_axis(ax: Any, axis: str = "x") -> None:
     """A log axis with plain decimal tick labels (0.1, 1, 10 ms), as aqmsim's run figures
     have them (no math text)."""
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     getattr(ax, f"set_{axis}scale")("log")
     a = getattr(ax, f"{axis}axis")
+    lo, hi = getattr(ax.dataLim, f"interval{axis}")
+    if 0 < lo < hi < lo * 30:  # within about a decade: ticks at 1, 2 and 5 too, else none
+        a.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     a.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
     a.set_minor_formatter(NullFormatter())
 
@@ -79,8 +87,10 @@ def _legend(fig: Any, axes: Sequence[Any]) -> None:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(lab, h)
     if seen:
+        # about 1.4 inches an entry: a narrow figure's legend takes two rows, not its edges
+        cols = max(1, min(len(seen), 7, int(fig.get_figwidth() / 1.4)))
         fig.legend(list(seen.values()), list(seen), loc="outside lower center",
-                   ncols=min(len(seen), 7), fontsize="small", frameon=False)
+                   ncols=cols, fontsize="small", frameon=False)
 
 
 def _panels_done(fig: Any, axes: Sequence[Any], data: ScenarioData, x: str, y: str,
@@ -92,13 +102,22 @@ def _panels_done(fig: Any, axes: Sequence[Any], data: ScenarioData, x: str, y: s
             ax.set_title(variant, fontsize="medium")
     _labels(axes, x, y)
     _legend(fig, axes)
-    fig.suptitle(f"{data.scenario.title}: {what}")
+    _title(fig, f"{data.scenario.title}: {what}")
     return fig
 
 
+def _title(fig: Any, text: str) -> None:
+    """The figure's title, on two lines when one would run past a narrow figure's edges."""
+    import textwrap
+
+    fig.suptitle(textwrap.fill(text, max(40, int(fig.get_figwidth() * 10))))
+
+
 def delay_goodput(data: ScenarioData, style: Style) -> Any:
-    """RFC 7928 §2.7's graph: queueing delay (x) against goodput (y), a panel per variant."""
-    mx, my = metric_of(X_KEY), metric_of(Y_KEY)
+    """RFC 7928 §2.7's graph: queueing delay (x) against the TCP flows' goodput (y), a
+    panel per variant."""
+    y = data.y_key
+    mx, my = metric(X_KEY), metric(y)
     fig, axes = _grid(len(data.variants), 4.4, 3.6, share=True)
     xs = np.concatenate([data.points[X_KEY].to_numpy(float),
                          data.ns3[X_KEY].to_numpy(float) if not data.ns3.empty else []])
@@ -112,11 +131,11 @@ def delay_goodput(data: ScenarioData, style: Style) -> Any:
             mine = pts[pts["aqm"] == aqm]
             if mine.empty:
                 continue
-            ax.scatter(mine[X_KEY] * mx.scale, mine[Y_KEY] * my.scale, s=14, color=c,
+            ax.scatter(mine[X_KEY] * mx.scale, mine[y] * my.scale, s=14, color=c,
                        marker=mk, alpha=0.45, linewidths=0)
             e = data.ellipses[(data.ellipses["variant"] == variant)
                               & (data.ellipses["aqm"] == aqm)].iloc[0]
-            centre = np.array([e["centre_" + X_KEY], e["centre_" + Y_KEY]])
+            centre = np.array([e["centre_" + X_KEY], e["centre_" + y]])
             if not math.isnan(e["cov_xx"]):
                 cov = np.array([[e["cov_xx"], e["cov_xy"]], [e["cov_xy"], e["cov_yy"]]])
                 poly = ellipse_polygon(centre, cov, 1.0) * [mx.scale, my.scale]
@@ -131,9 +150,9 @@ def delay_goodput(data: ScenarioData, style: Style) -> Any:
             for aqm in [a for a in style.order if a in set(theirs["aqm"])]:
                 t = theirs[theirs["aqm"] == aqm]
                 c = style.colour(aqm)
-                ax.scatter(t[X_KEY] * mx.scale, t[Y_KEY] * my.scale, s=16, color=c,
+                ax.scatter(t[X_KEY] * mx.scale, t[y] * my.scale, s=16, color=c,
                            marker=_NS3_MARKER, alpha=0.5, linewidths=0)
-                ax.scatter([t[X_KEY].mean() * mx.scale], [t[Y_KEY].mean() * my.scale], s=90,
+                ax.scatter([t[X_KEY].mean() * mx.scale], [t[y].mean() * my.scale], s=90,
                            color=c, marker=_NS3_MARKER, edgecolors="black", linewidths=0.8,
                            zorder=4, label=f"ns-3 {style.label(aqm)}")
         if log:
@@ -182,7 +201,7 @@ def _lines(ax: Any, data: ScenarioData, frame: pd.DataFrame, m: Metric, style: S
         log_axis(ax)
         ax.minorticks_off()
     ax.set_xticks(pos, ticks)
-    ax.set_xlabel((getattr(data.scenario, "variant_axis", "") or "variant")
+    ax.set_xlabel((data.scenario.variant_axis or "variant")
                   + (", log scale" if log else ""))
     ax.set_ylabel(m.axis_label)
     ax.grid(True, alpha=0.3)
@@ -193,9 +212,42 @@ def focus_lines(data: ScenarioData, style: Style) -> Any:
     fig, axes = _grid(len(data.focus), 4.4, 3.4)
     for ax, key in zip(axes, data.focus):
         _lines(ax, data, data.focus_means[data.focus_means["metric"] == key],
-               metric_of(key), style)
+               metric(key), style)
+        if key == "goodput_ratio":
+            ax.axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
     _legend(fig, axes)
-    fig.suptitle(f"{data.scenario.title}: against {data.scenario.variant_axis or 'variant'}")
+    _title(fig, f"{data.scenario.title}: against {data.scenario.variant_axis or 'variant'}")
+    return fig
+
+
+def queue_time(data: ScenarioData, style: Style) -> Any:
+    """The bottleneck's queue length against time: a row per discipline (seven lines of
+    thousands of samples on one panel hide each other), a column per variant; each the
+    mean over seeds at each sample, a thin band from the smallest to the largest seed."""
+    mt, mq = TABLES["queue"]["t"], TABLES["queue"]["len_pkts"]
+    rows, cols = max(len(data.aqms), 1), max(len(data.variants), 1)
+    fig = new_figure(max(4.4 * cols, 9.0), 1.25 * rows + 1.0)
+    grid = fig.subplots(rows, cols, squeeze=False, sharex="col", sharey=True)
+    for j, (variant, _) in enumerate(data.variants):
+        for i, aqm in enumerate(data.aqms):
+            ax = grid[i][j]
+            sub = data.queue[(data.queue["variant"] == variant) & (data.queue["aqm"] == aqm)]
+            c = style.colour(aqm)
+            if (sub["seeds"] > 1).any():
+                ax.fill_between(sub["t"], sub["len_min"], sub["len_max"], color=c, alpha=0.2,
+                                linewidth=0)
+            ax.plot(sub["t"], sub["len_pkts"], color=c, linewidth=0.6)
+            ax.set_ylim(bottom=0)
+            ax.grid(True, alpha=0.3)
+            if j == 0:
+                ax.set_ylabel(style.label(aqm), rotation=0, ha="right", va="center",
+                              fontsize="small")
+            if i == 0 and data.multi:
+                ax.set_title(variant, fontsize="medium")
+            if i == rows - 1:
+                ax.set_xlabel(mt.axis_label)
+    fig.supylabel(mq.axis_label, fontsize="small")
+    _title(fig, f"{data.scenario.title}: bottleneck {mq.label} over time")
     return fig
 
 
@@ -247,7 +299,7 @@ def drops(data: ScenarioData, style: Style) -> Any:
     keys = [k for k in DROP_KEYS if k in data.drops]
     fig = new_figure(10.0, 3.8)
     a, b = fig.subplots(1, 2)
-    _bars(a, data, "loss_ratio", metric_of("loss_ratio"), style)
+    _bars(a, data, "loss_ratio", metric("loss_ratio"), style)
     if data.multi:
         a.legend(fontsize="x-small", title=data.scenario.variant_axis or None,
                  title_fontsize="x-small")
@@ -263,73 +315,90 @@ def drops(data: ScenarioData, style: Style) -> Any:
               hatch=hatches[i % len(hatches)], edgecolor="black", linewidth=0.4)
     b.set_xticks(range(len(data.aqms)), [style.label(q) for q in data.aqms], rotation=30,
                  ha="right")
-    b.set_ylabel(f"per run ({metric_of(keys[0]).unit})" if keys else "")
+    b.set_ylabel(f"per run ({metric(keys[0]).unit})" if keys else "")
     from matplotlib.patches import Patch
 
     b.legend([Patch(facecolor="white", edgecolor="black", hatch=hatches[i % len(hatches)])
-              for i in range(len(keys))], [metric_of(k).label for k in keys],
+              for i in range(len(keys))], [metric(k).label for k in keys],
              fontsize="x-small")
     b.grid(True, axis="y", alpha=0.3)
-    fig.suptitle(f"{data.scenario.title}: drops and marks at the bottleneck")
+    _title(fig, f"{data.scenario.title}: drops and marks at the bottleneck")
     return fig
 
 
 def fairness(data: ScenarioData, style: Style) -> Any:
-    """Jain's index per discipline; with two long-lived flows, their goodput ratio."""
-    ratio = "goodput_ratio_mean" in data.table
+    """Jain's index per discipline; with two long-lived flows of different RTTs (the
+    scenario's focus lists the goodput ratio) and a single variant, their goodput ratio
+    (with several variants the focus figure draws it against them)."""
+    ratio = "goodput_ratio_mean" in data.table and not data.multi
     fig = new_figure(10.0 if ratio else 5.6, 3.8)
     axes = fig.subplots(1, 2 if ratio else 1, squeeze=False)[0]
-    _bars(axes[0], data, "jain_fairness", metric_of("jain_fairness"), style)
+    _bars(axes[0], data, "jain_fairness", metric("jain_fairness"), style)
     if data.multi:
         axes[0].legend(fontsize="x-small")
     if ratio:
-        t = data.table.rename(columns={"goodput_ratio_mean": "mean",
-                                       "goodput_ratio_half": "half"})
-        if data.multi:
-            _lines(axes[1], data, t, GOODPUT_RATIO, style)
-        else:
-            _bars(axes[1], data, "goodput_ratio", GOODPUT_RATIO, style)
+        _bars(axes[1], data, "goodput_ratio", GOODPUT_RATIO, style)
         axes[1].axhline(1.0, color="grey", linewidth=0.8, linestyle="--")
-    fig.suptitle(f"{data.scenario.title}: fairness between the long-lived TCP flows")
+    _title(fig, f"{data.scenario.title}: fairness between the long-lived TCP flows")
     return fig
+
+
+def fct_curve(fct: pd.DataFrame) -> Tuple[np.ndarray, np.ndarray]:
+    """The CDF of the transfers ``fct`` (one variant and discipline, every seed): the
+    finished transfers' completion times, sorted, and the share of the transfers that
+    *started* done by each, so the curve ends at finished / started, below 1 when some did
+    not finish within the run."""
+    t = fct["fct_s"].to_numpy(float)
+    done = np.sort(t[np.isfinite(t)])
+    return done, np.arange(1, len(done) + 1) / max(len(t), 1)
 
 
 def fct(data: ScenarioData, style: Style) -> Any:
-    """Web transfers' completion times: their CDF per discipline, and the median against
-    the transfer size (logarithmic size bins)."""
+    """Web transfers' completion-time CDF per discipline, a panel per variant."""
+    mf = flow_metric("fct_s")
+    fig, axes = _grid(len(data.variants), 4.4, 3.4, share=True)
+    for ax, (variant, _) in zip(axes, data.variants):
+        for aqm in data.aqms:
+            sub = data.fct[(data.fct["variant"] == variant) & (data.fct["aqm"] == aqm)]
+            t, y = fct_curve(sub)
+            if not len(t):
+                continue
+            ax.plot(t * mf.scale, y, drawstyle="steps-post", color=style.colour(aqm),
+                    linewidth=1.2, label=style.label(aqm))
+        log_axis(ax)
+        ax.set_ylim(0, 1.01)
+        ax.grid(True, alpha=0.3, which="both")
+    return _panels_done(fig, axes, data, f"{mf.axis_label}, log scale",
+                        "fraction of transfers started", f"{mf.label}s of the web transfers")
+
+
+def fct_size(data: ScenarioData, style: Style) -> Any:
+    """The median completion time of the finished web transfers against their size
+    (eight logarithmic size bins, the same in every panel), a panel per variant."""
     mf, ms = flow_metric("fct_s"), flow_metric("size_bytes")
     done = data.fct[np.isfinite(data.fct["fct_s"].to_numpy(float))]
-    fig = new_figure(10.0, 3.8)
-    a, b = fig.subplots(1, 2)
     sizes = done["size_bytes"].to_numpy(float)
     edges = np.geomspace(max(sizes.min(), 1.0), sizes.max() * 1.0001, 9) if len(sizes) \
         else np.array([1.0, 2.0])
-    for aqm in data.aqms:
-        sub = done[done["aqm"] == aqm]
-        if sub.empty:
-            continue
-        t = np.sort(sub["fct_s"].to_numpy(float)) * mf.scale
-        c = style.colour(aqm)
-        a.plot(t, np.arange(1, len(t) + 1) / len(t), drawstyle="steps-post", color=c,
-               linewidth=1.2, label=style.label(aqm))
-        idx = np.digitize(sub["size_bytes"].to_numpy(float), edges[1:-1])
-        med = [(math.sqrt(edges[i] * edges[i + 1]) * ms.scale,
-                float(np.median(sub["fct_s"].to_numpy(float)[idx == i])) * mf.scale)
-               for i in range(len(edges) - 1) if (idx == i).any()]
-        b.plot([p[0] for p in med], [p[1] for p in med], color=c, marker=style.marker(aqm),
-               markersize=4, linewidth=1.0, label=style.label(aqm))
-    log_axis(a)
-    a.set_xlabel(f"{mf.axis_label}, log scale")
-    a.set_ylabel(f"fraction of transfers ≤ {mf.label}")
-    a.grid(True, alpha=0.3, which="both")
-    log_axis(b)
-    log_axis(b, "y")
-    b.set_xlabel(f"{ms.axis_label}, log scale")
-    b.set_ylabel(f"median {mf.axis_label}, log scale")
-    b.grid(True, alpha=0.3, which="both")
-    _legend(fig, [a])
-    fig.suptitle(f"{data.scenario.title}: {mf.label}s of the web transfers")
-    return fig
+    fig, axes = _grid(len(data.variants), 4.4, 3.4, share=True)
+    for ax, (variant, _) in zip(axes, data.variants):
+        for aqm in data.aqms:
+            sub = done[(done["variant"] == variant) & (done["aqm"] == aqm)]
+            if sub.empty:
+                continue
+            idx = np.digitize(sub["size_bytes"].to_numpy(float), edges[1:-1])
+            med = [(math.sqrt(edges[i] * edges[i + 1]) * ms.scale,
+                    float(np.median(sub["fct_s"].to_numpy(float)[idx == i])) * mf.scale)
+                   for i in range(len(edges) - 1) if (idx == i).any()]
+            ax.plot([p[0] for p in med], [p[1] for p in med], color=style.colour(aqm),
+                    marker=style.marker(aqm), markersize=4, linewidth=1.0,
+                    label=style.label(aqm))
+        log_axis(ax)
+        log_axis(ax, "y")
+        ax.grid(True, alpha=0.3, which="both")
+    return _panels_done(fig, axes, data, f"{ms.axis_label}, log scale",
+                        f"median {mf.axis_label}, log scale",
+                        f"median {mf.label} against transfer size")
 
 
 def has_fct(data: ScenarioData) -> bool:
@@ -343,13 +412,18 @@ def kinds(data: ScenarioData) -> List[str]:
     out = ["delay_goodput"]
     if data.multi and data.focus:
         out.append("focus_lines")
+    if not data.queue.empty:
+        out.append("queue_time")
     if not data.cdf.empty:
         out.append("delay_cdfs")
     if not data.drops.empty:
         out.append("drops")
-    if "jain_fairness_mean" in data.table:
+    if "jain_fairness_mean" in data.table and data.pairs:  # (one flow: Jain's index is 1)
         out.append("fairness")
     if has_fct(data):
         out.append("fct")
+        done = data.fct[np.isfinite(data.fct["fct_s"].to_numpy(float))]
+        if done["size_bytes"].nunique() >= 3:  # (transfers of one size: nothing to bin)
+            out.append("fct_size")
     return out
 

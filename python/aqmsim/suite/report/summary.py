@@ -49,15 +49,18 @@ def summary_markdown(suite: Any, cards: Sequence[Dict[str, Any]],
     lines = [f"# aqmsim — {_md(title)}", ""]
     lines += [f"- **{k}:** {_md(v) if k != 'command' else '`' + _md(v) + '`'}"
               for k, v in facts]
-    lines += [f"- **runs:** {total['runs']} ({total['ok']} finished, {total['failed']} "
-              f"failed) over {total['scenarios']} scenarios; disciplines "
+    lines += [f"- **outcome:** {total['ok']} of {total['runs']} runs finished, "
+              f"{total['failed']} failed, over {total['scenarios']} scenarios; disciplines "
               f"{', '.join(total['disciplines']) or '—'}", "", "## Overview", "",
-              "Per scenario, over every finished run of it (all its variants): the discipline "
-              "with the lowest mean queueing delay, the highest goodput and the best Jain's "
-              "fairness index.", ""]
-    lines += _table(["RFC 7928", "scenario", "runs", "lowest queueing delay", "highest goodput",
-                     "best fairness"],
-                    [[f"§{c['section']}", f"[{c['title']}]({c['href']})",
+              "Per scenario, the discipline with the lowest mean queueing delay, the highest "
+              "goodput of the TCP flows and the best Jain's fairness index: per discipline "
+              "the mean of its per-variant means, over the variants that every discipline "
+              "finished; disciplines whose values print the same are named together (“all "
+              "equal” when all are).", ""]
+    lines += _table(["RFC 7928", "scenario", "runs", "lowest queueing delay",
+                     "highest TCP goodput", "best fairness"],
+                    [[f"§{c['section']}", f"[{c['title']}]({c['href']})"
+                      + (f" ({c['overview']['note']})" if c["overview"].get("note") else ""),
                       f"{c['ok']} of {c['runs']}",
                       c["overview"].get("delay", "—"), c["overview"].get("goodput", "—"),
                       c["overview"].get("fairness", "—")] for c in cards], 6)

@@ -1,7 +1,8 @@
 """The suite report's words: every label and unit it prints comes from the metric registry
 (:mod:`aqmsim.metrics`); the few quantities the report derives itself (a per-packet
-queueing delay on a CDF's axis, the RTT-fairness goodput ratio, a transfer's size and
-completion time until the engine registers them) are defined here once, as
+queueing delay on a CDF's axis, the goodput of the TCP flows, the UDP flows' delay, the
+RTT-fairness goodput ratio, a transfer's size and completion time until the engine
+registers them) are defined here once, as
 :class:`~aqmsim.metrics.Metric` entries, so that a figure, a table and the Markdown say
 the same thing."""
 
@@ -10,12 +11,21 @@ from __future__ import annotations
 from typing import Dict
 
 from ...metrics import TABLES, Metric
+from ...report.sweep_figures import metric_of
 
-__all__ = ["flow_metric", "QDELAY", "CDF_FRACTION", "GOODPUT_RATIO",
-           "X_KEY", "Y_KEY", "TABLE_KEYS", "DROP_KEYS"]
+__all__ = ["flow_metric", "metric", "QDELAY", "CDF_FRACTION", "GOODPUT_RATIO", "TCP_GOODPUT",
+           "RT_DELAY_P99", "DERIVED", "TCP_APPS", "X_KEY", "Y_KEY", "Y_FALLBACK", "TABLE_KEYS",
+           "DROP_KEYS"]
 
-#: The delay–goodput graph's axes (RFC 7928 §2.7): queueing delay against goodput.
-X_KEY, Y_KEY = "mean_queueing_delay_s", "goodput_bps"
+#: The delay–goodput graph's axes (RFC 7928 §2.7): queueing delay against the goodput of
+#: the TCP flows (the engine's ``goodput_bps`` sums every flow, a UDP sender's included,
+#: which would put every discipline at the UDP rate in the unresponsive-sender scenario).
+X_KEY, Y_KEY = "mean_queueing_delay_s", "tcp_goodput_bps"
+#: The graph's y when no run kept its per-flow table (so the TCP flows are not known).
+Y_FALLBACK = "goodput_bps"
+#: The ``flows`` table's ``app`` values of TCP flows (the others, ``cbr`` and ``onoff``,
+#: are UDP).
+TCP_APPS = ("ftp", "web")
 #: The per-scenario table's metrics (those the runs have), before the scenario's focus.
 TABLE_KEYS = ("mean_queueing_delay_s", "qdelay_p99_s", "goodput_bps", "utilisation",
               "loss_ratio", "jain_fairness")
@@ -33,6 +43,26 @@ GOODPUT_RATIO = Metric("goodput_ratio", "goodput ratio, second flow / first flow
                        "The second long-lived TCP flow's goodput divided by the first's "
                        "(1: a fair share; below 1: the second flow, the one whose RTT the "
                        "variants change, gets less).", decimals=3, stored="ratio")
+
+TCP_GOODPUT = Metric("tcp_goodput_bps", "goodput of the TCP flows", "Mb/s",
+                     "Σ over the TCP flows (long-lived and web transfers) of the new in-order "
+                     "payload bits delivered per second of the run; UDP flows (constant-rate "
+                     "and on/off) are left out. Equal to the goodput when every flow is TCP.",
+                     scale=1e-6, stored="b/s", higher_is_better=True)
+RT_DELAY_P99 = Metric("rt_delay_p99_s", "99th-percentile delay of the UDP flows", "ms",
+                      "The largest of the UDP (constant-rate, on/off) flows' 99th-percentile "
+                      "end-to-end delays: what a real-time flow sharing the bottleneck sees; "
+                      "none in a scenario without UDP flows.", scale=1e3, stored="s",
+                      higher_is_better=False)
+#: The report's own per-run quantities (computed from a run's ``flows`` table), by key: a
+#: scenario's ``focus`` may name them as it names summary metrics.
+DERIVED: Dict[str, Metric] = {m.key: m for m in (TCP_GOODPUT, RT_DELAY_P99, GOODPUT_RATIO)}
+
+
+def metric(key: str) -> Metric:
+    """The entry of a per-run key: the report's own (:data:`DERIVED`) or the registry's."""
+    return DERIVED.get(key) or metric_of(key)
+
 
 #: Per-flow columns of web transfers, as the engine's traffic models add them; used when
 #: the registry does not (yet) have them.
