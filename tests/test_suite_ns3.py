@@ -126,6 +126,7 @@ def test_points_are_cached_by_what_ns3_runs(tmp_path, monkeypatch):
     assert sorted(calls) == [1, 2]
     assert list(first["key"]) == ["medium | codel"] * 2  # the web scenario is left out
     assert first["loss_ratio"].tolist() == [0.02, 0.02] and first["goodput_bps"].tolist() == [8e6, 8e6]
+    assert first["tcp_goodput_bps"].tolist() == [8e6, 8e6]  # every flow of it is TCP
     again = ns3_anchor.points(sc, [1, 2, 3], tmp_path)
     assert sorted(calls) == [1, 2, 3]
     assert again.iloc[:2].equals(first)

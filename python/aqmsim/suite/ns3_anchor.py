@@ -37,8 +37,8 @@ from ..scenario import Scenario
 __all__ = ["reason_not_anchorable", "run_point", "points", "SUMMARY_KEYS"]
 
 # The summary keys a point carries (aqmsim's names), besides the per-flow goodputs "flows".
-SUMMARY_KEYS = ("mean_queueing_delay_s", "qdelay_p99_s", "goodput_bps", "utilisation",
-                "loss_ratio", "jain_fairness")
+SUMMARY_KEYS = ("mean_queueing_delay_s", "qdelay_p99_s", "goodput_bps", "tcp_goodput_bps",
+                "utilisation", "loss_ratio", "jain_fairness")
 
 PROGRAM = ns3ref.REPO / "benchmarks" / "ns3" / "dumbbell.cc"
 # UDP (8) + IPv4 (20) header bytes of a CBR packet: ns-3 sends payload, aqmsim wire sizes.
@@ -303,6 +303,8 @@ def _summary(raw: Mapping[str, Any], kinds: Sequence[str], lines: Sequence[str])
         "mean_queueing_delay_s": raw["txdelay_mean_s"],
         "qdelay_p99_s": raw["txdelay_p99_s"],
         "goodput_bps": sum(flows),
+        # the suite report's delay-goodput graph plots the TCP flows' goodput
+        "tcp_goodput_bps": sum(b for b, k in zip(flows, kinds) if k == "tcp"),
         "utilisation": raw["utilisation"],
         "loss_ratio": raw["bottleneck_drops"] / arrivals if arrivals else 0.0,
         # aqmsim's is over the TCP flows' throughputs; ns-3's sinks give goodputs
