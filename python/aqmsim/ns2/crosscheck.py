@@ -320,9 +320,9 @@ def ns2_summary(result: Mapping[str, Any]) -> Dict[str, float]:
 #: :func:`ns2_flows` (mean_delay_s needs a packet trace at every sink).
 #: Results.flows columns ns-2 does not measure: per-packet delays need a trace at every
 #: sink; ns-2 counts marked packets when they depart (queue_marks_departed), not marks
-#: when made.
+#: when made; web transfers (size_bytes, fct_s) are not exported to ns-2.
 NS2_FLOWS_UNMEASURED = ("mean_delay_s", "queue_marks", "delay_p50_s", "delay_p90_s",
-                        "delay_p99_s", "delay_max_s", "jitter_s")
+                        "delay_p99_s", "delay_max_s", "jitter_s", "size_bytes", "fct_s")
 
 
 def ns2_flows_arrow(result: Mapping[str, Any]):
