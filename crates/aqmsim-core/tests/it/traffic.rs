@@ -228,6 +228,11 @@ fn web_parameters_move_no_other_flows_draws() {
     assert_eq!(ta, tc);
     assert_ne!(sa, sc_);
     assert_eq!(others(&a), others(&c));
+    // without web sources a flow's key is its index, as the streams were keyed before
+    // (FLOW_START, TCP and ONOFF by flow index): such scenarios' results are unchanged
+    let plain = web_dumbbell("").replace("app = \"web\"", "app = \"ftp\"").replace("web = {", "# web = {");
+    let m = build(&from_toml(&plain).unwrap(), 4).unwrap();
+    assert!(!m.web && m.flows.iter().enumerate().all(|(i, f)| f.key == i as u64));
 }
 
 #[test]
