@@ -99,7 +99,10 @@ _E2E = ("The end-to-end delay of a packet is the time from the sending agent han
         "to the network to its arrival at the receiving agent, retransmissions included.")
 _FCT = ("A web transfer's flow completion time (RFC 7928 §2.1) runs from its start (the "
         "SYN, with `tcp.syn`) to the arrival of the ACK of its last packet.")
-_FCT_NONE = "Not a number when no transfer finished."
+_FCT_ALL = ("Over every transfer of the run, one not done by the end counted at the time "
+            "it ran (the end minus its start), so the value is a lower bound when "
+            "transfers_done < transfers: a slow transfer cannot drop out of it. Not a number "
+            "when there was no transfer.")
 _SKETCH = ("Only with `monitor.delays = true` (0 otherwise); quantiles come from a "
            "DDSketch and are within 1 % of a delay of that rank, the maximum is exact.")
 
@@ -195,17 +198,16 @@ _SUMMARY: List[Metric] = [
        "flows with two packets or more. Only with `monitor.delays = true` (0 otherwise).",
        **_MS),
     _m("transfers", "web transfers", "transfers", "Web transfers (`app = \"web\"`) that "
-       "started in the run.", decimals=0, stored="count"),
+       "the web sources started in the run (every one they drew).", decimals=0,
+       stored="count"),
     _m("transfers_done", "web transfers done", "transfers", "Web transfers whose last "
        "packet was acknowledged within the run.", decimals=0, stored="count"),
-    _m("fct_mean_s", "mean flow completion time", definition=f"{_FCT} Mean over the "
-       f"transfers done. {_FCT_NONE}", **_MS),
-    _m("fct_p50_s", "median flow completion time", definition=f"{_FCT} The median over "
-       f"the transfers done (linear interpolation between order statistics). {_FCT_NONE}",
-       **_MS),
+    _m("fct_mean_s", "mean flow completion time", definition=f"{_FCT} The mean. "
+       f"{_FCT_ALL}", **_MS),
+    _m("fct_p50_s", "median flow completion time", definition=f"{_FCT} The median (linear "
+       f"interpolation between order statistics). {_FCT_ALL}", **_MS),
     _m("fct_p99_s", "99th-percentile flow completion time", definition=f"{_FCT} The 99th "
-       f"percentile over the transfers done (linear interpolation between order "
-       f"statistics). {_FCT_NONE}", **_MS),
+       f"percentile (linear interpolation between order statistics). {_FCT_ALL}", **_MS),
     _m("mean_max_p", "mean max_p", "", "(ns-2 runs only.) Mean over the queue samples of "
        "RED's current max_p (it moves only under Adaptive RED).", hi=1.0, decimals=4,
        stored="ratio"),

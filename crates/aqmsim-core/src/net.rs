@@ -133,10 +133,9 @@ impl Link {
         self.tx_size = u32::MAX;
     }
 
-    /// The shortest serialisation time `bytes` ever take on this link (at its highest
-    /// rate): what a lookahead may count on.
-    pub fn fastest_tx_time(&mut self, bytes: u32) -> Dur {
-        let top = self.schedule.iter().map(|&(_, r)| r).fold(self.rate_bps, f64::max);
+    /// The shortest serialisation time `bytes` ever take on this link, at its highest rate
+    /// `top` (`LinkModel::max_rate`): what a lookahead may count on.
+    pub fn fastest_tx_time(&mut self, bytes: u32, top: f64) -> Dur {
         if top == self.rate_bps {
             return self.tx_time(bytes);
         }

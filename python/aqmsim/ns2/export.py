@@ -15,7 +15,10 @@ Rules the exporter keeps (``docs/ns2-faithfulness.md`` explains each):
   Python from the seed before the script is written, one stream per component
   (:func:`component_rng`), and the script holds the drawn numbers. The only randomness
   left in ns-2 is its default RNG (RED's coin, TCP's ``boot_time_``), which the script
-  puts on substream ``seed`` of MRG32k3a seed 1: independent streams per seed.
+  puts on substream ``seed`` of MRG32k3a seed 1: independent streams per seed; and each
+  on/off source's bursts and idle times, drawn from an RNG of its own (the next stream of
+  seed 1, made before any queue, on substream ``seed``, ``$app use-rng``), so that its
+  pattern is the same whatever discipline draws RED's coins beside it.
 * **Traffic.** FTP over TCP, CBR, and on/off sources whose periods are both exponential
   (``Application/Traffic/Exponential``) or both Pareto of one shape (``/Pareto``): the same
   semantics as aqmsim's (ns-2's ``expoo.cc``/``pareto.cc``), ns-2's own draws. Web
@@ -591,6 +594,25 @@ def pin_draws(scenario: Mapping[str, Any], seed: int) -> Dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------- Tcl
+def _udp_app_tcl(fp: FlowPlan, a: int, b: int, cls: str) -> List[str]:
+    """A UDP agent from node ``a`` to a LossMonitor at ``b`` and its traffic generator
+    ``app(i)`` of class ``Application/Traffic/<cls>`` with the flow's size and rate (CBR and
+    on/off alike; the caller adds the class's own fields and attaches it)."""
+    i = fp.index
+    return [
+        f"set src({i}) [new Agent/UDP]",
+        f"$src({i}) set fid_ {i}",
+        f"$src({i}) set packetSize_ {fp.cbr_size}",
+        f"$ns attach-agent $n({a}) $src({i})",
+        f"set dst({i}) [new Agent/LossMonitor]",
+        f"$ns attach-agent $n({b}) $dst({i})",
+        f"$ns connect $src({i}) $dst({i})",
+        f"set app({i}) [new Application/Traffic/{cls}]",
+        f"$app({i}) set packetSize_ {fp.cbr_size}",
+        f"$app({i}) set rate_ {_num(fp.cbr_rate)}",
+    ]
+
+
 def _tcp_tcl(fp: FlowPlan) -> Tuple[List[str], List[str]]:
     """The sender's and the sink's lines for one FTP flow: every TCP parameter stated."""
     t = fp.tcp
@@ -660,6 +682,15 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
     add("# next-substream gives independent streams; `ns-random N` would give correlated ones.")
     add("$defaultRNG seed 1")
     add(f"for {{set i 0}} {{$i < {plan.seed}}} {{incr i}} {{ $defaultRNG next-substream }}")
+    onoff = [fp.index for fp in plan.flows if fp.app == "onoff"]
+    if onoff:
+        # made here, before any queue or agent, so that what the script makes later (another
+        # discipline) cannot move them: each `new RNG` is the next stream of seed 1
+        add("# Each on/off source's own RNG (its bursts and idle times, apart from RED's coin),")
+        add("# the next MRG32k3a stream of seed 1, on substream <seed>.")
+        for i in onoff:
+            add(f"set rng({i}) [new RNG]")
+            add(f"for {{set k 0}} {{$k < {plan.seed}}} {{incr k}} {{ $rng({i}) next-substream }}")
     add("")
     routes = None if static_routes else manual_routes(plan)
     if routes is not None:
@@ -724,33 +755,16 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
         elif fp.app == "onoff":
             o = fp.onoff
             add(f"# flow {i}: {_comment(fp.src)} -> {_comment(fp.dst)}, on/off ({o['class']}) over UDP ({_comment(fp.group)})")
-            add(f"set src({i}) [new Agent/UDP]")
-            add(f"$src({i}) set fid_ {i}")
-            add(f"$src({i}) set packetSize_ {fp.cbr_size}")
-            add(f"$ns attach-agent $n({a}) $src({i})")
-            add(f"set dst({i}) [new Agent/LossMonitor]")
-            add(f"$ns attach-agent $n({b}) $dst({i})")
-            add(f"$ns connect $src({i}) $dst({i})")
-            add(f"set app({i}) [new Application/Traffic/{o['class']}]")
-            add(f"$app({i}) set packetSize_ {fp.cbr_size}")
-            add(f"$app({i}) set rate_ {_num(fp.cbr_rate)}")
+            L.extend(_udp_app_tcl(fp, a, b, o["class"]))
             add(f"$app({i}) set burst_time_ {_num(o['burst_time_'])}")
             add(f"$app({i}) set idle_time_ {_num(o['idle_time_'])}")
             if o["shape_"] is not None:
                 add(f"$app({i}) set shape_ {_num(o['shape_'])}")
+            add(f"$app({i}) use-rng $rng({i})")
             add(f"$app({i}) attach-agent $src({i})")
         else:
             add(f"# flow {i}: {_comment(fp.src)} -> {_comment(fp.dst)}, CBR over UDP ({_comment(fp.group)})")
-            add(f"set src({i}) [new Agent/UDP]")
-            add(f"$src({i}) set fid_ {i}")
-            add(f"$src({i}) set packetSize_ {fp.cbr_size}")
-            add(f"$ns attach-agent $n({a}) $src({i})")
-            add(f"set dst({i}) [new Agent/LossMonitor]")
-            add(f"$ns attach-agent $n({b}) $dst({i})")
-            add(f"$ns connect $src({i}) $dst({i})")
-            add(f"set app({i}) [new Application/Traffic/CBR]")
-            add(f"$app({i}) set packetSize_ {fp.cbr_size}")
-            add(f"$app({i}) set rate_ {_num(fp.cbr_rate)}")
+            L.extend(_udp_app_tcl(fp, a, b, "CBR"))
             add(f"$app({i}) set random_ 0")
             add(f"$app({i}) attach-agent $src({i})")
         # Count every packet that reaches the receiving agent (duplicates included): a

@@ -3,7 +3,7 @@
 
 use super::queue_spec::{build_queue, LinkInfo};
 use super::schema::*;
-use super::traffic::{parse_onoff, parse_schedule, parse_web, OnOffModel, WebModel};
+use super::traffic::{parse_onoff, parse_schedule, parse_web, OnOffModel, WebModel, MAX_TRANSFER_PACKETS};
 use super::units::{parse_dist, parse_rate, parse_time, Dist, Quantity, TimeDist, MAX_PACKET_BYTES, MAX_WINDOW};
 use crate::aqm::AnyAqm;
 use crate::error::{Result, ScenarioError};
@@ -69,6 +69,18 @@ pub struct FlowModel {
     pub start: f64,
     pub stop: f64,
     pub label: String,
+    /// The key of the random streams it draws from as it runs (TCP's boot time, on/off
+    /// periods): its source's number for a bulk, CBR or on/off flow, [`transfer_key`] for
+    /// a web transfer. Keyed by source, not by position among the flows, so the number of
+    /// transfers a web source draws moves no other flow's draws.
+    pub key: u64,
+}
+
+/// The stream key of transfer `k` of the web source numbered `source`: apart from every
+/// source number (< 2^17) by bit 39, and below the 2^40 of a stream namespace.
+pub fn transfer_key(source: u64, k: u64) -> u64 {
+    debug_assert!(source <= MAX_FLOWS as u64 && k <= super::traffic::DEFAULT_MAX_TRANSFERS);
+    1 << 39 | source << 20 | k
 }
 
 #[derive(Clone, Debug)]
@@ -433,6 +445,7 @@ fn flow_app(tr: &Traffic, top_tcp: &TcpSpec, duration: f64, path: &str) -> Resul
             };
             let p = tcp_params(top_tcp, tr.tcp, &format!("{path}.tcp"))?;
             let wm = parse_web(w, &format!("{path}.web"))?;
+            check_transfer_packets(&wm, &p, &format!("{path}.web.size"))?;
             let j = json!({"app": "web", "tcp": tcp_json(&p), "web": wm.to_json()});
             Ok((Source::Web(p, wm), start, stop, j))
         }
@@ -473,20 +486,43 @@ fn flow_app(tr: &Traffic, top_tcp: &TcpSpec, duration: f64, path: &str) -> Resul
     }
 }
 
+/// The largest transfer the size distribution can give must fit a sender's sequence numbers
+/// ([`MAX_TRANSFER_PACKETS`] packets). Checked on the distribution, not on the sizes drawn,
+/// so that whether a scenario builds does not depend on the seed.
+fn check_transfer_packets(w: &WebModel, p: &TcpParams, at: &str) -> Result<()> {
+    let most = w.size.largest();
+    let payload = p.payload().max(1) as u64;
+    let packets = most.div_ceil(payload);
+    if packets > MAX_TRANSFER_PACKETS {
+        let bound = MAX_TRANSFER_PACKETS * payload;
+        return err(
+            at,
+            format!(
+                "can give a transfer of {most} bytes, {packets} packets of {payload} bytes (tcp.packet_size), more than the {MAX_TRANSFER_PACKETS} a transfer may have: give a max ≤ {bound} bytes or larger packets"
+            ),
+        );
+    }
+    Ok(())
+}
+
 /// The flows made so far and their resolved entries.
 struct Flows {
     seed: u64,
     duration: f64,
     flows: Vec<FlowModel>,
     json: Vec<Value>,
-    /// Web sources so far (each draws its transfers from its own stream).
+    /// Sources so far: every bulk, CBR or on/off flow is one, and every web source. A
+    /// source's number keys its random streams (start, web arrivals, run-time draws); in a
+    /// scenario without web sources it is the flow's index.
+    sources: u64,
+    /// Web sources so far.
     web_sources: u64,
 }
 
 impl Flows {
     /// One source from `src` to `dst`: a flow, or (web) one flow per transfer it draws. Its
-    /// resolved entry is one either way: a web source's holds the parameters and the
-    /// number of transfers, not the transfers (they follow from the seed).
+    /// resolved entry is one either way: a web source's holds its parameters, not the
+    /// transfers (they follow from the seed and the resolved start).
     #[allow(clippy::too_many_arguments)]
     fn add(&mut self, src: u32, dst: u32, app: &Source, start: TimeDist, stop: f64, j: &Value, label: String, nodes: &[String], path: &str) -> Result<()> {
         let mut jj = j.clone();
@@ -494,21 +530,19 @@ impl Flows {
         jj["dst"] = json!(nodes[dst as usize]);
         jj["stop"] = json!(stop);
         jj["label"] = json!(label);
+        let k = self.sources;
+        self.sources += 1;
+        // The start from a stream of its own, so that the resolved (fixed) start of the
+        // resolved scenario gives the same web arrivals as the drawn one.
+        let st = start.draw(&mut Rng::new(self.seed, stream::FLOW_START | k));
+        jj["start"] = json!(st);
         match app {
             Source::One(app) => {
-                let idx = self.flows.len() as u64;
-                let mut r = Rng::new(self.seed, stream::FLOW_START | idx);
-                let st = start.draw(&mut r);
-                jj["start"] = json!(st);
-                self.flows.push(FlowModel { src, dst, app: app.clone(), start: st, stop, label });
+                self.flows.push(FlowModel { src, dst, app: app.clone(), start: st, stop, label, key: k });
             }
             Source::Web(tcp, w) => {
-                let mut r = Rng::new(self.seed, stream::WEB | self.web_sources);
                 self.web_sources += 1;
-                let st = start.draw(&mut r);
-                jj["start"] = json!(st);
-                let transfers = w.transfers(st, stop.min(self.duration), &mut r);
-                jj["transfers"] = json!(transfers.len());
+                let transfers = w.transfers(st, stop.min(self.duration), &mut Rng::new(self.seed, stream::WEB | k));
                 if self.flows.len() + transfers.len() > MAX_FLOWS as usize {
                     return err(
                         format!("{path}.web"),
@@ -518,11 +552,12 @@ impl Flows {
                         ),
                     );
                 }
-                for (t, size) in transfers {
+                for (n, (t, size)) in transfers.into_iter().enumerate() {
                     // A transfer runs until it is done (or the run ends), whatever the
                     // source's stop: that only ends the arrivals.
                     let app = AppModel::Web { tcp: tcp.clone(), size_bytes: size };
-                    self.flows.push(FlowModel { src, dst, app, start: t, stop: self.duration, label: label.clone() });
+                    let key = transfer_key(k, n as u64);
+                    self.flows.push(FlowModel { src, dst, app, start: t, stop: self.duration, label: label.clone(), key });
                 }
             }
         }
@@ -550,7 +585,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
     let topo_rng = |k: u64| Rng::new(seed, stream::TOPOLOGY | k);
     let mut host_k = 0u64;
 
-    let mut out = Flows { seed, duration, flows: Vec::new(), json: Vec::new(), web_sources: 0 };
+    let mut out = Flows { seed, duration, flows: Vec::new(), json: Vec::new(), sources: 0, web_sources: 0 };
 
     if spec.dumbbell.is_some() && (!spec.nodes.is_empty() || !spec.links.is_empty()) {
         return err("dumbbell", "give either a dumbbell or nodes/links, not both");
@@ -674,7 +709,9 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
     if b.links.is_empty() {
         return err("", "the scenario has no links: give a [dumbbell] or nodes and [[links]]");
     }
-    if flows.is_empty() {
+    // Web sources may draw no transfer (a low arrival rate, a short run): the scenario is
+    // still valid, whatever the seed, and the run has no flows.
+    if flows.is_empty() && web_sources == 0 {
         return err("flows", "the scenario has no traffic: add a dumbbell group or a [[flows]] entry");
     }
 
@@ -791,11 +828,7 @@ fn check_serialisation(b: &Builder, flows: &[FlowModel]) -> Result<()> {
     let smallest = flows
         .iter()
         .map(|f| match &f.app {
-            AppModel::Ftp(p) => {
-                let first = if p.syn { p.header } else { p.packet_size };
-                first.min(p.ack_size).min(p.wire_size(1))
-            }
-            AppModel::Web { tcp: p, .. } => {
+            AppModel::Ftp(p) | AppModel::Web { tcp: p, .. } => {
                 let first = if p.syn { p.header } else { p.packet_size };
                 first.min(p.ack_size).min(p.wire_size(1))
             }

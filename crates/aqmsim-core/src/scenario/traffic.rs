@@ -15,6 +15,9 @@ use serde_json::{json, Value};
 
 /// Largest transfer, bytes (1 TB): a sender numbers packets in an i32.
 pub const MAX_TRANSFER_BYTES: f64 = 1e12;
+/// Most data packets in one transfer: its sender numbers them in an i32 (with room for the
+/// SYN and the window beyond the last).
+pub const MAX_TRANSFER_PACKETS: u64 = i32::MAX as u64 / 2;
 /// Default and largest `max_transfers` per source.
 pub const DEFAULT_MAX_TRANSFERS: u64 = 100_000;
 /// Largest web `arrival_rate`, transfers per second per source.
@@ -135,7 +138,11 @@ impl SizeModel {
 
     /// One draw, bytes (≥ 1).
     pub fn draw(&self, rng: &mut Rng) -> f64 {
-        let u = rng.uniform();
+        self.at_level(rng.uniform())
+    }
+
+    /// The draw of uniform level `u` in [0, 1).
+    fn at_level(&self, u: f64) -> f64 {
         // Truncation by inversion: a uniform level below F(max) gives the conditioned
         // distribution with one draw, no rejection loop.
         let u = match self.max {
@@ -145,7 +152,15 @@ impl SizeModel {
         self.quantile(u).clamp(1.0, MAX_TRANSFER_BYTES)
     }
 
-    /// The mean of one draw (before rounding up to whole bytes), for messages and tests.
+    /// The largest transfer a draw can give, whole bytes: the draw at the highest level
+    /// [`Rng::uniform`] returns (the quantile is non-decreasing in the level).
+    pub fn largest(&self) -> u64 {
+        const TOP: f64 = 1.0 - 1.0 / (1u64 << 53) as f64;
+        self.at_level(TOP).ceil() as u64
+    }
+
+    /// The mean of one draw (before rounding up to whole bytes), for tests.
+    #[cfg(test)]
     pub fn mean(&self) -> f64 {
         // ∫ (1 − F) over [0, max] (or the closed form without max).
         match (&self.dist, self.max) {

@@ -150,3 +150,24 @@ fn schedules_are_checked_and_integrated() {
     assert!(e.starts_with("r[0][1]: unknown rate unit"), "{e}");
     assert!(parse_schedule(&vec![], "r").is_err());
 }
+
+#[test]
+fn largest_is_the_draw_at_the_top_level() {
+    let top = 1.0 - 1.0 / (1u64 << 53) as f64;
+    let fixed = SizeModel { dist: SizeDist::Fixed(15000.5), max: None };
+    assert_eq!(fixed.largest(), 15001);
+    let exp = SizeModel { dist: SizeDist::Exponential { mean: 1000.0 }, max: None };
+    assert_eq!(exp.largest(), (1000.0 * -(1.0 - top).ln()).ceil() as u64); // 36 737
+    // unbounded heavy tails reach the 1 TB cap; a max bounds them
+    let pareto = SizeModel { dist: SizeDist::Pareto { mean: 50000.0, shape: 1.2 }, max: None };
+    assert_eq!(pareto.largest(), 1_000_000_000_000);
+    let bounded = SizeModel { max: Some(2e6), ..pareto.clone() };
+    assert!((1_999_000..=2_000_000).contains(&bounded.largest()), "{}", bounded.largest());
+    let emp = SizeModel { dist: SizeDist::Empirical(vec![(100.0, 0.5), (9000.0, 1.0)]), max: None };
+    assert_eq!(emp.largest(), 9000);
+    // no draw exceeds it
+    let mut r = Rng::new(3, 0);
+    for m in [&exp, &bounded, &emp] {
+        assert!((0..100_000).all(|_| m.draw(&mut r).ceil() as u64 <= m.largest()));
+    }
+}

@@ -13,7 +13,10 @@ mod delays;
 pub mod onoff;
 mod tcp_watch;
 mod trace_hooks;
+pub mod udp;
 pub mod web;
+
+pub use udp::{Cbr, Pacing};
 
 use crate::trace::TraceEvent;
 use crate::net::{link_inputs, Link, Routes, NO_FEEDER, NO_ROUTE};
@@ -28,22 +31,6 @@ use crate::time::{Dur, SimTime};
 /// Drop-log reason code of a deterministic link loss (`drop_seqs`); codes 0–2 are
 /// `aqm::Reason`.
 pub const LOSS: u8 = 3;
-
-/// A UDP source: CBR (`burst` packets back to back every `interval`) or on/off.
-pub struct Cbr {
-    pub interval: Dur,
-    /// The interval in seconds as ns-2 computes it (packet traces' clock).
-    pub interval_s: f64,
-    pub size: u32,
-    pub burst: u32,
-    /// An on/off source's state (`app = "onoff"`); None for CBR.
-    pub onoff: Option<Box<onoff::OnOff>>,
-    pub running: bool,
-    pub sent: u64,
-    pub received: u64,
-    pub received_bytes: u64,
-    pub delay_sum_ns: f64,
-}
 
 pub enum Agent {
     Tcp { snd: TcpSender, sink: TcpSink },
@@ -178,6 +165,7 @@ impl Simulation {
             .min()
             .unwrap_or(0);
         let qrng = (0..model.links.len()).map(|i| Rng::new(seed, stream::QUEUE | i as u64)).collect();
+        let max_rates: Vec<f64> = model.links.iter().map(|l| l.max_rate()).collect();
         let links: Vec<Link> = model
             .links
             .into_iter()
@@ -194,7 +182,7 @@ impl Simulation {
             .enumerate()
             .map(|(i, f)| {
                 let tcp_agent = |p: crate::tcp::TcpParams| {
-                    let mut r = Rng::new(seed, stream::TCP | i as u64);
+                    let mut r = Rng::new(seed, stream::TCP | f.key);
                     let boot = r.uniform() * p.tick;
                     let mut sink = TcpSink::new(i as u32, f.src, p.ack_size, p.payload(), p.delayed_ack, p.delack_interval, p.syn, p.variant.uses_sack());
                     sink.dctcp = p.variant == crate::tcp::Variant::Dctcp;
@@ -207,30 +195,8 @@ impl Simulation {
                         transfer = Some(web::Transfer::new(size_bytes, tcp.payload(), tcp.syn));
                         tcp_agent(tcp)
                     }
-                    AppModel::Cbr { rate_bps, packet_size, burst } => Agent::Cbr(Cbr {
-                        interval: Dur::from_secs(burst as f64 * packet_size as f64 * 8.0 / rate_bps),
-                        interval_s: burst as f64 * packet_size as f64 * 8.0 / rate_bps,
-                        size: packet_size,
-                        burst,
-                        onoff: None,
-                        running: false,
-                        sent: 0,
-                        received: 0,
-                        received_bytes: 0,
-                        delay_sum_ns: 0.0,
-                    }),
-                    AppModel::OnOff(m) => Agent::Cbr(Cbr {
-                        interval: Dur::from_secs(m.interval()),
-                        interval_s: m.interval(),
-                        size: m.packet_size,
-                        burst: 1,
-                        onoff: Some(Box::new(onoff::OnOff::new(m, Rng::new(seed, stream::ONOFF | i as u64)))),
-                        running: false,
-                        sent: 0,
-                        received: 0,
-                        received_bytes: 0,
-                        delay_sum_ns: 0.0,
-                    }),
+                    AppModel::Cbr { rate_bps, packet_size, burst } => Agent::Cbr(Cbr::even(rate_bps, packet_size, burst)),
+                    AppModel::OnOff(m) => Agent::Cbr(Cbr::onoff(onoff::OnOff::new(m, Rng::new(seed, stream::ONOFF | f.key)))),
                 };
                 Flow {
                     src: f.src,
@@ -269,7 +235,7 @@ impl Simulation {
             .collect();
         let mut links = links;
         for (i, feeders) in merge_inputs.iter().enumerate() {
-            let la = feeders.iter().map(|&j| links[j as usize].delay + links[j as usize].fastest_tx_time(min_size)).min();
+            let la = feeders.iter().map(|&j| links[j as usize].delay + links[j as usize].fastest_tx_time(min_size, max_rates[j as usize])).min();
             links[i].lookahead = la.unwrap_or(Dur::ZERO);
         }
         let guard_mask = (links.len() as u64 * 16).next_power_of_two().max(1 << 16) - 1;
@@ -457,6 +423,9 @@ impl Simulation {
 
     fn init(&mut self) {
         self.sched.schedule(self.end, Event::End);
+        // before any other event: a rate change runs first of its instant (same-instant
+        // events run in the order they were scheduled)
+        self.schedule_rate_changes();
         for (i, f) in self.flows.iter().enumerate() {
             if f.start < self.end {
                 self.sched.schedule(f.start, Event::Start { flow: i as u32 });
@@ -472,7 +441,6 @@ impl Simulation {
         if self.tcp_dt.is_some() && !self.tcp_flows.is_empty() {
             self.sched.schedule(SimTime::ZERO, Event::TcpSample);
         }
-        self.schedule_rate_changes();
     }
 
     /// Handle one event; false at the end of the run.
@@ -971,16 +939,15 @@ impl Simulation {
             }
             Agent::Cbr(c) => {
                 c.running = true;
-                match &mut c.onoff {
+                if c.is_onoff() {
                     // ns-2's TrafficGenerator::start: the first packet after the first gap
-                    Some(o) => {
-                        let gap = o.next_gap();
-                        self.sched.schedule(now + Dur::from_secs(gap), Event::CbrSend { flow: f });
-                        if let Some(t) = &mut self.tracer {
-                            t.cbr_d[fi] = t.now_d + gap;
-                        }
+                    let (gap, gap_s) = c.next_gap();
+                    self.sched.schedule(now + gap, Event::CbrSend { flow: f });
+                    if let Some(t) = &mut self.tracer {
+                        t.cbr_d[fi] = t.now_d + gap_s;
                     }
-                    None => self.cbr_send(f),
+                } else {
+                    self.cbr_send(f);
                 }
             }
         }
@@ -1001,19 +968,13 @@ impl Simulation {
             if !c.running || now >= flow.stop {
                 return;
             }
-            let (gap, gap_s) = match &mut c.onoff {
-                Some(o) => {
-                    let g = o.next_gap();
-                    (Dur::from_secs(g), g)
-                }
-                None => (c.interval, c.interval_s),
-            };
+            let (gap, gap_s) = c.next_gap();
             self.sched.schedule(now + gap, Event::CbrSend { flow: f });
             if let Some(t) = &mut self.tracer {
                 t.cbr_d[f as usize] = t.now_d + gap_s;
             }
             // a burst: its packets handed to the network at once, back to back
-            let (first, burst, size) = (c.sent, c.burst as u64, c.size);
+            let (first, burst, size) = (c.sent, c.burst() as u64, c.size);
             c.sent += burst;
             for k in 1..=burst {
                 let pkt = Packet::new(Kind::Udp, f, (first + k) as i32, size, dst, now);
@@ -1174,7 +1135,7 @@ impl Simulation {
                 }
                 Agent::Cbr(c) => {
                     let thr = c.received_bytes as f64 * 8.0 / dur;
-                    ft.app.push(if c.onoff.is_some() { "onoff" } else { "cbr" }.into());
+                    ft.app.push(if c.is_onoff() { "onoff" } else { "cbr" }.into());
                     ft.variant.push("udp".into());
                     ft.sent.push(c.sent);
                     ft.retransmitted.push(0);

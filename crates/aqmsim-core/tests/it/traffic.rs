@@ -57,14 +57,52 @@ fn one_transfer_on_an_idle_path_completes_in_the_hand_computed_time() {
 }
 
 #[test]
-fn a_transfer_not_done_by_the_end_has_no_fct() {
+fn a_transfer_not_done_by_the_end_counts_at_its_elapsed_time() {
     // 1 MB at 10 Mb/s takes ≥ 0.8 s; the run ends at 0.5 s
     let flow = ONE_TRANSFER.replace("fixed = 15000", "fixed = 1000000").replace("arrival_rate = 5.0", "arrival_rate = 100.0");
     let r = run(&two_nodes(0.5, "", &flow), 1);
-    assert!(r.flows.fct_s[0].is_nan());
+    assert!(r.flows.fct_s[0].is_nan(), "the flow's own FCT: not done");
     assert_eq!(r.summary.get("transfers"), Some(1.0));
     assert_eq!(r.summary.get("transfers_done"), Some(0.0));
-    assert!(r.summary.get("fct_p50_s").unwrap().is_nan());
+    // the summary's statistics count it at end − start, a lower bound of its FCT
+    let elapsed = 0.5 - r.flows.start[0];
+    assert!(elapsed > 0.0 && elapsed < 0.5);
+    for k in ["fct_mean_s", "fct_p50_s", "fct_p99_s"] {
+        assert!((r.summary.get(k).unwrap() - elapsed).abs() < 1e-9, "{k}");
+    }
+}
+
+#[test]
+fn a_late_large_transfer_weighs_in_the_tail() {
+    // Small transfers (15 kB, ~65 ms each on the idle path) beside one 10 MB transfer that
+    // starts at once and, held to a window of 20 packets (~8 Mb/s, no queue), cannot be
+    // done by the end at 1 s. Counting only the transfers done would give a p99 of ~65 ms.
+    let small = ONE_TRANSFER.replace("max_transfers = 1", "max_transfers = 100");
+    let big = r#"
+[[flows]]
+src = "A"
+dst = "B"
+app = "web"
+web = { arrival_rate = 100.0, size = { fixed = 10000000 }, max_transfers = 1 }
+tcp = { variant = "reno", syn = true, window_init = 10, window = 20 }
+"#;
+    let r = run(&(two_nodes(1.0, "", &small) + big), 1);
+    let f = &r.flows;
+    let n = f.app.len();
+    let not_done: Vec<usize> = (0..n).filter(|&i| f.fct_s[i].is_nan()).collect();
+    assert_eq!(not_done.len(), 1, "{:?}", f.fct_s);
+    assert_eq!(f.size_bytes[not_done[0]], 10_000_000);
+    assert!(n > 3, "{n} transfers");
+    let mut all: Vec<f64> = (0..n).map(|i| if f.fct_s[i].is_nan() { 1.0 - f.start[i] } else { f.fct_s[i] }).collect();
+    let mean = all.iter().sum::<f64>() / n as f64;
+    all.sort_by(f64::total_cmp);
+    let h = (n - 1) as f64 * 0.99;
+    let p99 = all[h.floor() as usize] + (all[h.ceil() as usize] - all[h.floor() as usize]) * h.fract();
+    let s = |k: &str| r.summary.get(k).unwrap();
+    assert!((s("fct_mean_s") - mean).abs() < 1e-12 && (s("fct_p99_s") - p99).abs() < 1e-12);
+    let done_max = f.fct_s.iter().filter(|x| !x.is_nan()).fold(0.0, |a: f64, &b| a.max(b));
+    assert!(done_max < 0.2 && s("fct_p99_s") > 0.9, "p99 {} (done: at most {done_max})", s("fct_p99_s"));
+    assert_eq!((s("transfers"), s("transfers_done")), (n as f64, (n - 1) as f64));
 }
 
 fn web_dumbbell(seed_extra: &str) -> String {
@@ -132,13 +170,101 @@ fn same_seed_same_flows_table() {
     let key = |r: &RunResults| (r.flows.start.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), r.flows.size_bytes.clone(), r.flows.fct_s.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), r.flows.sent.clone());
     assert_eq!(key(&a), key(&b));
     assert_ne!(key(&a), key(&c));
-    // the resolved scenario holds one entry per source, with its number of transfers
+    // the resolved scenario holds one entry per source, its parameters, not its transfers
     let res: serde_json::Value = serde_json::from_str(&a.resolved).unwrap();
     let flows = res["flows"].as_array().unwrap();
     assert_eq!(flows.len(), 3 + 2 + 1);
-    let n: u64 = flows.iter().filter(|f| f["app"] == "web").map(|f| f["transfers"].as_u64().unwrap()).sum();
-    assert_eq!(n as usize, a.flows.app.iter().filter(|x| *x == "web").count());
     assert_eq!(flows[3]["web"]["size"]["pareto"]["shape"], 1.2);
+    assert!(flows[3].get("transfers").is_none());
+}
+
+#[test]
+fn a_web_scenario_resolves_to_a_scenario_with_the_same_results() {
+    // the invariant of `aqmsim validate` and resolved.json: the resolved form re-runs to the
+    // same results (the web sources' starts fixed at their draws give the same arrivals)
+    let spec = from_toml(&web_dumbbell("")).unwrap();
+    let model = build(&spec, 7).unwrap();
+    let again = aqmsim_core::scenario::from_json(&model.resolved.to_string()).expect("the resolved form parses");
+    let model2 = build(&again, 7).unwrap();
+    assert_eq!(model2.resolved, model.resolved, "resolving is idempotent");
+    let starts = |m: &aqmsim_core::scenario::Model| m.flows.iter().map(|f| f.start.to_bits()).collect::<Vec<_>>();
+    assert_eq!(starts(&model), starts(&model2));
+    let (a, b) = (Simulation::new(model).run(), Simulation::new(model2).run());
+    let strip = |r: &RunResults| r.summary.items.iter().filter(|(k, _)| k != "wall_seconds").map(|(k, v)| (k.clone(), v.to_bits())).collect::<Vec<_>>();
+    assert_eq!(strip(&a), strip(&b));
+    assert_eq!((&a.flows.size_bytes, &a.flows.sent), (&b.flows.size_bytes, &b.flows.sent));
+    assert_eq!(a.flows.fct_s.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), b.flows.fct_s.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+}
+
+#[test]
+fn web_parameters_move_no_other_flows_draws() {
+    // Common random numbers across variants: more or fewer transfers from the web group
+    // leave the bulk and on/off flows after it with the same starts, TCP boot times and
+    // on/off periods. The on/off source is open-loop: its packets sent are its draws.
+    let sc = web_dumbbell("").replace("name = \"video\"", "name = \"video\"\nstart = { uniform = [0, 2] }")
+        + "[[dumbbell.groups]]\nname = \"late\"\ncount = 2\naccess = { rate = \"100Mb\", delay = \"5ms\" }\nstart = { uniform = [0, 3] }\n";
+    let more = sc.replace("arrival_rate = 5.0", "arrival_rate = 9.0");
+    let (a, b) = (build(&from_toml(&sc).unwrap(), 4).unwrap(), build(&from_toml(&more).unwrap(), 4).unwrap());
+    let others = |m: &aqmsim_core::scenario::Model| {
+        m.flows.iter().filter(|f| !matches!(f.app, aqmsim_core::scenario::AppModel::Web { .. })).map(|f| (f.start.to_bits(), f.key, f.label.clone())).collect::<Vec<_>>()
+    };
+    assert!(b.flows.len() > a.flows.len() + 50, "{} vs {} flows", b.flows.len(), a.flows.len());
+    assert_eq!(others(&a), others(&b));
+    let (ra, rb) = (Simulation::new(a).run(), Simulation::new(b).run());
+    let sent = |r: &RunResults, label: &str| (0..r.flows.app.len()).filter(|&i| r.flows.label[i] == label).map(|i| r.flows.sent[i]).collect::<Vec<_>>();
+    assert_eq!(sent(&ra, "video"), sent(&rb, "video"));
+    assert!(sent(&ra, "video")[0] > 100);
+    // another size distribution: the same arrivals (each draws one level for its time and
+    // one for its size), other sizes
+    let bigger = build(&from_toml(&sc.replace("mean = 50000", "mean = 80000")).unwrap(), 4).unwrap();
+    let web = |m: &aqmsim_core::scenario::Model| {
+        m.flows.iter().filter_map(|f| match f.app {
+            aqmsim_core::scenario::AppModel::Web { size_bytes, .. } => Some((f.start.to_bits(), size_bytes)),
+            _ => None,
+        }).unzip::<_, _, Vec<_>, Vec<_>>()
+    };
+    let (a, c) = (build(&from_toml(&sc).unwrap(), 4).unwrap(), bigger);
+    let ((ta, sa), (tc, sc_)) = (web(&a), web(&c));
+    assert_eq!(ta, tc);
+    assert_ne!(sa, sc_);
+    assert_eq!(others(&a), others(&c));
+    // without web sources a flow's key is its index, as the streams were keyed before
+    // (FLOW_START, TCP and ONOFF by flow index): such scenarios' results are unchanged
+    let plain = web_dumbbell("").replace("app = \"web\"", "app = \"ftp\"").replace("web = {", "# web = {");
+    let m = build(&from_toml(&plain).unwrap(), 4).unwrap();
+    assert!(!m.web && m.flows.iter().enumerate().all(|(i, f)| f.key == i as u64));
+}
+
+#[test]
+fn web_sources_that_draw_no_transfer_make_a_valid_run() {
+    // 0.01 transfers/s over 1 s: most seeds draw none; the scenario is valid whatever the
+    // seed, and the run has no flows
+    let flow = ONE_TRANSFER.replace("arrival_rate = 5.0", "arrival_rate = 0.01");
+    let sc = two_nodes(1.0, "", &flow).replace("[[flows]]", "[monitor]\nqueues = [\"A->B\"]\ndelays = true\n[[flows]]");
+    let spec = from_toml(&sc).unwrap();
+    let seed = (1..50).find(|&s| build(&spec, s).unwrap().flows.is_empty()).expect("a seed drawing no transfer");
+    let r = run(&sc, seed);
+    assert!(r.flows.app.is_empty());
+    let s = |k: &str| r.summary.get(k).unwrap();
+    assert_eq!((s("transfers"), s("transfers_done"), s("bottleneck_arrivals")), (0.0, 0.0, 0.0));
+    assert!(s("fct_p50_s").is_nan() && s("fct_mean_s").is_nan());
+    assert!(!r.queue.len_pkts.is_empty() && r.queue.len_pkts.iter().all(|&l| l == 0));
+    // without web sources, no traffic is still an error
+    let none = two_nodes(1.0, "", "").replace("[[flows]]\nsrc = \"A\"\ndst = \"B\"\n", "");
+    let e = build(&from_toml(&none).unwrap(), 1).unwrap_err().to_string();
+    assert!(e.starts_with("flows: the scenario has no traffic"), "{e}");
+}
+
+#[test]
+fn a_flow_starting_at_a_rate_change_sends_at_the_new_rate() {
+    // the change at 0.4 s runs before the flow's start of that instant: its first packet
+    // takes 8 ms (1000 bytes at 1 Mb/s) + 10 ms, not 1 ms + 10 ms
+    let flow = r#"app = "cbr"
+start = 0.4
+cbr = { rate = "100kb", packet_size = 1000 }"#;
+    let r = run(&two_nodes(0.45, r#"rate_schedule = [["0s", "8Mb"], ["400ms", "1Mb"]]"#, flow), 1);
+    assert_eq!(r.flows.received[0], 1);
+    assert!((r.flows.mean_delay_s[0] - 0.018).abs() < 1e-12, "{}", r.flows.mean_delay_s[0]);
 }
 
 #[test]
@@ -292,4 +418,15 @@ fn bad_traffic_tables_name_the_field() {
     assert_eq!(e(&on), "dumbbell.groups[0].onoff.on.pareto.shape: must be > 1 (a finite mean) and ≤ 100, got 0.5");
     let app = two_nodes(5.0, "", "app = \"http\"");
     assert_eq!(e(&app), "flows[0].app: unknown application \"http\" (expected one of: ftp, cbr, web, onoff)");
+    // a transfer's packets must fit the sender's sequence numbers: refused on the size
+    // distribution (whatever the seed), not clamped
+    let huge = ONE_TRANSFER.replace("fixed = 15000", "pareto = { mean = 50000, shape = 1.2 }").replace("window = 1000", "window = 1000, packet_size = 100");
+    assert_eq!(
+        e(&two_nodes(5.0, "", &huge)),
+        "flows[0].web.size: can give a transfer of 1000000000000 bytes, 10000000000 packets of 100 bytes (tcp.packet_size), more than the 1073741823 a transfer may have: give a max ≤ 107374182300 bytes or larger packets"
+    );
+    let bounded = huge.replace("shape = 1.2 }", "shape = 1.2 }, max = 1e11");
+    assert!(build(&from_toml(&two_nodes(5.0, "", &bounded)).unwrap(), 1).is_ok());
+    let over = huge.replace("shape = 1.2 }", "shape = 1.2 }, max = 1.1e11");
+    assert!(e(&two_nodes(5.0, "", &over)).starts_with("flows[0].web.size: can give a transfer of 10999"));
 }
