@@ -34,6 +34,7 @@ else:  # pragma: no cover
 
 from ..errors import ScenarioError
 from ..scenario import Scenario
+from .sections import RFC7928_SECTIONS
 
 __all__ = ["Discipline", "Variant", "SuiteScenario", "SuiteTask", "Suite", "SUITES",
            "RFC7928_SECTIONS"]
@@ -41,74 +42,6 @@ __all__ = ["Discipline", "Variant", "SuiteScenario", "SuiteTask", "Suite", "SUIT
 #: The suites shipped in the package: name -> title.
 SUITES: Dict[str, str] = {
     "rfc7928": "RFC 7928: characterisation guidelines for active queue management",
-}
-
-#: RFC 7928's sections (number -> title), so a scenario can only cite one that exists.
-RFC7928_SECTIONS: Dict[str, str] = {
-    "1": "Introduction",
-    "1.1": "Reducing the Latency and Maximizing the Goodput",
-    "1.2": "Goals of This Document",
-    "1.3": "Requirements Language",
-    "1.4": "Glossary",
-    "2": "End-to-End Metrics",
-    "2.1": "Flow Completion Time",
-    "2.2": "Flow Start-up Time",
-    "2.3": "Packet Loss",
-    "2.4": "Packet Loss Synchronization",
-    "2.5": "Goodput",
-    "2.6": "Latency and Jitter",
-    "2.7": "Discussion on the Trade-Off between Latency and Goodput",
-    "3": "Generic Setup for Evaluations",
-    "3.1": "Topology and Notations",
-    "3.2": "Buffer Size",
-    "3.3": "Congestion Controls",
-    "4": "Methodology, Metrics, AQM Comparisons, Packet Sizes, Scheduling, and ECN",
-    "4.1": "Methodology",
-    "4.2": "Comments on Metrics Measurement",
-    "4.3": "Comparing AQM Schemes",
-    "4.3.1": "Performance Comparison",
-    "4.3.2": "Deployment Comparison",
-    "4.4": "Packet Sizes and Congestion Notification",
-    "4.5": "Interaction with ECN",
-    "4.6": "Interaction with Scheduling",
-    "5": "Transport Protocols",
-    "5.1": "TCP-Friendly Sender",
-    "5.1.1": "TCP-Friendly Sender with the Same Initial Congestion Window",
-    "5.1.2": "TCP-Friendly Sender with Different Initial Congestion Windows",
-    "5.2": "Aggressive Transport Sender",
-    "5.3": "Unresponsive Transport Sender",
-    "5.4": "Less-than-Best-Effort Transport Sender",
-    "6": "Round-Trip Time Fairness",
-    "6.1": "Motivation",
-    "6.2": "Recommended Tests",
-    "6.3": "Metrics to Evaluate the RTT Fairness",
-    "7": "Burst Absorption",
-    "7.1": "Motivation",
-    "7.2": "Recommended Tests",
-    "8": "Stability",
-    "8.1": "Motivation",
-    "8.2": "Recommended Tests",
-    "8.2.1": "Definition of the Congestion Level",
-    "8.2.2": "Mild Congestion",
-    "8.2.3": "Medium Congestion",
-    "8.2.4": "Heavy Congestion",
-    "8.2.5": "Varying the Congestion Level",
-    "8.2.6": "Varying Available Capacity",
-    "8.3": "Parameter Sensitivity and Stability Analysis",
-    "9": "Various Traffic Profiles",
-    "9.1": "Traffic Mix",
-    "9.2": "Bidirectional Traffic",
-    "10": "Example of a Multi-AQM Scenario",
-    "10.1": "Motivation",
-    "10.2": "Details on the Evaluation Scenario",
-    "11": "Implementation Cost",
-    "11.1": "Motivation",
-    "11.2": "Recommended Discussion",
-    "12": "Operator Control and Auto-Tuning",
-    "12.1": "Motivation",
-    "12.2": "Recommended Discussion",
-    "13": "Summary",
-    "14": "Security Considerations",
 }
 
 _DISCIPLINES_FILE = "disciplines.toml"

@@ -296,7 +296,7 @@ def write_report(suite: Any, runs: pd.DataFrame, out: Path, *, series: SeriesFn,
         view = {"name": name, "href": f"{page_name(name)}.html", "section": d.scenario.section,
                 "title": d.scenario.title, "asks": d.scenario.asks,
                 "reading": d.scenario.reading, "variants": [v for v, _ in d.variants],
-                "variant_axis": getattr(d.scenario, "variant_axis", ""),
+                "variant_axis": d.scenario.variant_axis,
                 "aqms": [style.label(a) for a in style.order if a in set(d.runs["aqm"])],
                 "runs": len(d.runs),
                 "ok": len(d.ok), "failed": _failed(d, style),
@@ -315,9 +315,9 @@ def write_report(suite: Any, runs: pd.DataFrame, out: Path, *, series: SeriesFn,
              "scenarios": len(datas), "disciplines": [style.label(a) for a in style.order
                                                       if a in set(runs["aqm"].astype(str))]}
     index = out / "index.html"
-    index.write_text(render("suite_index.html.j2", suite_title=getattr(suite, "title", ""),
-                            suite_name=getattr(suite, "name", ""), facts=facts, total=total,
-                            cards=cards, title=f"aqmsim suite {getattr(suite, 'name', '')}"),
+    index.write_text(render("suite_index.html.j2", suite_title=suite.title,
+                            suite_name=suite.name, facts=facts, total=total,
+                            cards=cards, title=f"aqmsim suite {suite.name}"),
                      encoding="utf-8")
     (out / "summary.md").write_text(summary_markdown(suite, cards, facts, total),
                                     encoding="utf-8")

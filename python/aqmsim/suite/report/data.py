@@ -39,12 +39,12 @@ class Style:
 
     @classmethod
     def of(cls, suite: Any, runs: pd.DataFrame, ns3: Optional[pd.DataFrame]) -> "Style":
-        names = list(getattr(suite, "disciplines", {}) or {})
+        names = list(suite.disciplines)
         for frame in (runs, ns3):
             if frame is not None and "aqm" in frame:
                 names += [a for a in frame["aqm"].astype(str).unique() if a not in names]
-        labels = {n: getattr(suite.disciplines.get(n), "label", n) if n in suite.disciplines
-                  else n for n in names}
+        labels = {n: suite.disciplines[n].label if n in suite.disciplines else n
+                  for n in names}
         return cls(tuple(names), labels)
 
     def colour(self, aqm: str) -> str:
@@ -103,7 +103,7 @@ class ScenarioData:
 
 def _variants(scen: Any, runs: pd.DataFrame) -> List[Tuple[str, Any]]:
     out: Dict[str, Any] = {}
-    for v in getattr(scen, "variants", ()) or ():
+    for v in scen.variants:
         out[str(v.label)] = v.value
     if not runs.empty:
         for label, value in zip(runs["variant"].astype(str), runs.get("variant_value",
@@ -331,7 +331,7 @@ def scenario_data(scen: Any, runs: pd.DataFrame, series: SeriesFn,
     have = [k for k in ok.columns if ok[k].notna().any()]
     # no run kept its flows: the TCP flows are unknown, the graph shows every flow's goodput
     data.y_key = Y_KEY if Y_KEY in have else Y_FALLBACK
-    data.focus = [k for k in getattr(scen, "focus", ()) or () if k in have]
+    data.focus = [k for k in scen.focus if k in have]
     if not data.focus and len(variants) > 1:
         data.focus = [k for k in (X_KEY, data.y_key) if k in have]
     data.table_keys = list(dict.fromkeys([k for k in TABLE_KEYS if k in have] + data.focus))

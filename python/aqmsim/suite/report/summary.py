@@ -45,7 +45,7 @@ def _scenario(c: Dict[str, Any]) -> List[str]:
 
 def summary_markdown(suite: Any, cards: Sequence[Dict[str, Any]],
                      facts: Sequence[Tuple[str, str]], total: Dict[str, Any]) -> str:
-    title = getattr(suite, "title", "") or getattr(suite, "name", "suite")
+    title = suite.title or suite.name
     lines = [f"# aqmsim — {_md(title)}", ""]
     lines += [f"- **{k}:** {_md(v) if k != 'command' else '`' + _md(v) + '`'}"
               for k, v in facts]
