@@ -23,6 +23,8 @@ impl Simulation {
         }
     }
 
+    #[cold]
+    #[inline(never)]
     pub(super) fn rate_change(&mut self, link: u32, idx: u32) {
         let l = &mut self.links[link as usize];
         let r = l.schedule[idx as usize].1;

@@ -47,8 +47,9 @@ fn quantile(xs: &[f64], q: f64) -> f64 {
 }
 
 impl Simulation {
-    /// Flow `fi`'s sender just took an ACK: is its transfer done?
-    #[inline]
+    /// Flow `fi`'s sender just took an ACK: is its transfer done? (Out of line: bulk
+    /// flows never call it, and the per-ACK path stays small.)
+    #[inline(never)]
     pub(super) fn check_transfer(&mut self, fi: usize) {
         let now = self.now;
         let flow = &mut self.flows[fi];
