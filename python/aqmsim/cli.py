@@ -22,7 +22,7 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, List, NoReturn, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, NoReturn, Optional, Sequence
 
 import typer
 
@@ -496,6 +496,24 @@ def _reading_names(spec: str, papers: Sequence[Any]) -> Any:
     return parts
 
 
+def _run_into_store(call: Callable[[], int]) -> None:
+    """A command that runs tasks into a store (`sweep`, `suite`): its errors as one line
+    (2: bad input, 1: store, cluster or system, 130: interrupted), its status as the exit."""
+    from .store import StoreError
+
+    try:
+        code = call()
+    except ScenarioError as exc:
+        _fail(str(exc))
+    except (StoreError, ConnectionError, ImportError, OSError, RuntimeError) as exc:
+        _fail(str(exc), code=1)
+    except KeyboardInterrupt:
+        _fail("interrupted: finished runs are in the store; the same command finishes the rest",
+              code=130)
+    if code:
+        raise typer.Exit(code)
+
+
 @app.command("sweep")
 def sweep_cmd(
     file: Path = typer.Argument(..., help="sweep file (TOML)", show_default=False),
@@ -518,23 +536,12 @@ def sweep_cmd(
     ),
 ) -> None:
     """Run a parameter sweep (grid x seeds) into a store; a rerun does only what is missing."""
-    from .store import StoreError
     from .sweep import cli_sweep
 
     if not file.is_file():
         _fail(f"{file}: no such file")
-    try:
-        code = cli_sweep(file, workers, scheduler, store, retry_failed, out=out, err=err,
-                         timeout=timeout, fresh=fresh)
-    except ScenarioError as exc:
-        _fail(str(exc))
-    except (StoreError, ConnectionError, ImportError, OSError, RuntimeError) as exc:
-        _fail(str(exc), code=1)
-    except KeyboardInterrupt:
-        _fail("interrupted: finished runs are in the store; the same command finishes the rest",
-              code=130)
-    if code:
-        raise typer.Exit(code)
+    _run_into_store(lambda: cli_sweep(file, workers, scheduler, store, retry_failed, out=out,
+                                      err=err, timeout=timeout, fresh=fresh))
 
 
 @app.command("report")
@@ -580,24 +587,13 @@ def suite_cmd(
 ) -> None:
     """Characterise the disciplines by a guideline's scenarios (RFC 7928): every scenario x
     discipline x seed into a store (a rerun does only what is missing), then the report."""
-    from .store import StoreError
     from .suite import SUITES
     from .suite.cli import cli_suite
 
     if name not in SUITES:
         _fail(f"SUITE: unknown suite {name!r}; expected one of: {', '.join(SUITES)}")
-    try:
-        code = cli_suite(name, aqm, seeds, scenarios, out_dir, workers, scheduler, ns3,
-                         fresh, out=out, err=err)
-    except ScenarioError as exc:
-        _fail(str(exc))
-    except (StoreError, ConnectionError, ImportError, OSError, RuntimeError) as exc:
-        _fail(str(exc), code=1)
-    except KeyboardInterrupt:
-        _fail("interrupted: finished runs are in the store; the same command finishes the rest",
-              code=130)
-    if code:
-        raise typer.Exit(code)
+    _run_into_store(lambda: cli_suite(name, aqm, seeds, scenarios, out_dir, workers, scheduler,
+                                      ns3, fresh, out=out, err=err))
 
 
 @app.command("export-ns2")

@@ -345,6 +345,15 @@ def _period(v: Any, where: str) -> Tuple[str, float, Optional[float]]:
                          "{ exponential = time } or { pareto = { mean, shape } }, got " f"{v!r}")
 
 
+def _udp_rate_size(t: Mapping[str, Any], where: str, fp: "FlowPlan", default_size: int) -> None:
+    """A UDP source's rate and packet size (a cbr or an onoff table) into ``fp``."""
+    fp.cbr_rate = parse_rate(t["rate"], f"{where}.rate")
+    size = t.get("packet_size", default_size)
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise Ns2ExportError(f"{where}.packet_size: must be an integer >= 1 bytes, got {size!r}")
+    fp.cbr_size = size
+
+
 def _onoff(o: Any, where: str, fp: "FlowPlan") -> None:
     """app "onoff" as ns-2's Application/Traffic/Exponential or /Pareto: both periods of
     one kind (and one shape), which is all those classes can draw."""
@@ -354,11 +363,7 @@ def _onoff(o: Any, where: str, fp: "FlowPlan") -> None:
     for k in ("rate", "on", "off"):
         if k not in o:
             raise Ns2ExportError(f"{where}.{k}: missing")
-    fp.cbr_rate = parse_rate(o["rate"], f"{where}.rate")
-    size = o.get("packet_size", 1000)
-    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-        raise Ns2ExportError(f"{where}.packet_size: must be an integer >= 1 bytes, got {size!r}")
-    fp.cbr_size = size
+    _udp_rate_size(o, where, fp, default_size=1000)
     on, off = _period(o["on"], f"{where}.on"), _period(o["off"], f"{where}.off")
     if on[0] != off[0] or on[2] != off[2]:
         raise Ns2ExportError(f"{where}.off: ns-2 draws on and off periods of one kind (and one "
@@ -387,11 +392,7 @@ def _traffic(t: Mapping[str, Any], where: str, top_tcp: Any, duration: float, se
         _check_fields(cbr, {"rate", "packet_size", "burst"}, f"{where}.cbr")
         if "rate" not in cbr:
             raise Ns2ExportError(f"{where}.cbr.rate: missing")
-        fp.cbr_rate = parse_rate(cbr["rate"], f"{where}.cbr.rate")
-        size = cbr.get("packet_size", 210)
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise Ns2ExportError(f"{where}.cbr.packet_size: must be an integer >= 1 bytes, got {size!r}")
-        fp.cbr_size = size
+        _udp_rate_size(cbr, f"{where}.cbr", fp, default_size=210)
     return fp
 
 
