@@ -406,9 +406,12 @@ def markdown() -> str:
         "Words used throughout: the **queue length** counts packets (or bytes) waiting in "
         "the buffer, not the one on the wire; the **average queue** `avg` is the "
         "discipline's EWMA of it, the **time-average queue** its integral over time "
-        "divided by the time. A **drop reason** is *early* (random), *forced* (average "
-        "above the hard limit) or *overflow* (buffer full). The **bottleneck** is the first "
-        "link of `monitor.queues`.",
+        "divided by the time. A **drop reason** is *early* (the RED family's and PIE's "
+        "random drops, the threshold queue's above its threshold; for CoDel and FQ-CoDel "
+        "their control law's drops at dequeue, which `aqmsim run` labels so), *forced* "
+        "(average above the hard limit: the RED family only) or *overflow* (buffer full; "
+        "FQ-CoDel drops from the head of the longest flow queue). The **bottleneck** is the "
+        "first link of `monitor.queues`.",
         "",
     ]
     lines += _section("Summary (`Results.summary`)", "One number per run: "
