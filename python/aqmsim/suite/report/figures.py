@@ -94,8 +94,10 @@ def _legend(fig: Any, axes: Sequence[Any], extra: Sequence[Tuple[Any, str]] = ()
     for h, lab in extra:
         seen.setdefault(lab, h)
     if seen:
-        # about 1.4 inches an entry: a narrow figure's legend takes two rows, not its edges
-        cols = max(1, min(len(seen), 7, int(fig.get_figwidth() / 1.4)))
+        # about 1.4 inches an entry (more for a long label): a narrow figure's legend
+        # takes more rows, not its edges
+        each = max(1.4, 0.5 + 0.07 * max(len(lab) for lab in seen))
+        cols = max(1, min(len(seen), 7, int(fig.get_figwidth() / each)))
         fig.legend(list(seen.values()), list(seen), loc="outside lower center",
                    ncols=cols, fontsize="small", frameon=False)
 
@@ -177,7 +179,7 @@ def delay_goodput(data: ScenarioData, style: Style) -> Any:
                      linestyle="none"), "mean of the runs")]
     if ellipses:
         extra.append((Patch(facecolor="grey", alpha=0.2, edgecolor="grey"),
-                      f"{SPREAD_ELLIPSE_NAME} (not a confidence region)"))
+                      SPREAD_ELLIPSE_NAME))
     return _panels_done(fig, axes, data, f"{mx.axis_label}{', log scale' if log else ''}",
                         my.axis_label, f"{my.label} against {mx.label}", extra)
 
