@@ -181,8 +181,53 @@ def test_pair_plot_labels_and_scale() -> None:
     assert ax.get_xlabel() == "mean queueing delay (ms), log scale"
     assert ax.get_ylabel() == "goodput (Mb/s)"
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert legend == ["discipline = droptail", "discipline = red"]
+    # three seeds a point: no ellipse (its 95 % region would be wider than the runs), and
+    # the legend names the marks for what they are
+    assert legend == ["discipline = droptail", "discipline = red", "mean over seeds",
+                      "one run"]
+    assert not ax.patches
     assert sorted(t.get_text() for t in ax.texts) == ["12", "12", "3", "3"]
+
+
+def test_mean_ellipse_only_from_the_runs_where_it_is_narrower_than_their_spread() -> None:
+    """The rule: the 95 % ellipse of the mean is drawn when its half-axes r(n)/√n are at
+    most 2 sample standard deviations: from 6 runs (5: 2.26 σ; 3: 16.3 σ, the issue's
+    ellipse spanning 95 ms of a 100 ms axis). Drawn, it is named so in the legend."""
+    from aqmsim.report.sweep_figures import (MEAN_ELLIPSE_NAME, hotelling_radius,
+                                             min_runs_mean_ellipse)
+
+    assert min_runs_mean_ellipse() == 6
+    assert hotelling_radius(5) / math.sqrt(5) > 2.0 >= hotelling_radius(6) / math.sqrt(6)
+    assert hotelling_radius(3) / math.sqrt(3) == pytest.approx(16.3, abs=0.05)
+    rng = np.random.default_rng(5)
+    for seeds, ellipses in ((5, 0), (6, 2)):
+        rows = [{KIND: k, "seed": s, "mean_queueing_delay_s": d + 0.002 * rng.random(),
+                 "goodput_bps": 1.2e6 + 1e4 * rng.random()}
+                for k, d in (("droptail", 0.05), ("red", 0.01)) for s in range(seeds)]
+        fig = new_figure(5, 4)
+        ax = fig.subplots()
+        draw_pair(ax, pd.DataFrame(rows), "mean_queueing_delay_s", "goodput_bps", [KIND],
+                  {KIND: "discipline"})
+        assert len(ax.patches) == ellipses, seeds
+        legend = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert (f"{MEAN_ELLIPSE_NAME} (n ≥ 6 runs)" in legend) == bool(ellipses)
+
+
+def test_pair_caption_says_why_there_is_no_ellipse(report) -> None:
+    html = report["html"]
+    assert "no point has an ellipse" in html and "at least 6 runs" in html
+    assert "With 3 runs its half-axes would be 16.3 standard deviations" in html
+
+
+def test_a_delay_percentile_interval_is_never_narrower_than_the_sketch() -> None:
+    """Seeds in one DDSketch bucket: the t half-width is 0, the drawn interval is not."""
+    rows = [{KIND: "red", "seed": s, "qdelay_p99_s": 0.03725} for s in (1, 2, 3, 4, 5)]
+    fig = new_figure(4, 3)
+    ax = fig.subplots()
+    draw_metric(ax, pd.DataFrame(rows), "qdelay_p99_s", Axis((KIND,), "discipline"), [KIND],
+                {KIND: "discipline"})
+    seg = ax.collections[0].get_segments()[0]
+    assert seg[:, 1].max() - seg[:, 1].min() == pytest.approx(2 * 37.25 * 0.01 / 0.99)
 
 
 def test_bad_report_table_is_one_line(core, tmp_path: Path) -> None:

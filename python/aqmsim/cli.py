@@ -137,7 +137,7 @@ _ORDER = [
     ("bottleneck_departures", "bottleneck departures"),
     ("bottleneck_drops", "bottleneck drops"),
     ("drops_early", "  early (random)"),
-    ("drops_forced", "  forced"),  # run's rule added by the caller (forced_drop_rule)
+    ("drops_forced", "  forced"),  # the discipline's words: the caller's drop_reason_labels
     ("drops_overflow", "  overflow (buffer full)"),
     ("marks", None), ("marks_departed", "  marked packets departed"),
     ("bottleneck_queued_end", None), ("loss_ratio", None), ("time_avg_queue_pkts", None),
@@ -230,10 +230,10 @@ def run(
         _fail(str(exc), code=1)
     wall = time.perf_counter() - t0
     title = f"{sc.name or file.stem}" + (f" — {sc.path}" if sc.path else "")
-    from .results import forced_drop_rule
+    from .results import drop_reason_labels
 
-    forced = {"drops_forced": f"  forced ({forced_drop_rule(res.queue_params())})"}
-    out.print(summary_table(res.summary, title=title, labels=forced))
+    reasons = drop_reason_labels(res.queue_params())  # what each reason is for the discipline
+    out.print(summary_table(res.summary, title=title, labels=reasons))
     if "wall_seconds" not in res.summary:
         out.print(f"wall-clock time {wall:.3f} s")
     if out_dir is not None:

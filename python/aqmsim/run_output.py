@@ -54,7 +54,11 @@ def figure_names(res: "Results") -> List[str]:
     ``plot_``), decided from the engine's columns (no table built, pandas not loaded)."""
     names: List[str] = []
     if res.has_rows("queue"):
-        names += ["queue", "drop_probability"]
+        from .plot import has_drop_probability
+
+        names.append("queue")
+        if has_drop_probability(res):  # (DropTail, CoDel, FQ-CoDel: none to draw)
+            names.append("drop_probability")
     if res.has_rows("links"):
         names.append("utilisation")
     if res.has_rows("tcp"):

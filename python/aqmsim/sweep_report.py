@@ -5,7 +5,9 @@ them, and an ``index.html`` with a table of the points and the failed runs.
   Student-t interval of :func:`aqmsim.papers.base.mean_ci`), a panel per parameter; the
   discipline and any other parameter that is not a number is a categorical axis;
 - one metric against another (default: queueing delay against goodput, RFC 7928 §2.7):
-  per point the mean with its 95 % confidence ellipse over seeds, the runs overlaid;
+  per point the mean with its 95 % confidence ellipse over seeds (only from the number of
+  runs where that region is narrower than the runs' spread: ``min_runs_mean_ellipse``),
+  the runs overlaid;
 - one overview per discipline: every metric against every other parameter.
 
 Labels, units and ranges come from :mod:`aqmsim.metrics`; figures are drawn by
@@ -196,6 +198,7 @@ def write_report(sweep: Sweep, store: Optional[Path] = None,
             add(fig, _safe(m), meta.axis_label,
                 f"{meta.axis_label} against each varied parameter: {seeds_note}. "
                 f"{meta.definition}")
+        ellipses = _ellipse_words(ok, params)
         for kx, ky in pairs:
             mx, my = SF.metric_of(kx), SF.metric_of(ky)
             fig = SF.new_figure(6.4, 4.8)
@@ -204,10 +207,9 @@ def write_report(sweep: Sweep, store: Optional[Path] = None,
             fig.suptitle(f"{my.label[:1].upper() + my.label[1:]} against {mx.label}")
             add(fig, f"pair-{_safe(kx)}-{_safe(ky)}", f"{my.label} against {mx.label}",
                 f"{my.axis_label} against {mx.axis_label} ({scale} x axis): per point of "
-                f"the sweep the mean over seeds (large dot) with the 95 % confidence "
-                f"ellipse of the mean (Hotelling's T²: sample covariance / n, "
-                f"F with 2 and n − 2 degrees of freedom), every run a faint dot; dots joined by a line differ only in the "
-                f"parameter whose value labels them.")
+                f"the sweep the mean over seeds (large dot), every run a faint dot; "
+                f"{ellipses} Dots joined by a line differ only in the parameter whose value "
+                f"labels them.")
         kind = {p for p in params if p.endswith(".kind")}
         cols = [a for a in axes if not kind & set(a.params)] or [None]
         for disc in sorted(ok["discipline"].unique()):
@@ -226,6 +228,33 @@ def write_report(sweep: Sweep, store: Optional[Path] = None,
     files.index.write_text(_page(sweep, store, df, ok, params, labels, metrics, figures,
                                  len(keys)), encoding="utf-8")
     return files
+
+
+def _ellipse_words(ok: Any, params: List[str]) -> str:
+    """What the pair figures' ellipses are, and why a point has none: the 95 % region of
+    the mean is drawn from :func:`~aqmsim.report.sweep_figures.min_runs_mean_ellipse`
+    runs of a point on (the rule: its half-axes at most 2 sample standard deviations)."""
+    from .report.sweep_figures import (MEAN_ELLIPSE_NAME, hotelling_radius,
+                                       min_runs_mean_ellipse)
+
+    least = min_runs_mean_ellipse()
+    sizes = ok.groupby(params, dropna=False, sort=False).size() if params else \
+        [len(ok)]
+    few = [int(n) for n in sizes if n < least]
+    what = (f"the {MEAN_ELLIPSE_NAME} (Hotelling's T²: sample covariance / n, F with 2 and "
+            f"n − 2 degrees of freedom) is drawn for points with at least {least} runs: "
+            f"with fewer, that region would be wider than the runs' own 2-σ spread "
+            f"(half-axes r(n)/√n > 2 sample standard deviations), so it would say less "
+            f"than the runs do.")
+    if not few:
+        return what
+    n = min(few)
+    why = (f" With {n} run{'s' if n != 1 else ''}"
+           + (f" its half-axes would be {hotelling_radius(n) / math.sqrt(n):.1f} standard "
+              f"deviations" if n >= 3 else "") + ".")
+    if len(few) == len(sizes):
+        return f"no point has an ellipse: {what}{why}"
+    return f"{what} {len(few)} of {len(sizes)} points have fewer and no ellipse.{why}"
 
 
 def _points_rows(ok: Any, params: List[str], metrics: List[str]) -> List[List[str]]:
