@@ -55,7 +55,27 @@ def execute(notebook: Path, workdir: Path, examples: Path | None = ROOT / "examp
                             allow_errors=False, config=ipc,
                             resources={"metadata": {"path": str(workdir)}})
     client.execute(env=kernel_env())
+    _relative_to(nb, workdir)
     return nb
+
+
+def _relative_to(nb, workdir: Path) -> None:
+    """The temporary folder's path in the outputs written as ``.``, the folder the notebook
+    ran in, so that two builds give the same page."""
+    prefixes = sorted({str(workdir), str(workdir.resolve())}, key=len, reverse=True)
+
+    def fix(text):
+        for prefix in prefixes:
+            text = text.replace(prefix, ".")
+        return text
+
+    for cell in nb.cells:
+        for out in cell.get("outputs", []):
+            if "text" in out:
+                out["text"] = fix(out["text"])
+            for mime, value in out.get("data", {}).items():
+                if isinstance(value, str) and mime.startswith("text/"):
+                    out["data"][mime] = fix(value)
 
 
 def on_files(files, config):
