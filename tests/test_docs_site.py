@@ -109,3 +109,26 @@ def test_the_kernel_runs_this_python_and_this_checkouts_aqmsim(tmp_path: Path, m
     # it ran in the folder given, whose path the outputs show as "." (a page that does
     # not change from one build to the next)
     assert lines[2] == "."
+
+
+def test_a_failing_cell_stops_the_build_naming_its_error(tmp_path: Path):
+    import nbformat
+    from mkdocs.exceptions import PluginError
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"),
+                                         nbformat.v4.new_code_cell("1 / 0")])
+    nbformat.write(nb, tmp_path / "tutorial.ipynb")
+
+    class Files:
+        def get_file_from_path(self, path):
+            return type("F", (), {"abs_src_path": str(tmp_path / path)})()
+
+    hook = _hook()
+    try:
+        with pytest.raises(PluginError) as err:
+            hook.on_files(Files(), {})
+    finally:
+        hook.on_shutdown()
+    first = str(err.value).splitlines()[0]
+    assert first.startswith("docs/tutorial.ipynb failed while the site was built: ")
+    assert first.endswith("ZeroDivisionError: division by zero")

@@ -16,6 +16,7 @@ was. A cell that fails stops the build with the cell's error.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -30,7 +31,8 @@ _tmp: tempfile.TemporaryDirectory | None = None
 def kernel_env() -> dict:
     """The environment of the kernel: this one, with this checkout's python/ first on
     PYTHONPATH (as the CLI page's hook puts it first on sys.path)."""
-    paths = [str(ROOT / "python"), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    paths = [str(ROOT / "python"),
+             *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(dict.fromkeys(paths)))
     # jupyter_core's directory layout, as tests/test_tutorial.py sets it (else a warning)
     env.setdefault("JUPYTER_PLATFORM_DIRS", "1")
@@ -95,9 +97,11 @@ def on_files(files, config):
 
         nb = execute(Path(page.abs_src_path), workdir)
     except Exception as exc:  # CellExecutionError, a kernel that does not start, ...
-        first = str(exc).strip().splitlines()
-        raise PluginError(f"docs/{NOTEBOOK} failed while the site was built "
-                          f"({type(exc).__name__}): {first[-1] if first else exc}\n{exc}") from None
+        # the error's last line first (for a cell: the exception it raised), then the rest
+        text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))  # the traceback's colours
+        lines = text.strip().splitlines() or [type(exc).__name__]
+        raise PluginError(f"docs/{NOTEBOOK} failed while the site was built: {lines[-1]}\n"
+                          + "\n".join(lines[:-1])) from None
     out = tmp / NOTEBOOK  # the same name: mkdocs-jupyter's include pattern matches it
     nbformat.write(nb, out)
     page.abs_src_path = str(out)
