@@ -3,9 +3,10 @@
 **Every error.** The engine stops at the first error it finds. :func:`all_errors` asks it
 again with the offending field taken out (so that its default applies), and again, as a
 linter goes on after the first finding: each error is reported with its field's path.
-It stops where taking a field out cannot tell more: a missing required field, an error
-of a whole table or list that the removal itself caused, a path that is not a plain
-one. A TOML syntax error, or an error of the file's structure that the engine cannot
+A link's required ``rate`` or ``delay``, wrong or missing, is given a stand-in value
+instead. It stops where taking a field out cannot tell more: another missing required
+field (``duration``, a flow's ``src``), an error of a whole table or list that the
+removal itself caused, a path that is not a plain one. A TOML syntax error, or an error of the file's structure that the engine cannot
 read past (a table where a list belongs at the top), is still the only one reported.
 
 **Summary.** :func:`summary_lines` gives what a person checks first in the resolved
@@ -43,9 +44,15 @@ def _parts(path: str) -> List[Any]:
     return [int(p) if p.isdigit() else p for p in re.findall(r"[^.\[\]]+", path)]
 
 
+#: Required fields a link cannot do without, and a value that lets the check go on past
+#: them (a wrong or missing one is reported; the rest of the file is still checked).
+_STAND_IN = {"rate": "10Mb", "delay": "1ms"}
+
+
 def _remove(data: Dict[str, Any], path: str) -> Optional[str]:
     """Take the field at ``path`` out of ``data``: the nearest table key at or above it
-    (an error in a list entry drops the whole list). Its path, or None if not there."""
+    (an error in a list entry drops the whole list); a required link rate or delay is
+    replaced by a stand-in instead. Its path, or None if there is nothing to take out."""
     parts = _parts(path)
     while parts and isinstance(parts[-1], int):
         parts.pop()
@@ -57,9 +64,13 @@ def _remove(data: Dict[str, Any], path: str) -> Optional[str]:
             node = node[p]
         except (KeyError, IndexError, TypeError):
             return None
-    if not isinstance(node, dict) or parts[-1] not in node:
+    last = parts[-1]
+    if not isinstance(node, dict) or (last not in node and last not in _STAND_IN):
         return None
-    del node[parts[-1]]
+    if last in _STAND_IN and len(parts) > 1:
+        node[last] = _STAND_IN[last]
+    else:
+        node.pop(last, None)
     return ".".join(str(p) if isinstance(p, str) else f"[{p}]" for p in parts).replace(".[", "[")
 
 
