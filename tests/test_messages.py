@@ -143,6 +143,17 @@ def test_an_output_directory_that_is_a_file_is_a_usage_error(tmp_path: Path, cmd
     assert msg.startswith(f"error: {option} {str(under)!r}: {str(afile)!r} is a file")
 
 
+@pytest.mark.parametrize("args, start", [
+    (["--aqm", "red,blue"], "error: --aqm: unknown discipline 'blue' (allowed: red, ared,"),
+    (["--scenarios", "nope"], "error: --scenarios: unknown scenario 'nope' (allowed: "),
+])
+def test_suite_selection_errors_name_the_option(tmp_path: Path, args, start):
+    msg = _one_line_error(runner.invoke(app, ["suite", "rfc7928", "--out", str(tmp_path / "s")]
+                                        + args))
+    assert msg.startswith(start), msg
+    assert not (tmp_path / "s").exists()
+
+
 # ----------------------------------------------------------------- --readings
 def test_an_unknown_reading_names_readings():
     msg = _one_line_error(runner.invoke(app, ["reproduce", "rtred", "--readings", "units=bogus"]))

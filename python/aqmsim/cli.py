@@ -2,7 +2,7 @@
 
     aqmsim run examples/dumbbell-red.toml [--seed N] [--out DIR] [--format csv|parquet]
                                           [--set duration=5 --set dumbbell.bottleneck.queue.max_p=0.05]
-    aqmsim validate examples/dumbbell-red.toml [--json]
+    aqmsim validate examples/dumbbell-red.toml [--full | --json]
     aqmsim list [DISCIPLINE]
     aqmsim reproduce PAPER|all [--seeds N] [--out DIR] [--workers N | --scheduler tcp://HOST:PORT]
                                [--store DIR] [--fresh]
@@ -11,8 +11,9 @@
     aqmsim examples DIR [--force]
     aqmsim version | aqmsim --version
 
-A malformed scenario or a missing file prints one red line and exits with status 2; a
-failed simulation exits with status 1. Never a traceback for either.
+A malformed scenario, a missing file or a bad option value prints one red line and exits
+with status 2 (cli_errors.py: the same for typer's own usage errors); a failed simulation
+exits with status 1. Never a traceback for either.
 """
 
 # No `from __future__ import annotations` here: typer reads the annotations at run time
