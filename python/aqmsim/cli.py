@@ -324,7 +324,7 @@ def validate(
     """Check a scenario: list every error (each with its field), or summarise it resolved
     (every default and "auto" filled in; --full or --json: all of it). Exit 0 valid, 2 not."""
     from .scenario import dumps_toml
-    from .validate_view import all_errors, summary_lines
+    from .validate_view import all_errors, summary_text
 
     sc = _load(file, overrides)
     try:
@@ -347,12 +347,7 @@ def validate(
         typer.echo(f"# {file}: valid; resolved scenario follows")
         typer.echo(dumps_toml(resolved), nl=False)
         return
-    typer.echo(f"{file}: valid")
-    rows = summary_lines(resolved)
-    width = max(len(label) for label, _ in rows)
-    for label, value in rows:
-        typer.echo(f"  {label.ljust(width)}  {value}")
-    typer.echo("(the whole resolved scenario, every default filled in: --full; as JSON: --json)")
+    typer.echo(summary_text(file, resolved))
 
 
 def _disciplines() -> Dict[str, Any]:

@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import ScenarioError
 
-__all__ = ["all_errors", "summary_lines", "MAX_ERRORS"]
+__all__ = ["all_errors", "summary_lines", "summary_text", "MAX_ERRORS"]
 
 #: At most this many errors are listed (a file with more has one mistake made many times).
 MAX_ERRORS = 50
@@ -200,3 +200,11 @@ def summary_lines(resolved: Dict[str, Any]) -> List[Tuple[str, str]]:
         rows.append(("trace", f"{trace.get('format')} of {len(trace.get('links') or [])} "
                      f"link(s) to {trace.get('path')}"))
     return rows
+
+
+def summary_text(file: Any, resolved: Dict[str, Any]) -> str:
+    """What `aqmsim validate FILE` prints of a valid scenario."""
+    rows = summary_lines(resolved)
+    width = max(len(label) for label, _ in rows)
+    return "\n".join([f"{file}: valid"] + [f"  {label.ljust(width)}  {value}" for label, value in rows]
+                     + ["(the whole resolved scenario, every default filled in: --full; as JSON: --json)"])
