@@ -2,7 +2,7 @@
 
     aqmsim run examples/dumbbell-red.toml [--seed N] [--out DIR] [--format csv|parquet]
                                           [--set duration=5 --set dumbbell.bottleneck.queue.max_p=0.05]
-    aqmsim validate examples/dumbbell-red.toml [--json]
+    aqmsim validate examples/dumbbell-red.toml [--full | --json]
     aqmsim list [DISCIPLINE]
     aqmsim reproduce PAPER|all [--seeds N] [--out DIR] [--workers N | --scheduler tcp://HOST:PORT]
                                [--store DIR] [--fresh]
@@ -11,8 +11,9 @@
     aqmsim examples DIR [--force]
     aqmsim version | aqmsim --version
 
-A malformed scenario or a missing file prints one red line and exits with status 2; a
-failed simulation exits with status 1. Never a traceback for either.
+A malformed scenario, a missing file or a bad option value prints one red line and exits
+with status 2 (cli_errors.py: the same for typer's own usage errors); a failed simulation
+exits with status 1. Never a traceback for either.
 """
 
 # No `from __future__ import annotations` here: typer reads the annotations at run time
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, NoReturn, Optional,
 
 import typer
 
+from .cli_errors import OneLineGroup, check_out_dir, check_scheduler, print_error
 from .errors import ScenarioError, SimulationError
 
 if TYPE_CHECKING:
@@ -35,6 +37,7 @@ app = typer.Typer(
     name="aqmsim",
     help="Packet-level simulator for active queue management (RED and its variants) under TCP.",
     no_args_is_help=True,
+    cls=OneLineGroup,  # usage errors (a bad option value) as one line, exit 2
     add_completion=False,
     pretty_exceptions_show_locals=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -70,10 +73,7 @@ err: Any = _LazyConsole(stderr=True, soft_wrap=True, highlight=False)
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    from rich.text import Text
-
-    line = " ".join(str(message).split())  # exactly one line
-    err.print(Text.assemble(("error: ", "bold red"), (line, "red")))
+    print_error(message)  # exactly one line
     raise typer.Exit(code)
 
 
@@ -314,26 +314,40 @@ def _with_tcp_flows(sc: Any, spec: str) -> Any:
 @app.command()
 def validate(
     file: Path = typer.Argument(..., help="scenario file (TOML)", show_default=False),
-    as_json: bool = typer.Option(False, "--json", help="print JSON instead of TOML"),
+    as_json: bool = typer.Option(False, "--json", help="print the whole resolved scenario as JSON"),
+    full: bool = typer.Option(False, "--full", help="print the whole resolved scenario (TOML) "
+                              "instead of its summary"),
     overrides: Optional[List[str]] = typer.Option(
         None, "--set", help="override a field, KEY=VALUE (dotted path), repeatable"
     ),
 ) -> None:
-    """Check a scenario; print it resolved (every default and "auto" filled in)."""
+    """Check a scenario: list every error (each with its field), or summarise it resolved
+    (every default and "auto" filled in; --full or --json: all of it). Exit 0 valid, 2 not."""
     from .scenario import dumps_toml
+    from .validate_view import all_errors, summary_text
 
     sc = _load(file, overrides)
     try:
-        resolved = sc.validate()
-    except ScenarioError as exc:
+        errors = all_errors(sc)
+        resolved = None if errors else sc.validate()
+    except ScenarioError as exc:  # pragma: no cover - all_errors has seen it already
         _fail(str(exc))
     except ImportError as exc:
         _fail(str(exc), code=1)
+    if errors:
+        for message in errors:
+            print_error(message)
+        if len(errors) > 1:
+            err.print(f"{file}: {len(errors)} errors")
+        raise typer.Exit(2)
     if as_json:
         typer.echo(json.dumps(resolved, indent=2))
-    else:
+        return
+    if full:
         typer.echo(f"# {file}: valid; resolved scenario follows")
         typer.echo(dumps_toml(resolved), nl=False)
+        return
+    typer.echo(summary_text(file, resolved))
 
 
 def _disciplines() -> Dict[str, Any]:
@@ -389,7 +403,8 @@ def list_disciplines(
 
 # The options `reproduce` and `sweep` share: where the runs go.
 _WORKERS = typer.Option(None, "--workers", "-w", min=1, help="local worker processes (default: one per CPU)")
-_SCHEDULER = typer.Option(None, "--scheduler", help="run on the Dask cluster of this scheduler, tcp://HOST:PORT")
+_SCHEDULER = typer.Option(None, "--scheduler", callback=check_scheduler,
+                          help="run on the Dask cluster of this scheduler, tcp://HOST:PORT")
 
 
 @app.command()
@@ -402,12 +417,12 @@ def reproduce(
         None, "--seeds", "-n", min=1, help="run seeds 1..N (default: the paper's default_seeds)"
     ),
     out_dir: Path = typer.Option(
-        Path("out/reproduce"), "--out", "-o", help="write the report and figures here"
+        Path("out/reproduce"), "--out", "-o", callback=check_out_dir, help="write the report and figures here"
     ),
     workers: Optional[int] = _WORKERS,
     scheduler: Optional[str] = _SCHEDULER,
     store: Optional[Path] = typer.Option(
-        None, "--store", help="keep each paper's runs in STORE/PAPER (default: OUT/PAPER/store)"
+        None, "--store", callback=check_out_dir, help="keep each paper's runs in STORE/PAPER (default: OUT/PAPER/store)"
     ),
     fresh: bool = typer.Option(
         False, "--fresh", help="empty the papers' stores first: simulate every run again"
@@ -472,10 +487,13 @@ def reproduce(
 def _reading_names(spec: str, papers: Sequence[Any]) -> Any:
     """``--readings`` as a list of variant names (None for all); each must be a reading
     of at least one of ``papers`` (a paper that lacks it runs without it)."""
-    from .papers.readings import ReadingError, variant_named
+    from .papers.readings import variant_named
 
     parts = [x.strip() for x in (spec or "").split(",") if x.strip()]
-    if not parts or "all" in parts:
+    if not parts:
+        _fail(f"--readings: expected all, primary, or readings separated by commas "
+              f"(choice=reading, several joined by +), got {spec!r}")
+    if "all" in parts:
         return None
     for name in parts:
         if name == "primary":
@@ -487,12 +505,10 @@ def _reading_names(spec: str, papers: Sequence[Any]) -> Any:
             try:
                 variant_named(list(p.readings()), name)
                 break
-            except ReadingError as exc:
-                errors.append(f"{p.name}: {exc}")
-            except Exception as exc:  # noqa: BLE001 - a paper whose readings cannot load
-                errors.append(f"{p.name}: {exc}")
+            except Exception as exc:  # noqa: BLE001 - ReadingError, or readings that cannot load
+                errors.append(f"{p.name}: {str(exc).removeprefix('--readings: ')}")
         else:
-            _fail("; ".join(errors) or f"--readings: unknown reading {name!r}")
+            _fail("--readings: " + ("; ".join(errors) or f"unknown reading {name!r}"))
     return parts
 
 
@@ -520,7 +536,7 @@ def sweep_cmd(
     workers: Optional[int] = _WORKERS,
     scheduler: Optional[str] = _SCHEDULER,
     store: Optional[Path] = typer.Option(
-        None, "--store", help="store directory (default: the file's `store`, else out/sweeps/NAME)"
+        None, "--store", callback=check_out_dir, help="store directory (default: the file's `store`, else out/sweeps/NAME)"
     ),
     retry_failed: bool = typer.Option(
         False, "--retry-failed", help="also rerun runs that failed with invalid parameters"
@@ -547,9 +563,10 @@ def sweep_cmd(
 @app.command("report")
 def sweep_report_cmd(
     file: Path = typer.Argument(..., help="sweep file (TOML)", show_default=False),
-    store: Optional[Path] = typer.Option(None, "--store", help="store directory of the sweep"),
+    store: Optional[Path] = typer.Option(None, "--store", callback=check_out_dir,
+                                         help="store directory of the sweep"),
     out_dir: Optional[Path] = typer.Option(
-        None, "--out", "-o", help="output directory (default: STORE/report)"
+        None, "--out", "-o", callback=check_out_dir, help="output directory (default: STORE/report)"
     ),
 ) -> None:
     """Draw a sweep's metrics against its parameters (95 % CI over seeds): PNG + index.html."""
@@ -577,7 +594,7 @@ def suite_cmd(
     scenarios: Optional[str] = typer.Option(
         None, "--scenarios", metavar="A,B,...", help="only these scenarios (file names)"),
     out_dir: Optional[Path] = typer.Option(
-        None, "--out", "-o", help="output directory (default: out/suite/SUITE); the runs go "
+        None, "--out", "-o", callback=check_out_dir, help="output directory (default: out/suite/SUITE); the runs go "
         "to OUT/store, the report to OUT/index.html"),
     workers: Optional[int] = _WORKERS,
     scheduler: Optional[str] = _SCHEDULER,

@@ -22,6 +22,12 @@ fn serde_err(e: serde_path_to_error::Error<impl std::fmt::Display>) -> ScenarioE
     if let Some(i) = msg.find(" at line ") {
         msg.truncate(i);
     }
+    // serde names a missing field in the message, at the path of the table that lacks it:
+    // name it by its own path instead (`dumbbell.bottleneck.rate: missing ...`).
+    if let Some(name) = msg.strip_prefix("missing field `").and_then(|r| r.strip_suffix('`')) {
+        let field = if path.is_empty() { name.to_string() } else { format!("{path}.{name}") };
+        return ScenarioError::new(field, "missing: a required field");
+    }
     ScenarioError::new(path, msg)
 }
 
