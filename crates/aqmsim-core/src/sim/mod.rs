@@ -1147,6 +1147,9 @@ impl Simulation {
                     ft.mean_delay_s.push(if c.received > 0 { c.delay_sum_ns / c.received as f64 * 1e-9 } else { 0.0 });
                     tot_thr += thr;
                     tot_good += thr;
+                    // mean_e2e_delay_s is over every flow's packets, UDP ones too
+                    dsum += c.delay_sum_ns;
+                    dn += c.received;
                 }
             }
         }
