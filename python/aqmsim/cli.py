@@ -616,17 +616,29 @@ def suite_cmd(
 @app.command("export-ns2")
 def export_ns2(
     file: Path = typer.Argument(..., help="scenario file (TOML)"),
-    seed: Optional[int] = typer.Option(None, "--seed", help="seed whose random draws the script pins"),
+    seed: Optional[int] = typer.Option(
+        None, "--seed", min=0,
+        help="the seed of `aqmsim run --seed N` (default: the scenario's): the script starts "
+             "every flow and sets every access/egress delay as that run does; RED's coin, "
+             "TCP's boot_time_ and on/off bursts come from ns-2's own RNG (same distribution, "
+             "other numbers)"),
     trace_dir: str = typer.Option(".", "--trace-dir", help="where the script writes its outputs"),
+    trace_all: Optional[str] = typer.Option(
+        None, "--trace-all", metavar="FILE",
+        help="the script writes ns-2's trace-all of every link to FILE (or: ns s.tcl -trace-all FILE)"),
+    namtrace_all: Optional[str] = typer.Option(
+        None, "--namtrace-all", metavar="FILE",
+        help="the script writes a nam trace to FILE (or: ns s.tcl -namtrace-all FILE)"),
 ) -> None:
-    """Print the same scenario as an ns-2 Tcl script (DropTail and the RED family ns-2 has)."""
+    """Print the same scenario as an ns-2 Tcl script (DropTail and the RED family ns-2 has),
+    with the start times and delays `aqmsim run --seed N` draws."""
     from .errors import ScenarioError
-    from .ns2.export import to_tcl
+    from .ns2.cli_export import export_script
 
     sc = _load(file)
-    s = seed if seed is not None else int(sc.to_dict().get("seed", 1))
     try:
-        typer.echo(to_tcl(sc.to_dict(), s, trace_dir), nl=False)
+        typer.echo(export_script(sc, seed, trace_dir, trace_all=trace_all, namtrace_all=namtrace_all),
+                   nl=False)
     except (ScenarioError, ValueError) as exc:
         _fail(f"{file}: {exc}")
 

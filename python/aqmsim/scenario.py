@@ -171,13 +171,14 @@ class Scenario:
         return Scenario(data, path=self._path)
 
     # ------------------------------------------------------------------ engine calls
-    def validate(self) -> Dict[str, Any]:
+    def validate(self, seed: Optional[int] = None) -> Dict[str, Any]:
         """Check the scenario with the engine; return the resolved scenario (every
-        default filled in, every "auto" replaced by its value) as a dict."""
+        default filled in, every "auto" replaced by its value, every random start and
+        delay drawn as :meth:`run` with this ``seed`` draws it) as a dict."""
         core = _core()
         payload = self._payload()
         try:
-            resolved = core.validate(payload)
+            resolved = core.validate(payload, seed)
         except ScenarioError as exc:
             raise self._relabel(exc) from None
         return json.loads(resolved)
