@@ -22,14 +22,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from .results import Results
 
-__all__ = ["FIGURE_DPI", "figure_names", "preload", "save_figure", "save_run"]
+__all__ = ["FIGURE_DPI", "figure_names", "preload", "save_figure", "save_run", "trace_files"]
 
 #: Resolution of the PNG figures (the SVG beside each one has none to choose).
 FIGURE_DPI = 150
@@ -171,9 +171,12 @@ def _join_helper(helper: Any) -> Any:
     return [Path(p) for p in paths] if proc.exitcode == 0 and paths is not None else None
 
 
-def save_run(res: "Results", out_dir: Path, fmt: str = "csv") -> List[Path]:
+def save_run(res: "Results", out_dir: Path, fmt: str = "csv",
+             command: Optional[str] = None) -> List[Path]:
     """Everything ``aqmsim run --out`` writes: :meth:`Results.save` (summary, resolved
-    scenario, tables) and the figures as PNG + SVG. Returns the paths written."""
+    scenario, tables), ``provenance.json`` (:func:`aqmsim.provenance.provenance`; ``command``
+    default: this process's) and the figures as PNG + SVG. Returns the paths written, the
+    packet trace the run wrote (``[trace]``, ``--trace``) last."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     names = figure_names(res)
@@ -195,4 +198,27 @@ def save_run(res: "Results", out_dir: Path, fmt: str = "csv") -> List[Path]:
         figures += theirs_written if theirs_written is not None else _draw(res, theirs, out_dir)
     order = {n: i for i, n in enumerate(names)}
     figures.sort(key=lambda p: (order.get(p.stem, len(order)), p.suffix))
-    return written + figures
+    return written + [_write_provenance(out_dir, command)] + figures + trace_files(res)
+
+
+def _write_provenance(out_dir: Path, command: Optional[str]) -> Path:
+    import json
+
+    from .provenance import provenance
+
+    p = out_dir / "provenance.json"
+    p.write_text(json.dumps(provenance(command), indent=2) + "\n")
+    return p
+
+
+def trace_files(res: "Results") -> List[Path]:
+    """The packet-trace files the run wrote (its resolved ``[trace]``): the ns2 trace file,
+    or every ``.pcap`` of the pcap directory; none without a trace."""
+    trace = res.resolved.get("trace") or {}
+    path = trace.get("path")
+    if not path:
+        return []
+    p = Path(path)
+    if trace.get("format") == "pcap":
+        return sorted(p.glob("*.pcap")) if p.is_dir() else []
+    return [p] if p.is_file() else []
