@@ -222,3 +222,15 @@ def test_a_typo_keeps_did_you_mean(core):
     text = _one_line_error(runner.invoke(
         app, ["validate", str(RED), "--set", "dumbbell.bottleneck.queue.max_pp=0.1"]))
     assert "did you mean 'max_p'" in text and "replace the whole table" not in text
+
+
+def test_the_documented_switch_works(core, tmp_path: Path):
+    """docs/getting-started.md's `--set` that switches a RED queue to CoDel runs."""
+    from conftest import ROOT
+
+    text = (ROOT / "docs" / "getting-started.md").read_text()
+    line = next(x for x in text.splitlines() if "queue={ kind" in x)
+    fix = line.split("--set '", 1)[1].split("'", 1)[0]
+    result = runner.invoke(app, ["validate", str(RED), "--set", fix, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["links"][0]["queue"]["kind"] == "codel"
