@@ -116,7 +116,7 @@ def test_out_that_is_a_file(core, tmp_path: Path):
 
 
 @pytest.mark.parametrize("fmt, path, why", [
-    ("ns2", "/proc/nope/t.tr", "/proc/nope"),
+    ("ns2", "/proc/nope/t.tr", "the directory /proc/nope does not exist"),
     ("ns2", "{tmp}", "is a directory"),
     ("ns2", "{tmp}/a\u0000b.tr", "NUL"),
     ("pcap", "/dev/null", "not a directory"),
