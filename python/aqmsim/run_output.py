@@ -47,6 +47,11 @@ def preload() -> None:
 
     for module in _NEEDED:
         importlib.import_module(module)
+    from .provenance import aqmsim_version, host_info
+
+    # provenance.json's slow facts (~20 ms: importlib.metadata, platform.platform()), kept
+    aqmsim_version()
+    host_info()
 
 
 def figure_names(res: "Results") -> List[str]:
