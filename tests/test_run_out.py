@@ -234,3 +234,17 @@ def test_the_documented_switch_works(core, tmp_path: Path):
     result = runner.invoke(app, ["validate", str(RED), "--set", fix, "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["links"][0]["queue"]["kind"] == "codel"
+
+
+def test_pcap_list_is_this_runs_files(core, tmp_path: Path):
+    """An older .pcap in the directory is not listed as written; every traced link is."""
+    out = tmp_path / "out"
+    (out / "pcap").mkdir(parents=True)
+    (out / "pcap" / "old-run.pcap").write_bytes(b"")
+    result = runner.invoke(app, ["run", str(RED), *SHORT, "--out", str(out), "--trace", "pcap",
+                                 "--set", 'trace.links="all"'])
+    assert result.exit_code == 0, result.output
+    listed = _listed(result.output, out)
+    assert "pcap/old-run.pcap" not in listed
+    assert sorted(listed) == [x for x in _contents(out) if x != "pcap/old-run.pcap"]
+    assert sum(x.endswith(".pcap") for x in listed) == 21  # 10 access, 1 bottleneck, 10 egress

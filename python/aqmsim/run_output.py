@@ -49,7 +49,7 @@ def preload() -> None:
         importlib.import_module(module)
     from .provenance import aqmsim_version, host_info
 
-    # provenance.json's slow facts (~20 ms: importlib.metadata, platform.platform()), kept
+    # provenance.json's slow facts (~20 ms: importlib.metadata, platform.platform()); cached
     aqmsim_version()
     host_info()
 
@@ -218,12 +218,19 @@ def _write_provenance(out_dir: Path, command: Optional[str]) -> Path:
 
 def trace_files(res: "Results") -> List[Path]:
     """The packet-trace files the run wrote (its resolved ``[trace]``): the ns2 trace file,
-    or every ``.pcap`` of the pcap directory; none without a trace."""
+    or the pcap directory's ``<from>-<to>.pcap`` of each traced link (both directions of
+    a link share the file of the one named first; an older file there is not listed)."""
     trace = res.resolved.get("trace") or {}
     path = trace.get("path")
     if not path:
         return []
     p = Path(path)
-    if trace.get("format") == "pcap":
-        return sorted(p.glob("*.pcap")) if p.is_dir() else []
-    return [p] if p.is_file() else []
+    if trace.get("format") != "pcap":
+        return [p] if p.is_file() else []
+    files, seen = [], set()
+    for name in trace.get("links", []):
+        a, _, b = str(name).partition("->")
+        if (b, a) not in seen:
+            seen.add((a, b))
+            files.append(p / f"{a}-{b}.pcap")
+    return [f for f in files if f.is_file()]
