@@ -198,9 +198,10 @@ def run(
         False, "--delays", help="keep the delay distributions (monitor.delays): quantiles "
         "and jitter in the summary and flows table; with --out, delay_cdf.csv, .png and .svg",
     ),
-    trace: Optional[str] = typer.Option(
+    trace: Optional[List[str]] = typer.Option(
         None, "--trace", help="packet trace of the monitored links (or [trace] links) into "
-        "--out: ns2 (trace.tr, ns-2's + - r d lines) or pcap (one <from>-<to>.pcap per link)",
+        "--out: ns2 (trace.tr, ns-2's + - r d lines) or pcap (one <from>-<to>.pcap per link); "
+        "one format a run",
         show_default=False,
     ),
 ) -> None:
@@ -217,8 +218,10 @@ def run(
         sc = _with_tcp_flows(sc, tcp)
     if delays:
         sc = sc.with_overrides(**{"monitor.delays": True})
-    if trace is not None:
+    if trace:
         sc = _with_trace(sc, trace, out_dir)
+    if out_dir is not None:
+        _make_out_dir(out_dir)  # before the run: a bad --out costs no simulation
     t0 = time.perf_counter()
     try:
         res = _simulate(sc, seed, f"simulating {sc.name or file} …", out_dir is not None)
@@ -240,11 +243,11 @@ def run(
         try:
             from .run_output import save_run
 
-            written = save_run(res, out_dir, fmt=fmt)
+            written = save_run(res, out_dir, fmt=fmt, command=_command_line())
         except (OSError, ImportError, ValueError) as exc:
             _fail(f"{out_dir}: could not save results: {exc}", code=1)
         out.print(f"wrote {len(written)} files to {out_dir}/: "
-                  + ", ".join(p.name for p in written))
+                  + ", ".join(_shown_path(p, out_dir) for p in written))
     if res.trace_error:
         err.print(f"[yellow]warning: packet trace incomplete: {res.trace_error}[/yellow]")
     global _QUICK_EXIT
@@ -285,13 +288,44 @@ def _simulate(sc: Any, seed: Optional[int], status: str, saving: bool = False) -
     return box["res"]
 
 
-def _with_trace(sc: Any, fmt: str, out_dir: Optional[Path]) -> Any:
-    """``--trace ns2|pcap``: [trace] written into the --out directory."""
-    if fmt not in ("ns2", "pcap"):
-        _fail(f"--trace: must be ns2 or pcap, got {fmt!r}")
+def _command_line() -> str:
+    from .provenance import command_line
+
+    return command_line()
+
+
+def _shown_path(p: Path, out_dir: Path) -> str:
+    """A written file as `run --out` lists it: relative to DIR (pcap/R1-R2.pcap), else whole."""
+    try:
+        return str(p.relative_to(out_dir))
+    except ValueError:
+        return str(p)
+
+
+def _make_out_dir(out_dir: Path) -> None:
+    """``--out DIR`` made (with its parents) before the run, or one line saying why not."""
+    if out_dir.exists() and not out_dir.is_dir():
+        _fail(f"--out {out_dir}: exists and is not a directory; give a directory to write into")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _fail(f"--out {out_dir}: cannot create the directory: {exc.strerror or exc}")
+    except ValueError as exc:  # a NUL byte in the path
+        _fail(f"--out {out_dir!r}: not a usable path: {exc}")
+
+
+def _with_trace(sc: Any, formats: List[str], out_dir: Optional[Path]) -> Any:
+    """``--trace ns2|pcap``: [trace] written into the --out directory (one format a run)."""
+    for fmt in formats:
+        if fmt not in ("ns2", "pcap"):
+            _fail(f"--trace: must be ns2 or pcap, got {fmt!r}")
+    if len(set(formats)) > 1:
+        _fail("--trace: give one format, ns2 or pcap, not both: the engine writes one trace "
+              "a run (run again with the other --trace for the second)")
+    fmt = formats[0]
     if out_dir is None:
         _fail("--trace needs --out DIR: the trace is written there")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    _make_out_dir(out_dir)
     path = out_dir / ("trace.tr" if fmt == "ns2" else "pcap")
     try:
         return sc.with_overrides(**{"trace.format": fmt, "trace.path": str(path)})

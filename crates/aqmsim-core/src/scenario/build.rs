@@ -779,6 +779,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
             "path": t.path.display().to_string(),
         });
     }
+    drop_nulls(&mut resolved);
     Ok(Model {
         name: spec.name.clone(),
         duration,
@@ -801,6 +802,21 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
 }
 
 /// A monitor interval: at least 1 µs, and few enough rows for the run.
+/// Remove every `null` member of the resolved scenario's tables: an optional value that is
+/// unset (a CoDel `ce_threshold`, a PIE `active_threshold`) is absent, as in the file the user
+/// writes, so the resolved scenario is always valid TOML (which has no null) and reads back
+/// as itself. Nulls inside arrays are kept (none are written).
+fn drop_nulls(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            map.retain(|_, x| !x.is_null());
+            map.values_mut().for_each(drop_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
+}
+
 fn check_interval(dt: f64, duration: f64, queues: usize, what: &str, field: &str) -> Result<()> {
     if dt < MIN_MONITOR_INTERVAL_S {
         return err(field, format!("must be in [1e-6, 1e6] s, got {dt}"));
@@ -868,6 +884,7 @@ fn trace_model(t: Option<&crate::scenario::schema::TraceSpec>, links: &[LinkMode
         Some(p) if !p.trim().is_empty() => std::path::PathBuf::from(p),
         _ => return err("trace.path", "required: the file (ns2) or directory (pcap) to write the trace to"),
     };
+    super::trace_path::check_trace_path(&path, format)?;
     let named = |s: &str| links.iter().position(|l| l.name == s);
     let mut out: Vec<u32> = match &t.links {
         None => monitored.to_vec(),
