@@ -90,7 +90,7 @@ def test_to_toml_omits_none_in_tables():
 
 @pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.name)
 def test_cli_validate_prints_the_resolved_toml(core, path: Path):
-    result = runner.invoke(app, ["validate", str(path)])
+    result = runner.invoke(app, ["validate", "--full", str(path)])
     assert result.exit_code == 0, result.output
     assert "Traceback" not in result.output
     printed = tomllib.loads(result.output)

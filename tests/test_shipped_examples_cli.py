@@ -1,8 +1,9 @@
 """`make test` runs the real command line — `python -m aqmsim`, a fresh process, as a
 researcher types it — on every shipped example (the package's examples/, which the
 repository's examples/ links to): `aqmsim validate` and `aqmsim run --out DIR`, shortened
-to 2 s with --set. Each exits 0 with no traceback; validate prints TOML that reads back as
-the resolved scenario; run --out lists exactly the files the directory holds."""
+to 2 s with --set. Each exits 0 with no traceback; validate prints its summary, and
+`validate --full` TOML that reads back as the resolved scenario; run --out lists exactly the
+files the directory holds."""
 
 from __future__ import annotations
 
@@ -48,7 +49,11 @@ def test_every_example_is_found():
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
 def test_validate_then_run_out(core, tmp_path: Path, path: Path):
-    v = fresh_python(["-m", "aqmsim", "validate", path], tmp_path)
+    summary = fresh_python(["-m", "aqmsim", "validate", path], tmp_path)
+    assert summary.returncode == 0, summary.stderr
+    assert "Traceback" not in summary.stdout + summary.stderr
+    assert summary.stdout.strip(), "validate says what it validated"
+    v = fresh_python(["-m", "aqmsim", "validate", "--full", path], tmp_path)
     assert v.returncode == 0, v.stderr
     assert "Traceback" not in v.stdout + v.stderr
     assert tomllib.loads(v.stdout) == Scenario.from_toml(path).validate()

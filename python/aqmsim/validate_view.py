@@ -28,6 +28,10 @@ __all__ = ["all_errors", "summary_lines", "summary_text", "MAX_ERRORS"]
 #: At most this many errors are listed (a file with more has one mistake made many times).
 MAX_ERRORS = 50
 
+# a field left from another discipline after `kind` changed: the first such error of a table
+# names them all and how to switch (scenario.py's hint), so the others are not repeated
+_SWITCHED = re.compile(r"not a parameter of \w+(?=.*replace the whole table)")
+
 # a path as the engine prints it: a.b[0].c (a quoted key, a[""], is not taken apart)
 _PATH = re.compile(r"^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*|\[\d+\])*$")
 
@@ -90,16 +94,24 @@ def all_errors(sc: Any, limit: int = MAX_ERRORS) -> List[str]:
     label = str(sc.path) if sc.path is not None else ""
     errors: List[str] = []
     removed: List[str] = []
-    while len(errors) < limit:
+    said: set = set()  # (table, "not a parameter of K"): a discipline switched, said once
+    for _ in range(4 * limit):
+        if len(errors) >= limit:
+            break
         try:
             Scenario(data, path=sc.path).validate()
             break
         except ScenarioError as exc:
             message = str(exc)
-        path, _ = _split(message, label)
+        path, rest = _split(message, label)
         if errors and (not path or any(_within(path, r) for r in removed)):
             break  # a consequence of taking a field out, not an error of the file
-        errors.append(message)
+        switched = _SWITCHED.search(rest)
+        key = (path.rpartition(".")[0], switched.group(0)) if switched else None
+        if key is None or key not in said:
+            errors.append(message)  # a table keeping another kind's fields: its first says all
+        if key is not None:
+            said.add(key)
         gone = _remove(data, path) if path else None
         if gone is None:
             break
