@@ -174,7 +174,8 @@ fn dist(d: &Dist, path: &str) -> Result<TimeDist> {
 
 /// Merge TCP tables: `over` wins over `base`, unset fields fall to ns-2 defaults.
 fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<TcpParams> {
-    let d = TcpParams::default();
+    let stack = super::tcp_stack::stack(base, over, path)?;
+    let d = super::tcp_stack::defaults(stack);
     macro_rules! pick {
         ($f:ident) => {
             over.$f.clone().or(base.$f.clone())
@@ -272,7 +273,10 @@ fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<TcpParams> {
         hystart: pick!(hystart).unwrap_or(d.hystart),
         dctcp_g: pick!(dctcp_g).unwrap_or(d.dctcp_g),
         dctcp_alpha_init: pick!(dctcp_alpha_init).unwrap_or(d.dctcp_alpha_init),
+        ..d
     };
+    let mut p = p;
+    super::tcp_stack::apply(&mut p, base, over, path)?;
     if !(p.cubic_beta > 0.0 && p.cubic_beta < 1.0) {
         return err(at!(cubic_beta), format!("must be in (0, 1), got {}", p.cubic_beta));
     }
@@ -305,6 +309,9 @@ fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<TcpParams> {
 
 /// The resolved `tcp` table; a congestion control's own fields only for its variant.
 fn tcp_json(p: &TcpParams) -> Value {
+    if p.stack == crate::tcp::linux::Stack::Linux {
+        return super::tcp_stack::linux_json(p);
+    }
     let mut j = tcp_json_common(p);
     match p.variant {
         Variant::Cubic => {
@@ -444,6 +451,9 @@ fn flow_app(tr: &Traffic, top_tcp: &TcpSpec, duration: f64, path: &str) -> Resul
                 return err(format!("{path}.web"), "app = \"web\" needs a web table { arrival_rate, size, max_transfers }");
             };
             let p = tcp_params(top_tcp, tr.tcp, &format!("{path}.tcp"))?;
+            if p.stack == crate::tcp::linux::Stack::Linux {
+                return err(format!("{path}.tcp.stack"), "stack = \"linux\" runs app = \"ftp\" only in this version (web transfers use stack = \"ns2\")");
+            }
             let wm = parse_web(w, &format!("{path}.web"))?;
             check_transfer_packets(&wm, &p, &format!("{path}.web.size"))?;
             let j = json!({"app": "web", "tcp": tcp_json(&p), "web": wm.to_json()});

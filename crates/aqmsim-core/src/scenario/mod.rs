@@ -6,6 +6,7 @@ pub mod queue_spec;
 #[cfg(test)]
 mod queue_defaults_tests;
 pub mod schema;
+pub mod tcp_stack;
 mod trace_path;
 pub mod traffic;
 pub mod units;

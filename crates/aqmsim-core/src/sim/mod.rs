@@ -13,6 +13,8 @@ mod delays;
 mod limits;
 pub mod onoff;
 mod tcp_watch;
+mod linux_hooks;
+use linux_hooks::linux_agent;
 mod trace_hooks;
 pub mod udp;
 pub mod web;
@@ -26,6 +28,7 @@ use crate::rng::{stream, Rng};
 use crate::scenario::build::TraceFormat;
 use crate::scenario::{AppModel, Model};
 use crate::sched::{Event, Scheduler};
+use crate::tcp::linux::LinuxSender;
 use crate::tcp::{TcpSender, TcpSink};
 use crate::time::{Dur, SimTime};
 
@@ -35,6 +38,8 @@ pub const LOSS: u8 = 3;
 
 pub enum Agent {
     Tcp { snd: TcpSender, sink: TcpSink },
+    /// A `stack = "linux"` TCP flow (`tcp::linux`).
+    Linux { snd: Box<LinuxSender>, sink: TcpSink },
     Cbr(Cbr),
 }
 
@@ -189,6 +194,9 @@ impl Simulation {
                     let boot = r.uniform() * p.tick;
                     let mut sink = TcpSink::new(i as u32, f.src, p.ack_size, p.payload(), p.delayed_ack, p.delack_interval, p.syn, p.variant.uses_sack());
                     sink.dctcp = p.variant == crate::tcp::Variant::Dctcp;
+                    if p.stack == crate::tcp::linux::Stack::Linux {
+                        return linux_agent(p, i as u32, f.src, f.dst);
+                    }
                     Agent::Tcp { snd: TcpSender::new(p, i as u32, f.dst, boot), sink }
                 };
                 let mut transfer = None;
@@ -792,7 +800,7 @@ impl Simulation {
         let fi = pkt.flow as usize;
         let flow = &mut self.flows[fi];
         match (&mut flow.agent, pkt.kind) {
-            (Agent::Tcp { sink, .. }, Kind::Data) => {
+            (Agent::Tcp { sink, .. } | Agent::Linux { sink, .. }, Kind::Data) => {
                 let dst = flow.dst;
                 if self.delays.on {
                     self.delays.add_e2e(fi, now.saturating_since(pkt.t_sent).secs());
@@ -815,6 +823,11 @@ impl Simulation {
                 if flow.transfer.is_some() {
                     self.check_transfer(fi);
                 }
+                self.flush(fi, out);
+            }
+            (Agent::Linux { snd, .. }, Kind::Ack) => {
+                let mut out = std::mem::take(&mut self.out);
+                snd.recv_ack(&pkt, now, &mut out);
                 self.flush(fi, out);
             }
             (Agent::Cbr(c), Kind::Udp) => {
@@ -847,8 +860,13 @@ impl Simulation {
 
     fn sync_timer(&mut self, fi: usize) {
         let flow = &mut self.flows[fi];
-        if let Agent::Tcp { snd, .. } = &flow.agent {
-            if let Some(d) = snd.rtx_deadline() {
+        let deadline = match &flow.agent {
+            Agent::Tcp { snd, .. } => snd.rtx_deadline(),
+            Agent::Linux { snd, .. } => snd.rtx_deadline(),
+            Agent::Cbr(_) => None,
+        };
+        {
+            if let Some(d) = deadline {
                 if flow.timer_at.map_or(true, |e| e > d) {
                     flow.timer_at = Some(d);
                     self.sched.schedule(d, Event::RtxTimer { flow: fi as u32, gen: 0 });
@@ -866,14 +884,17 @@ impl Simulation {
         }
         let fire = match &flow.agent {
             Agent::Tcp { snd, .. } => snd.rtx_deadline() == Some(now),
+            Agent::Linux { snd, .. } => snd.rtx_deadline() == Some(now),
             Agent::Cbr(_) => false,
         };
         if fire {
-            if let Agent::Tcp { snd, .. } = &mut self.flows[fi].agent {
-                let mut out = std::mem::take(&mut self.out);
-                snd.on_timeout(now, &mut out);
-                self.flush(fi, out);
+            let mut out = std::mem::take(&mut self.out);
+            match &mut self.flows[fi].agent {
+                Agent::Tcp { snd, .. } => snd.on_timeout(now, &mut out),
+                Agent::Linux { snd, .. } => snd.on_timeout(now, &mut out),
+                Agent::Cbr(_) => {}
             }
+            self.flush(fi, out);
         } else {
             self.sync_timer(fi);
         }
@@ -884,7 +905,7 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn send_early_ack(&mut self, fi: usize, dst: u32) {
-        let Agent::Tcp { sink, .. } = &mut self.flows[fi].agent else { return };
+        let (Agent::Tcp { sink, .. } | Agent::Linux { sink, .. }) = &mut self.flows[fi].agent else { return };
         if let Some(early) = sink.flushed.take() {
             self.send_from(dst, early);
         }
@@ -893,7 +914,7 @@ impl Simulation {
     /// Arm flow `fi`'s delayed-ACK timer for the packet its sink just held back.
     #[inline]
     fn arm_delack(&mut self, fi: usize) {
-        let Agent::Tcp { sink, .. } = &self.flows[fi].agent else { return };
+        let (Agent::Tcp { sink, .. } | Agent::Linux { sink, .. }) = &self.flows[fi].agent else { return };
         let (interval, gen) = (sink.delack_interval, sink.delack_gen);
         let at = self.now + Dur::from_secs(interval);
         if let Some(t) = &mut self.tracer {
@@ -906,7 +927,7 @@ impl Simulation {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
         let dst = flow.dst;
-        if let Agent::Tcp { sink, .. } = &mut flow.agent {
+        if let Agent::Tcp { sink, .. } | Agent::Linux { sink, .. } = &mut flow.agent {
             if let Some(ack) = sink.on_delack_timer(gen, now) {
                 self.send_from(dst, ack);
             }
@@ -924,6 +945,11 @@ impl Simulation {
                     Some(t) => snd.advance(t.to_send(), now, &mut out),
                     None => snd.start_bulk(now, &mut out),
                 }
+                self.flush(fi, out);
+            }
+            Agent::Linux { snd, .. } => {
+                let mut out = std::mem::take(&mut self.out);
+                snd.start_bulk(now, &mut out);
                 self.flush(fi, out);
             }
             Agent::Cbr(c) => {
@@ -945,6 +971,7 @@ impl Simulation {
     fn stop(&mut self, f: u32) {
         match &mut self.flows[f as usize].agent {
             Agent::Tcp { snd, .. } => snd.stop(),
+            Agent::Linux { snd, .. } => snd.stop(),
             Agent::Cbr(c) => c.running = false,
         }
     }
@@ -1095,15 +1122,23 @@ impl Simulation {
             ft.queue_drops.push(q.drops);
             ft.queue_marks.push(q.marks);
             ft.queue_marks_departed.push(q.marked_departures);
-            match &f.agent {
-                Agent::Tcp { snd, sink } => {
+            let linux_tcp = match &f.agent {
+                Agent::Linux { snd, sink } => Some((&snd.stats, sink, snd.cc.name())),
+                _ => None,
+            };
+            let tcp = match &f.agent {
+                Agent::Tcp { snd, sink } => Some((&snd.stats, sink, snd.p.variant.name())),
+                _ => linux_tcp,
+            };
+            match (&f.agent, tcp) {
+                (_, Some((stats, sink, variant))) => {
                     let thr = sink.stats.received_bytes as f64 * 8.0 / dur;
                     let good = sink.stats.delivered_payload as f64 * 8.0 / dur;
                     ft.app.push(if f.transfer.is_some() { "web" } else { "ftp" }.into());
-                    ft.variant.push(snd.p.variant.name().into());
-                    ft.sent.push(snd.stats.sent);
-                    ft.retransmitted.push(snd.stats.retransmitted);
-                    ft.timeouts.push(snd.stats.timeouts);
+                    ft.variant.push(variant.into());
+                    ft.sent.push(stats.sent);
+                    ft.retransmitted.push(stats.retransmitted);
+                    ft.timeouts.push(stats.timeouts);
                     ft.received.push(sink.stats.received);
                     ft.delivered.push(sink.stats.delivered);
                     ft.throughput_bps.push(thr);
@@ -1114,15 +1149,15 @@ impl Simulation {
                     tot_good += good;
                     dsum += sink.stats.delay_sum_ns;
                     dn += sink.stats.received;
-                    tot_sent += snd.stats.sent;
-                    tot_rtx += snd.stats.retransmitted;
-                    tot_to += snd.stats.timeouts;
+                    tot_sent += stats.sent;
+                    tot_rtx += stats.retransmitted;
+                    tot_to += stats.timeouts;
                     // Jain's index is over the long-lived flows: not web transfers
                     if f.transfer.is_none() {
                         tputs.push(thr);
                     }
                 }
-                Agent::Cbr(c) => {
+                (Agent::Cbr(c), _) => {
                     let thr = c.received_bytes as f64 * 8.0 / dur;
                     ft.app.push(if c.is_onoff() { "onoff" } else { "cbr" }.into());
                     ft.variant.push("udp".into());
@@ -1140,6 +1175,7 @@ impl Simulation {
                     dsum += c.delay_sum_ns;
                     dn += c.received;
                 }
+                _ => unreachable!("every TCP agent has a sender and a sink"),
             }
         }
         s.put("throughput_bps", tot_thr);

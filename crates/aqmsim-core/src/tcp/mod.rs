@@ -14,6 +14,7 @@ pub mod cc;
 mod cc_tests;
 pub mod cubic;
 pub mod dctcp;
+pub mod linux;
 pub mod rtt;
 pub mod sack;
 pub mod sender;
@@ -79,6 +80,12 @@ pub struct TcpParams {
     /// DCTCP (variant `dctcp`, see `dctcp.rs`): gain g (1/16) and initial α (1).
     pub dctcp_g: f64,
     pub dctcp_alpha_init: f64,
+    /// Sender model (`stack`, "ns2" default). The fields below are the `linux` stack's.
+    pub stack: linux::Stack,
+    /// Linux stack: in-order segments per delayed ACK (ns-3 `DelAckCount`, 2).
+    pub delack_count: u32,
+    /// Linux stack: SACK (ns-3 `Sack`, true).
+    pub sack: bool,
 }
 
 impl TcpParams {
@@ -130,6 +137,31 @@ impl Default for TcpParams {
             hystart: true,
             dctcp_g: 0.0625,
             dctcp_alpha_init: 1.0,
+            stack: linux::Stack::Ns2,
+            delack_count: 2,
+            sack: true,
+        }
+    }
+}
+
+impl TcpParams {
+    /// The `linux` stack's defaults, as ns-3.37 sets them (see `docs/tcp/stack-linux.md`):
+    /// NewReno, initial window 10 segments, delayed ACKs (2 segments, 200 ms), min RTO 1 s,
+    /// initial RTO 1 s, SACK, no SYN, receive window 131 072 bytes (`RcvBufSize`).
+    pub fn linux() -> Self {
+        let d = TcpParams::default();
+        TcpParams {
+            variant: Variant::NewReno,
+            window: 131_072.0 / d.packet_size as f64,
+            window_init: 10.0,
+            syn: false,
+            delay_growth: false,
+            min_rto: 1.0,
+            rto_init: 1.0,
+            delayed_ack: true,
+            delack_interval: 0.2,
+            stack: linux::Stack::Linux,
+            ..d
         }
     }
 }
