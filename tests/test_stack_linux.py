@@ -146,3 +146,10 @@ def test_cli_one_line_error(core, tmp_path):
     p.write_text(ONE_FLOW.replace('stack = "linux"', 'stack = "linux"\ndelack_count = 0'))
     text = _one_line_error(runner.invoke(app, ["validate", str(p)]))
     assert "tcp.delack_count" in text and "1 or 2" in text
+
+
+def test_list_names_the_stacks_and_the_default(core):
+    result = runner.invoke(app, ["list"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert 'tcp.stack = "ns2" (the default everywhere' in text and '"linux"' in text
