@@ -91,6 +91,7 @@ pub struct TcpSpec {
     // stack = "linux"
     pub delack_count: Option<u32>,
     pub sack: Option<bool>,
+    pub ns3_quirks: Option<bool>,
 }
 
 /// A queue table: `kind` plus that discipline's parameters (checked per kind).

@@ -86,6 +86,8 @@ pub struct TcpParams {
     pub delack_count: u32,
     /// Linux stack: SACK (ns-3 `Sack`, true).
     pub sack: bool,
+    /// Linux stack: reproduce ns-3.37's arithmetic slips too (false: PRR in 64 bits).
+    pub ns3_quirks: bool,
 }
 
 impl TcpParams {
@@ -140,6 +142,7 @@ impl Default for TcpParams {
             stack: linux::Stack::Ns2,
             delack_count: 2,
             sack: true,
+            ns3_quirks: false,
         }
     }
 }

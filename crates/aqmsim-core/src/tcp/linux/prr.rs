@@ -10,6 +10,9 @@ pub struct Prr {
     pub out: u64,
     /// Outstanding bytes when recovery began (RecoverFS).
     pub recover_fs: u64,
+    /// ns-3.37's arithmetic: it multiplies prr_delivered by ssthresh in 32 bits, which
+    /// wraps once the product reaches 2³² (windows of about 64 kB and more); Linux uses 64.
+    pub wrap32: bool,
 }
 
 impl Prr {
@@ -27,7 +30,8 @@ impl Prr {
         let (pd, po) = (self.delivered as i64, self.out as i64);
         let sndcnt = if fl > ss {
             // proportional part: ⌈prr_delivered · ssthresh / RecoverFS⌉ − prr_out
-            ((pd as f64 * ss as f64) / self.recover_fs as f64).ceil() as i64 - po
+            let product = if self.wrap32 { (pd as u32).wrapping_mul(ss as u32) as f64 } else { pd as f64 * ss as f64 };
+            (product / self.recover_fs as f64).ceil() as i64 - po
         } else {
             // slow-start reduction bound
             let limit = if rtx_acked { (pd - po).max(delivered as i64) + mss as i64 } else { delivered as i64 };

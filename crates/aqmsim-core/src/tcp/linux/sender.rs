@@ -80,7 +80,7 @@ impl LinuxSender {
             recover_active: false,
             first_partial: true,
             rtx_data_acked: false,
-            prr: Prr::default(),
+            prr: Prr { wrap32: p.ns3_quirks, ..Prr::default() },
             cc: Box::new(NewReno),
             rtt: RttMeanDev::new(),
             rto_ns: (p.rto_init * 1e9) as i64,
