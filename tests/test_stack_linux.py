@@ -59,7 +59,7 @@ def test_resolved_fields_are_ns3_defaults(core):
     assert tcp["stack"] == "linux" and tcp["variant"] == "newreno"
     assert (tcp["window_init"], tcp["packet_size"], tcp["sack"]) == (10, 1000, True)
     assert (tcp["delayed_ack"], tcp["delack_count"], tcp["delack_interval"]) == (True, 2, 0.2)
-    assert (tcp["min_rto"], tcp["rto_init"]) == (1.0, 1.0)
+    assert (tcp["min_rto"], tcp["rto_init"], tcp["ns3_quirks"]) == (1.0, 1.0, False)
     assert tcp["window"] == pytest.approx(131.072)  # ns-3's RcvBufSize 131072 B
     assert "tick" not in tcp and "syn" not in tcp
 
@@ -128,6 +128,7 @@ BAD = [
     ({"tcp.ecn": True}, "tcp.ecn", "ECN"),
     ({"tcp.min_rto": 0}, "tcp.min_rto", "> 0"),
     ({"dumbbell.groups.0.tcp": {"stack": "ns2", "sack": True}}, "dumbbell.groups[0].tcp.sack", 'stack = "linux"'),
+    ({"dumbbell.groups.0.tcp": {"stack": "ns2", "ns3_quirks": True}}, "dumbbell.groups[0].tcp.ns3_quirks", 'stack = "linux"'),
     ({"dumbbell.groups.0.app": "web",
       "dumbbell.groups.0.web": {"arrival_rate": 1, "size": 10000, "max_transfers": 2}}, "tcp.stack", "ftp"),
 ]
