@@ -51,7 +51,8 @@ impl Scoreboard {
 
     /// RFC 6675's pipe in segments: sent − SACKed − lost + retransmitted.
     pub fn in_flight(&self) -> u32 {
-        self.outstanding() + self.retrans - self.sacked - self.lost
+        debug_assert!(self.sacked + self.lost <= self.outstanding() && self.retrans <= self.outstanding(), "{self:?}");
+        (self.outstanding() + self.retrans).saturating_sub(self.sacked + self.lost)
     }
 
     pub fn is_sacked(&self, seg: i32) -> bool {
