@@ -7,7 +7,7 @@
 //! `sent − sacked − lost + retransmitted`. As in ns-3, a retransmitted segment that is later
 //! SACKed stays counted as retransmitted (so in flight) until the cumulative ACK passes it.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 const SACKED: u8 = 1;
 const LOST: u8 = 2;
@@ -28,11 +28,30 @@ pub struct Scoreboard {
     highest_sack: Option<i32>,
     /// DupThresh (3).
     pub dupthresh: u32,
+    /// The SACKed segments as runs `start → end` (inclusive), so that a block reported again
+    /// costs a look-up, not a walk over it.
+    runs: BTreeMap<i32, i32>,
+    /// Every segment in `una..rtx_hint` is retransmitted or SACKed (where NextSeg starts).
+    rtx_hint: i32,
+    /// Every unSACKed segment below it is marked lost (it only rises: SACKs only add).
+    lost_floor: i32,
 }
 
 impl Scoreboard {
     pub fn new(dupthresh: u32) -> Self {
-        Scoreboard { una: 0, high: 0, flags: VecDeque::new(), sacked: 0, lost: 0, retrans: 0, highest_sack: None, dupthresh }
+        Scoreboard {
+            una: 0,
+            high: 0,
+            flags: VecDeque::new(),
+            sacked: 0,
+            lost: 0,
+            retrans: 0,
+            highest_sack: None,
+            dupthresh,
+            runs: BTreeMap::new(),
+            rtx_hint: 0,
+            lost_floor: 0,
+        }
     }
 
     #[inline]
@@ -86,40 +105,72 @@ impl Scoreboard {
     pub fn update_sack(&mut self, blocks: impl Iterator<Item = (i32, i32)>) -> u32 {
         let mut n = 0;
         for (lo, hi) in blocks {
-            let (lo, hi) = (lo.max(self.una), hi.min(self.high - 1));
-            for s in lo..=hi {
-                let f = self.f(s);
-                if f & SACKED == 0 {
+            let (mut s, hi) = (lo.max(self.una), hi.min(self.high - 1));
+            while s <= hi {
+                if let Some((_, &b)) = self.runs.range(..=s).next_back() {
+                    if b >= s {
+                        s = b + 1; // already SACKed up to b
+                        continue;
+                    }
+                }
+                let next = self.runs.range(s + 1..).next().map_or(i32::MAX, |(&a, _)| a);
+                let e = hi.min(next - 1);
+                for q in s..=e {
+                    let f = self.f(q);
                     if f & LOST != 0 {
                         self.lost -= 1;
                     }
-                    *self.f_mut(s) = (f & !LOST) | SACKED;
-                    self.sacked += 1;
-                    n += 1;
-                    if self.highest_sack.map_or(true, |h| s > h) {
-                        self.highest_sack = Some(s);
-                    }
+                    *self.f_mut(q) = (f & !LOST) | SACKED;
                 }
+                n += (e - s + 1) as u32;
+                self.sacked += (e - s + 1) as u32;
+                self.add_run(s, e);
+                s = e + 1;
             }
         }
         if n > 0 {
+            self.highest_sack = self.runs.iter().next_back().map(|(_, &b)| b);
             self.update_lost();
         }
         n
     }
 
+    /// Insert the SACKed run `s..=e` (disjoint from the others), merging with neighbours.
+    fn add_run(&mut self, mut s: i32, mut e: i32) {
+        if let Some((&a, &b)) = self.runs.range(..s).next_back() {
+            if b + 1 == s {
+                self.runs.remove(&a);
+                s = a;
+            }
+        }
+        if let Some(&b) = self.runs.get(&(e + 1)) {
+            self.runs.remove(&(e + 1));
+            e = b;
+        }
+        self.runs.insert(s, e);
+    }
+
+    /// Mark lost every unSACKed segment below the DupThresh-th SACKed one from the top.
     fn update_lost(&mut self) {
-        let Some(hs) = self.highest_sack else { return };
-        let mut count = 0;
-        for s in (self.una..=hs).rev() {
+        let mut need = self.dupthresh as i64;
+        let mut q = None;
+        for (&a, &b) in self.runs.iter().rev() {
+            let len = (b - a + 1) as i64;
+            if len >= need {
+                q = Some(b - (need - 1) as i32);
+                break;
+            }
+            need -= len;
+        }
+        let Some(q) = q else { return };
+        for s in self.lost_floor.max(self.una)..q {
             let f = self.f(s);
-            if f & SACKED != 0 {
-                count += 1;
-            } else if count >= self.dupthresh && f & LOST == 0 {
+            if f & (SACKED | LOST) == 0 {
                 *self.f_mut(s) |= LOST;
                 self.lost += 1;
             }
         }
+        self.lost_floor = self.lost_floor.max(q);
     }
 
     /// The cumulative ACK moved to `ack` (the next segment expected): forget the segments
@@ -144,6 +195,17 @@ impl Scoreboard {
         if self.highest_sack.is_some_and(|h| h < self.una) {
             self.highest_sack = None;
         }
+        // forget the SACKed runs below the cumulative ACK
+        while let Some((&a, &b)) = self.runs.iter().next() {
+            if a >= self.una {
+                break;
+            }
+            self.runs.remove(&a);
+            if b >= self.una {
+                self.runs.insert(self.una, b);
+                break;
+            }
+        }
         delivered
     }
 
@@ -166,23 +228,29 @@ impl Scoreboard {
         false
     }
 
-    /// RFC 6675 NextSeg rules (1) and (3) over sent data: the first segment marked lost,
-    /// not retransmitted and not SACKed; else, with `rule3`, the first one not
-    /// retransmitted and not SACKed below the highest SACK. (Rule (2), new data, is the
-    /// sender's; rule (4), the rescue retransmission, is not done, as in ns-3.)
-    pub fn next_seg(&self, rule3: bool) -> (Option<i32>, Option<i32>) {
-        let mut r3 = None;
-        for (i, &f) in self.flags.iter().enumerate() {
-            if f & (RETRANS | SACKED) == 0 {
-                if f & LOST != 0 {
-                    return (Some(self.una + i as i32), None);
-                }
-                if rule3 && r3.is_none() && self.highest_sack.is_some_and(|h| self.una + (i as i32) < h) {
-                    r3 = Some(self.una + i as i32);
-                }
-            }
+    /// RFC 6675 NextSeg rules (1) and (3) over sent data, as ns-3's `NextSeg`: the first
+    /// segment marked lost, not retransmitted and not SACKed; else, with `rule3`, the first
+    /// one not retransmitted and not SACKed below the highest SACK (RFC 6675's (1.b), which
+    /// ns-3 omits: it would resend data merely in flight when the receive window stops new
+    /// data). The unSACKed segments marked lost always come before the
+    /// others (they are marked below a point that only rises, or all at a timeout), so both
+    /// rules answer with the first segment neither retransmitted nor SACKed. (Rule (2), new
+    /// data, is the sender's; rule (4), the rescue retransmission, is not done, as in ns-3.)
+    /// Returns (rule 1, rule 3).
+    pub fn next_seg(&mut self, rule3: bool) -> (Option<i32>, Option<i32>) {
+        let mut h = self.rtx_hint.max(self.una);
+        while h < self.high && self.f(h) & (RETRANS | SACKED) != 0 {
+            h += 1;
         }
-        (None, r3)
+        self.rtx_hint = h;
+        if h >= self.high {
+            return (None, None);
+        }
+        if self.f(h) & LOST != 0 {
+            (Some(h), None)
+        } else {
+            (None, (rule3 && self.highest_sack.is_some_and(|hs| h < hs)).then_some(h))
+        }
     }
 
     /// Mark the first unacknowledged segment lost (ns-3 `MarkHeadAsLost`).
@@ -200,6 +268,8 @@ impl Scoreboard {
     pub fn rto_all_lost(&mut self) {
         self.retrans = 0;
         self.lost = 0;
+        self.rtx_hint = self.una;
+        self.lost_floor = self.high;
         for f in self.flags.iter_mut() {
             *f &= !RETRANS;
             if *f & SACKED == 0 {

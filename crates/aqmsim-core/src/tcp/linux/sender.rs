@@ -130,8 +130,11 @@ impl LinuxSender {
             self.sb.mark_retrans(seg);
             self.stats.retransmitted += 1;
             // Karn: a sample never comes from a retransmitted segment
-            if let Some(h) = self.history.iter_mut().find(|h| seg >= h.0 && seg < h.1) {
-                h.3 = true;
+            // entries are one per segment, consecutive from the front's
+            if let Some(first) = self.history.front().map(|h| h.0) {
+                if let Some(h) = self.history.get_mut((seg - first).max(0) as usize).filter(|h| h.0 == seg) {
+                    h.3 = true;
+                }
             }
         } else {
             self.sb.sent_new();

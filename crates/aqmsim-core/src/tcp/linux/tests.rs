@@ -139,3 +139,39 @@ fn rtt_mean_deviation_as_ns3() {
     // srtt += (180−100)/8; rttvar += (80 − 50)/4
     assert_eq!((r.srtt, r.rttvar), (110_000_000, 57_500_000));
 }
+
+/// The scoreboard: a block reported again adds nothing, runs merge when a hole between
+/// them is SACKed, lost marking follows ns-3's count from the top, NextSeg's rule 3 stays
+/// below the highest SACK.
+#[test]
+fn scoreboard_runs_lost_marking_and_next_seg() {
+    use super::scoreboard::Scoreboard;
+    let mut sb = Scoreboard::new(3);
+    for _ in 0..20 {
+        sb.sent_new();
+    }
+    assert_eq!(sb.update_sack([(5, 6)].into_iter()), 2);
+    assert_eq!(sb.update_sack([(5, 6)].into_iter()), 0, "reported again");
+    assert_eq!((sb.lost, sb.next_seg(true)), (0, (None, Some(0))));
+    // three SACKed above 0..=4 (5, 6, 9): those five are lost; 7, 8 are not (2 above them)
+    assert_eq!(sb.update_sack([(9, 9), (5, 6)].into_iter()), 1);
+    assert_eq!(sb.lost, 5);
+    assert!((0..5).all(|s| sb.is_marked_lost(s)) && !sb.is_marked_lost(7));
+    assert_eq!(sb.in_flight(), 20 - 3 - 5);
+    assert_eq!(sb.next_seg(true), (Some(0), None));
+    for s in 0..5 {
+        sb.mark_retrans(s);
+    }
+    // rule 1 exhausted: rule 3 offers 7 (below the highest SACK, 9), never 10
+    assert_eq!(sb.next_seg(true), (None, Some(7)));
+    sb.mark_retrans(7);
+    sb.mark_retrans(8);
+    assert_eq!(sb.next_seg(true), (None, None));
+    // 7..=8 SACKed: runs 5..=9 merge; the retransmitted, SACKed 7 and 8 stay counted (ns-3)
+    assert_eq!(sb.update_sack([(5, 9)].into_iter()), 2);
+    assert_eq!((sb.sacked, sb.retrans, sb.in_flight()), (5, 7, 20 - 5 - 5 + 7));
+    // cumulative ACK to 7: 0..=4 newly delivered (5, 6 were SACKed)
+    assert_eq!(sb.discard_upto(7), 5);
+    assert_eq!((sb.sacked, sb.lost, sb.retrans), (3, 0, 2));
+    assert_eq!(sb.update_sack([(7, 9)].into_iter()), 0);
+}
