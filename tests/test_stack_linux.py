@@ -118,6 +118,24 @@ def test_ns2_stack_is_the_default_and_unchanged(core):
     assert {"stack", "sack", "delack_count"}.isdisjoint(base.validate()["flows"][0]["tcp"])
 
 
+def test_ecn_marks_reduce_through_prr_without_loss(core):
+    r = one_flow(**{"tcp.ecn": True, "dumbbell.bottleneck.queue": {"kind": "codel", "ecn": True}}).run()
+    s = r.summary
+    assert s["marks"] >= 3 and s["bottleneck_drops"] == 0 and s["packets_retransmitted"] == 0
+    tcp = r.tcp.reset_index(drop=True)
+    starts = tcp.index[(tcp["state"] == "fast_recovery") & (tcp["state"].shift() != "fast_recovery")]
+    assert len(starts) >= 3
+    for i in starts:
+        before, ss = tcp.loc[i - 1, "cwnd"], tcp.loc[i, "ssthresh"]
+        # ssthresh from the bytes in flight (about half); then PRR over the round
+        assert ss <= before / 2 + 1
+        ep = tcp.loc[i:]
+        ep = ep[: (ep["state"] != "fast_recovery").to_numpy().argmax()]
+        assert len(ep) > 5 and (-np.diff(ep["cwnd"].to_numpy())).max() <= 1.6
+        after = tcp.loc[ep.index[-1] + 1]
+        assert after["state"] == "congestion_avoidance" and abs(after["cwnd"] - ss) < 1.1
+
+
 BAD = [
     ({"tcp.stack": "bsd"}, "tcp.stack", "ns2, linux"),
     ({"tcp.delack_count": 3}, "tcp.delack_count", "1 or 2"),
@@ -125,7 +143,6 @@ BAD = [
     ({"tcp.tick": 0.01}, "tcp.tick", 'stack = "ns2"'),
     ({"tcp.syn": True}, "tcp.syn", 'stack = "ns2"'),
     ({"tcp.sack": False}, "tcp.sack", "SACK"),
-    ({"tcp.ecn": True}, "tcp.ecn", "ECN"),
     ({"tcp.min_rto": 0}, "tcp.min_rto", "> 0"),
     ({"dumbbell.groups.0.tcp": {"stack": "ns2", "sack": True}}, "dumbbell.groups[0].tcp.sack", 'stack = "linux"'),
     ({"dumbbell.groups.0.tcp": {"stack": "ns2", "ns3_quirks": True}}, "dumbbell.groups[0].tcp.ns3_quirks", 'stack = "linux"'),

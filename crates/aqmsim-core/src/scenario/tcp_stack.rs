@@ -72,9 +72,6 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                     format!("stack = \"linux\" runs variant = \"newreno\" in this version, got {:?}", p.variant.name()),
                 );
             }
-            if p.ecn {
-                return err("ecn", set("ecn") == Some(true), "ECN is not yet implemented on stack = \"linux\": leave tcp.ecn unset or false".into());
-            }
             if let Some(v) = over.delack_count.or(base.delack_count) {
                 if !(1..=2).contains(&v) {
                     return err("delack_count", over.delack_count.is_some(), format!("must be 1 or 2 segments, got {v}"));

@@ -23,6 +23,8 @@ pub enum CongState {
     Disorder,
     Recovery,
     Loss,
+    /// Reducing after an ECN-Echo (`ecn.rs`).
+    Cwr,
 }
 
 /// ns-3's clock granularity G of the RTO rule (`ClockGranularity`, 1 ms).
@@ -61,6 +63,7 @@ pub struct LinuxSender {
     rtx_deadline: Option<SimTime>,
     pub(crate) rtt_sample: f64,
     pub stats: SenderStats,
+    pub(super) ecn: super::ecn::EcnSender,
 }
 
 impl LinuxSender {
@@ -89,6 +92,7 @@ impl LinuxSender {
             rtx_deadline: None,
             rtt_sample: f64::NAN,
             stats: SenderStats::default(),
+            ecn: super::ecn::EcnSender::new(p.ecn),
             p,
         }
     }
@@ -143,13 +147,14 @@ impl LinuxSender {
         let size = self.p.packet_size + self.p.header;
         let mut pkt = Packet::new(Kind::Data, self.flow, seg, size, self.dst, now);
         pkt.tag = rtx as u8;
+        pkt.ecn = self.ecn.data_bits(seg, rtx);
         out.push(pkt);
         self.stats.sent += 1;
         self.stats.sent_bytes += size as u64;
         if self.rtx_deadline.is_none() {
             self.rtx_deadline = Some(now + Dur(self.rto_ns as u64));
         }
-        if self.state == CongState::Recovery {
+        if matches!(self.state, CongState::Recovery | CongState::Cwr) {
             self.prr.sent(self.mss());
         }
     }
@@ -233,6 +238,7 @@ impl LinuxSender {
         }
         let newly_acked = self.sb.discard_upto(ack);
         let delivered = (newly_sacked + newly_acked) * self.mss();
+        self.on_ecn_echo(pkt, ack, old_una, delivered);
         self.process_ack(ack, newly_sacked > 0, delivered, old_una, now, out);
         self.rtx_data_acked = false;
         self.send_pending(now, out);
@@ -268,6 +274,13 @@ impl LinuxSender {
             self.new_ack(true, now);
             return;
         }
+        if self.state == CongState::Cwr {
+            if segs_acked >= 1 {
+                self.prr_ack(delivered);
+            }
+            self.new_ack(true, now);
+            return;
+        }
         match self.state {
             CongState::Disorder if !is_dupack => self.state = CongState::Open,
             CongState::Recovery => {
@@ -296,7 +309,7 @@ impl LinuxSender {
         }
     }
 
-    fn prr_ack(&mut self, delivered: u32) {
+    pub(super) fn prr_ack(&mut self, delivered: u32) {
         let (fl, mss) = (self.bytes_in_flight(), self.mss());
         self.tcb.cwnd = self.prr.on_ack(delivered, fl, self.tcb.ssthresh, mss, self.rtx_data_acked);
     }
@@ -375,7 +388,7 @@ impl LinuxSender {
         let mss = self.mss() as f64;
         let state = match self.state {
             CongState::Loss => TcpState::Timeout,
-            CongState::Recovery => TcpState::FastRecovery,
+            CongState::Recovery | CongState::Cwr => TcpState::FastRecovery,
             _ if self.tcb.cwnd < self.tcb.ssthresh => TcpState::SlowStart,
             _ => TcpState::CongestionAvoidance,
         };

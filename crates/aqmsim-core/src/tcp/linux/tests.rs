@@ -175,3 +175,48 @@ fn scoreboard_runs_lost_marking_and_next_seg() {
     assert_eq!((sb.sacked, sb.lost, sb.retrans), (3, 0, 2));
     assert_eq!(sb.update_sack([(7, 9)].into_iter()), 0);
 }
+
+/// ECN: an ECE on the first ACK of a window of 10 (no delayed ACKs). ssthresh from the
+/// 9 000 bytes in flight; PRR over the round (ns-3 runs DoRecovery twice on the ACK that
+/// enters CWR: from EnterCwr and from ProcessAck); CWR on the next new segment; out of CWR
+/// when the cumulative ACK passes segment 9: cwnd = ssthresh, then one avoidance step.
+#[test]
+fn ece_reduces_once_per_window_through_prr() {
+    use crate::packet::ecn;
+    let mut p = TcpParams::linux();
+    p.ecn = true;
+    let mut s = LinuxSender::new(p, 0, 1);
+    let mut out = Vec::new();
+    s.start_bulk(t(0), &mut out);
+    assert!(out.iter().all(|d| d.ecn == ecn::ECT));
+    out.clear();
+    let ece = |cum: i32| {
+        let mut a = ack(cum, &[]);
+        a.ecn = ecn::ECE;
+        a
+    };
+    s.recv_ack(&ece(0), t(100), &mut out);
+    assert_eq!((s.state, s.tcb.ssthresh, s.tcb.cwnd), (CongState::Cwr, 4_500, 10_000));
+    assert_eq!(out.iter().map(|d| (d.seq, d.ecn)).collect::<Vec<_>>(), vec![(10, ecn::ECT | ecn::CWR)]);
+    out.clear();
+    let expect: [(u32, Vec<i32>); 9] = [
+        (9_500, vec![]),
+        (9_000, vec![11]),
+        (8_500, vec![]),
+        (8_000, vec![12]),
+        (7_500, vec![]),
+        (7_000, vec![13]),
+        (6_500, vec![]),
+        (6_000, vec![14]),
+        (5_500, vec![]),
+    ];
+    for (k, (cwnd, sent)) in expect.into_iter().enumerate() {
+        // the sink keeps echoing until it sees CWR: one reduction only
+        s.recv_ack(&ece(1 + k as i32), t(101 + k as u64), &mut out);
+        assert!(out.iter().all(|d| d.ecn == ecn::ECT), "CWR once");
+        assert_eq!((s.state, s.tcb.cwnd, seqs(&mut out)), (CongState::Cwr, cwnd, sent), "ACK of {}", 1 + k);
+    }
+    assert_eq!(s.stats.ecn_responses, 1);
+    s.recv_ack(&ack(10, &[]), t(120), &mut out);
+    assert_eq!((s.state, s.tcb.cwnd), (CongState::Open, 4_722));
+}
