@@ -152,6 +152,9 @@ def draw_metric(ax: Any, df: pd.DataFrame, key: str, axis: Optional[Axis],
         ticks = ["/".join(fmt_value(v if p == param else partner.at[v, p])
                           for p in axis.params) if partner is not None else fmt_value(v)
                  for v in pos]
+        if categorical and max(len(t) for t in ticks) > 12:
+            # named tables (``RED (max_p=0.1)``): the parameters under the discipline
+            ticks = [t.replace(" (", "\n(", 1) for t in ticks]
         ax.set_xticks(list(pos.values()), ticks)
     elif len(distinct) <= 8:
         ax.set_xticks(list(pos.values()), [fmt_value(v) for v in pos])
