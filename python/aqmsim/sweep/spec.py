@@ -250,6 +250,15 @@ class Sweep:
                 return got
         return _fmt_value(value)
 
+    def name_values(self, df: Any) -> Any:
+        """``df`` (``aqmsim.store.open(store, sweep=name)``) with each table-valued
+        parameter's JSON replaced by the value's name (``RED (max_p=0.1)``, ``CoDel``),
+        in place; returned for chaining."""
+        for param, names in self.table_value_names().items():
+            if param in df.columns:
+                df[param] = df[param].map(lambda v, n=names: n.get(v, v))
+        return df
+
     def table_value_names(self) -> Dict[str, Dict[str, str]]:
         """``{param: {canonical JSON of a value: its name}}`` for the varied parameters
         some of whose values are tables or lists (computed once)."""
