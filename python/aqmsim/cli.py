@@ -523,7 +523,8 @@ def sweep_cmd(
     workers: Optional[int] = _WORKERS,
     scheduler: Optional[str] = _SCHEDULER,
     store: Optional[Path] = typer.Option(
-        None, "--store", help="store directory (default: the file's `store`, else out/sweeps/NAME)"
+        None, "--store", help="store directory (default: the file's `store`, else out/sweeps/NAME "
+             "beside the sweep file)"
     ),
     retry_failed: bool = typer.Option(
         False, "--retry-failed", help="also rerun runs that failed with invalid parameters"
