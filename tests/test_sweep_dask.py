@@ -126,3 +126,41 @@ def test_reproduce_on_the_cluster(core, cluster, tmp_path: Path):
                              progress_console=console,
                              scheduler=cluster.scheduler_address).outcomes[0]
     assert again.runs == {"total": 4, "stored": 4, "ran": 0, "failed": 0}
+
+
+def test_sigterm_of_a_dask_driver_leaves_no_temporary_file(core, cluster, tmp_path: Path):
+    """The driver of a sweep on the cluster gets SIGTERM between renaming a run's first
+    Parquet file into the store and its second (as in test_sweep_crash.py): it stops as on
+    Ctrl-C — exit 143, one line, its tasks cancelled, no `.tmp-` file — and the same
+    command on the cluster then finishes the sweep."""
+    import subprocess
+    import sys
+    import time
+
+    from aqmsim.store import TMP_MARK
+
+    from conftest import ROOT
+    from test_sweep_crash import (_TERM_AT_RENAME, _crash_sweep, _env, _one_error_line,
+                                  check_store)
+
+    f = _crash_sweep(tmp_path, seeds=2)
+    store = tmp_path / "st"
+    args = ["sweep", str(f), "--store", str(store), "--scheduler", cluster.scheduler_address]
+    done = subprocess.run([sys.executable, "-c", _TERM_AT_RENAME, *args], capture_output=True,
+                          text=True, cwd=ROOT, env=_env(), timeout=300)
+    text = done.stdout + done.stderr
+    assert done.returncode == 143, text
+    assert _one_error_line(text).startswith("error: terminated (SIGTERM): finished runs")
+    assert not [p for p in store.rglob("*") if TMP_MARK in p.name]
+    kept = check_store(store)
+    assert len(kept) < 10
+    with distributed.Client(cluster, set_as_default=False) as client:
+        deadline = time.monotonic() + 30
+        while client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)):
+            assert time.monotonic() < deadline, "the driver's tasks are still on the cluster"
+            time.sleep(0.1)
+    again = subprocess.run([sys.executable, "-m", "aqmsim", *args], capture_output=True,
+                           text=True, cwd=ROOT, env=_env(), timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"{len(kept)} already in the store, {10 - len(kept)} run now" in again.stdout
+    check_store(store, 10)
