@@ -313,6 +313,7 @@ def test_whole_queue_tables_read_as_disciplines_from_any_directory(
     assert all(f"queue = {n}" in pair for n in names)          # the legend
     ticks = (out / "utilisation.svg").read_text(encoding="utf-8")
     assert all(t in ticks for t in ("(max_p=0.1)", "(max_p=0.2)", "CoDel"))  # the ticks
+    assert "Discipline CoDel: 2 runs" in (out / "discipline-codel.svg").read_text("utf-8")
     # the same names for the store's DataFrame
     import aqmsim.store
 

@@ -34,6 +34,7 @@ from .metrics import SUMMARY
 from .store import Store, StoreError, get_path, scenario_hash
 from .run_output import save_figure
 from .sweep import Sweep, short_labels
+from .sweep.labels import discipline_name
 
 __all__ = ["write_report", "ReportFiles", "DEFAULT_METRICS", "DEFAULT_PAIRS", "discipline_of",
            "report_options"]
@@ -241,10 +242,11 @@ def write_report(sweep: Sweep, store: Optional[Path] = None,
                 for j, a in enumerate(cols):
                     SF.draw_metric(grid[i][j], sub, m, a,
                                    [p for p in params if p not in kind], labels)
-            fig.suptitle(f"Discipline {disc}: {len(sub)} runs")
-            add(fig, f"discipline-{_safe(disc)}", f"discipline {disc}",
-                f"Every metric of the runs with discipline {disc} against the other "
-                f"parameters: {seeds_note}.")
+            name = discipline_name(disc)
+            fig.suptitle(f"Discipline {name}: {len(sub)} runs")
+            add(fig, f"discipline-{_safe(disc)}", f"discipline {name}",
+                f"Every metric of the runs with discipline {name} ({disc}) against the "
+                f"other parameters: {seeds_note}.")
     files.figures = [f.png for f in figures]
     files.csv = _write_points_csv(out / "points.csv", ok, params, labels, metrics)
     files.index.write_text(_page(sweep, store, df, ok, params, labels, metrics, figures,
