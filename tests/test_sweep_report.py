@@ -123,6 +123,35 @@ def test_discipline_axis_is_categorical_and_intervals_stay_in_range() -> None:
         assert max(tops) == pytest.approx(top)  # the interval did reach past the range
 
 
+@pytest.mark.parametrize("names", [
+    ["RED (max_p=0.1)", "RED (max_p=0.2)", "CoDel", "PIE"],
+    ["RED (max_p=0.05)", "RED (max_p=0.1)", "CoDel", "PIE", "FQ-CoDel"],
+    ["RED (max_p=0.05, w_q=0.002)", "RED (max_p=0.1, w_q=0.004)", "CoDel"],
+])
+def test_named_table_ticks_do_not_overlap(names) -> None:
+    """Queue tables named by discipline and parameters make long category ticks: in a
+    panel as the report draws it (4.6 in wide) no two ticks overlap — the parameters go
+    under the discipline, or the names are slanted."""
+    Q = "dumbbell.bottleneck.queue"
+    df = pd.DataFrame([{Q: n, "seed": s, "utilisation": 0.9 + 0.01 * s}
+                       for n in names for s in (1, 2, 3)])
+    fig = new_figure(4.6, 3.6)
+    ax = fig.subplots()
+    draw_metric(ax, df, "utilisation", Axis((Q,), "queue"), [Q], {Q: "queue"})
+    fig.canvas.draw()
+    ticks = ax.get_xticklabels()
+    assert [t.get_text().replace("\n", " ") for t in ticks] == names
+    angle = ticks[0].get_rotation()
+    if angle == 0:
+        boxes = [t.get_window_extent() for t in ticks]
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    else:  # parallel slanted lines: apart by the gap between ticks x sin(angle)
+        xs = [ax.transData.transform((x, 0))[0] for x in ax.get_xticks()]
+        gap = min(b - a for a, b in zip(xs, xs[1:])) * math.sin(math.radians(angle))
+        height = ticks[0].get_fontsize() * fig.dpi / 72
+        assert gap >= 1.2 * height, (gap, height)
+
+
 def test_a_zipped_axis_with_many_series_averages_them_and_says_how_many() -> None:
     """More than MAX_LINES series: the others are averaged per seed; the legend counts the
     combinations averaged, and the zipped partner still labels the ticks."""

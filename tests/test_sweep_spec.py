@@ -189,6 +189,15 @@ def test_example_sweep_parses():
     assert len(sw.points()) == 3 * 4 * 2 and sw.seeds == [1, 2, 3, 4, 5]
 
 
+def test_example_disciplines_sweep_names_its_queue_tables():
+    sw = Sweep.from_toml(EXAMPLES / "sweeps" / "disciplines.toml")
+    assert len(sw) == 5 * 2 * 5
+    assert [t[0] for t in sw.tasks()][::10] == [
+        f"queue={n} count=5" for n in
+        ("RED (max_p=0.05)", "RED (max_p=0.1)", "CoDel", "PIE", "FQ-CoDel")]
+    assert sw.default_store() == EXAMPLES / "sweeps" / "out" / "sweeps" / "disciplines"
+
+
 # ----------------------------------------------------------------------------- hashing
 def test_scenario_hash_is_canonical_and_stable():
     a = {"duration": 2, "seed": 7, "dumbbell": {"bottleneck": {"rate": "1Mb", "delay": "1ms"}}}
