@@ -548,7 +548,8 @@ def _reading_names(spec: str, papers: Sequence[Any]) -> Any:
 
 def _run_into_store(call: Callable[[], int]) -> None:
     """A command that runs tasks into a store (`sweep`, `suite`): its errors as one line
-    (2: bad input, 1: store, cluster or system, 130: interrupted), its status as the exit."""
+    (2: bad input, 1: store, cluster or system, 130: interrupted, 143: SIGTERM), its
+    status as the exit."""
     from .store import StoreError
 
     try:
@@ -557,9 +558,11 @@ def _run_into_store(call: Callable[[], int]) -> None:
         _fail(str(exc))
     except (StoreError, ConnectionError, ImportError, OSError, RuntimeError) as exc:
         _fail(str(exc), code=1)
-    except KeyboardInterrupt:
-        _fail("interrupted: finished runs are in the store; the same command finishes the rest",
-              code=130)
+    except KeyboardInterrupt as exc:  # (SIGTERM too: aqmsim.sweep.terminate)
+        code = getattr(exc, "exit_code", 130)
+        _fail(("terminated (SIGTERM)" if code != 130 else "interrupted")
+              + ": finished runs are in the store; the same command finishes the rest",
+              code=code)
     if code:
         raise typer.Exit(code)
 
@@ -570,7 +573,8 @@ def sweep_cmd(
     workers: Optional[int] = _WORKERS,
     scheduler: Optional[str] = _SCHEDULER,
     store: Optional[Path] = typer.Option(
-        None, "--store", callback=check_out_dir, help="store directory (default: the file's `store`, else out/sweeps/NAME)"
+        None, "--store", callback=check_out_dir,
+        help="store directory (default: the file's `store`, else out/sweeps/NAME beside the sweep file)",
     ),
     retry_failed: bool = typer.Option(
         False, "--retry-failed", help="also rerun runs that failed with invalid parameters"
