@@ -21,7 +21,7 @@ The verdicts, tried in this order (the first that applies):
     under every reading it stays more than 10 % off, and ns-2 agrees with aqmsim: both
     simulators disagree with the paper. A number ns-2 gives no value for (ns-2 cannot
     run the experiment, e.g. the paper's own algorithm, or does not measure the number)
-    gets this verdict *without an ns-2 check*, counted apart.
+    gets this verdict *without a simulator check*, counted apart.
 
 Published numbers a reproduction used as inputs (``Cell.input``: e.g. RTRED's packet
 counts, whose mean over the rows fixed the run length) are judged by the same rule row by
@@ -62,7 +62,7 @@ RULE = [
     "within 10 %; the paper's — more than 10 % off under every reading while ns-2 agrees "
     "with aqmsim: both simulators disagree with the paper. Where ns-2 gives no value (it "
     "cannot run the experiment, or does not measure the number) the paper's is counted "
-    "apart, “without an ns-2 check”.",
+    "apart, “without a simulator check”.",
     "ns-2 ≠ aqmsim: a number that does not vary over seeds in either simulator (± 0, a "
     "deterministic run) must be the same in both; any other is compared by Welch's "
     "two-sided t-test on the two sets of seeds, flagged when p < "
@@ -122,7 +122,7 @@ def judge(cell: Cell, others: Optional[Mapping[str, Cell]] = None) -> Tuple[str,
     if near:
         more = f" and {len(near) - 3} more" if len(near) > 3 else ""
         return READING, f"{_pct(d)}; within 10 % under {', '.join(near[:3])}{more}"
-    tail = ("ns-2 agrees" if agree else "without an ns-2 check")
+    tail = ("ns-2 agrees" if agree else "no ns-2 value: without a simulator check")
     return PAPER, f"{_pct(d)} under every reading; {tail}"
 
 
@@ -168,13 +168,14 @@ def counts(vs: Sequence[Verdict], inputs: bool = False) -> Dict[str, int]:
 
 def counts_text(vs: Sequence[Verdict], inputs: bool = False) -> str:
     """``8 matched · 0 noise · 0 the simulator's · 0 the reading's · 1 the paper's (1
-    without an ns-2 check)``; "" when there is nothing to judge."""
+    without a simulator check)``: the paper's without a number from ns-2 to compare are
+    counted apart; "" when there is nothing to judge."""
     n = counts(vs, inputs)
     if not sum(n[v] for v in ORDER):
         return ""
     parts = [f"{n[v]} {v}" for v in ORDER]
     if n["unchecked"]:
-        parts[-1] += f" ({n['unchecked']} without an ns-2 check)"
+        parts[-1] += f" ({n['unchecked']} without a simulator check)"
     return " · ".join(parts)
 
 
