@@ -182,6 +182,8 @@ def test_the_rule_verdicts_and_notes_are_on_the_pages(tmp_path):
     assert "published numbers used as inputs, judged row by row" in index
     md = summary_markdown([rep], {"hand": "hand/index.html"})
     assert "Verdicts: 1 matched" in md and "| the simulator's (aqmsim counts the loss" in md
+    assert "| 1 of 4; + 2 inputs, not counted (1 within 10 % row by row) |" in md
+    assert "(2 more published numbers were inputs of derived readings" in md
 
 
 def test_every_paper_has_a_modelling_file_the_reader_accepts():

@@ -14,7 +14,7 @@ __all__ = ["num", "ours", "published", "diff", "status", "text", "row_label", "C
            "ns2_status", "NS2_MARK", "published_text", "inputs_text"]
 
 DASH = "—"
-#: After an ns-2 value that differs from ours by more than the confidence intervals.
+#: After an ns-2 value that differs from ours (:func:`aqmsim.papers.base.ns2_agrees`).
 NS2_MARK = "≠"
 
 
@@ -125,7 +125,7 @@ def has_ns2(report: Report) -> bool:
 
 def ns2(c: Cell) -> str:
     """ns-2's ``mean ± half`` of the cell, with :data:`NS2_MARK` when it differs from ours
-    beyond the confidence intervals; a dash when there is none."""
+    (:func:`aqmsim.papers.base.ns2_agrees`); a dash when there is none."""
     v = getattr(c, "ns2", None)
     if v is None:
         return DASH
@@ -133,7 +133,7 @@ def ns2(c: Cell) -> str:
 
 
 def ns2_status(c: Cell) -> str:
-    """``agree`` (within the CIs), ``differs`` (beyond them) or ``none`` (no ns-2 value, or
+    """``agree``, ``differs`` (:func:`aqmsim.papers.base.ns2_agrees`) or ``none`` (no ns-2 value, or
     one that cannot be compared)."""
     a = c.ns2_agrees
     return "none" if a is None else ("agree" if a else "differs")

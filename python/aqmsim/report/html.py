@@ -143,7 +143,7 @@ def index_page(outcomes: Sequence[Outcome], pages: Dict[str, str], version: str 
         overall.append({"text": f"{total_c} of {total_m} claims hold", "failed": False})
     if ns2_n:
         overall.append({"text": f"ns-2 agrees with aqmsim on {ns2_k} of {ns2_n} numbers "
-                                "within the CIs", "failed": False})
+                                "(the test: see the verdict rule)", "failed": False})
     if V.counts_text(judged):
         overall.append({"text": "verdicts (rule below): " + V.counts_text(judged),
                         "failed": False})
@@ -160,8 +160,10 @@ def index_page(outcomes: Sequence[Outcome], pages: Dict[str, str], version: str 
 
 
 # --------------------------------------------------------------------------- paper page
-_NS2_TIP = {"agree": "ns-2 and aqmsim agree within their 95 % confidence intervals",
-            "differs": "ns-2 and aqmsim differ by more than their 95 % confidence intervals"}
+_NS2_TIP = {"agree": "ns-2 and aqmsim agree (exactly where the number does not vary over "
+                     "seeds, else Welch's t-test at 5 %)",
+            "differs": "ns-2 and aqmsim differ (not the same deterministic number, or "
+                       "Welch's t-test p < 0.05)"}
 
 
 

@@ -149,6 +149,15 @@ def _readings(sens) -> List[str]:
     return lines
 
 
+def _inputs(o: Report) -> str:
+    """`` + 27 inputs (25 within 10 % row by row)`` when published numbers were inputs."""
+    cs = [c for c in o.cells() if getattr(c, "input", False) and c.row_diff is not None]
+    if not cs:
+        return ""
+    k = sum(1 for c in cs if abs(c.row_diff) <= 0.10)
+    return f"; + {len(cs)} inputs, not counted ({k} within 10 % row by row)"
+
+
 def _ns2_cell(o: Report) -> str:
     """The top table's ns-2 entry: ``K of L`` numbers agreeing, or why there is none."""
     col = getattr(o, "ns2", None)
@@ -173,7 +182,7 @@ def summary_markdown(outcomes: Sequence[Outcome], pages: dict, version: str = ""
     ns2_col = any(getattr(o, "ns2", None) is not None and o.ns2.status != "missing"
                   for o in outcomes if not isinstance(o, Failure))
     if ns2_col:
-        lines[-2] += " ns-2 agrees with aqmsim (within the CIs) |"
+        lines[-2] += " ns-2 agrees with aqmsim (exact where ± 0, else Welch t at 5 %) |"
         lines[-1] += "---|"
     for o in outcomes:
         name = name_of(o)
@@ -197,7 +206,8 @@ def summary_markdown(outcomes: Sequence[Outcome], pages: dict, version: str = ""
         else:
             claims = f"{c} of {m}"
         lines.append(f"| `{name}` {_md(title_of(o))} | {F.seeds_text(o.seeds)} | "
-                     f"{F.duration(o.wall_seconds)} | {k} of {n}{_md(alt)} | {claims} |"
+                     f"{F.duration(o.wall_seconds)} | {k} of {n}{_md(alt)}{_md(_inputs(o))} | "
+                     f"{claims} |"
                      + (f" {_ns2_cell(o)} |" if ns2_col else ""))
     lines.append("")
     for o in outcomes:
