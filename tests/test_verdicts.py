@@ -180,6 +180,7 @@ def test_the_rule_verdicts_and_notes_are_on_the_pages(tmp_path):
     assert "Verdicts: whose gap is it." in index and "the paper&#39;s — more than 10 %" in index
     assert "verdicts (rule below): 1 matched · 0 noise · 1 the simulator&#39;s" in index
     assert "published numbers used as inputs, judged row by row" in index
+    assert "over all papers, ns-2 ≠ aqmsim on 3 of 41 numbers that vary over seeds" in index
     md = summary_markdown([rep], {"hand": "hand/index.html"})
     assert "Verdicts: 1 matched" in md and "| the simulator's (aqmsim counts the loss" in md
     assert "| 1 of 4; + 2 inputs, not counted (1 within 10 % row by row) |" in md

@@ -118,6 +118,7 @@ def index_page(outcomes: Sequence[Outcome], pages: Dict[str, str], version: str 
     generated = generated or datetime.now()
     total_k = total_n = total_c = total_m = ns2_k = ns2_n = failed = 0
     judged: List[Any] = []
+    chances: List[Any] = []
     cards = []
     for o in outcomes:
         name = name_of(o)
@@ -131,6 +132,9 @@ def index_page(outcomes: Sequence[Outcome], pages: Dict[str, str], version: str 
                 a, b = o.ns2_count()
                 ns2_k, ns2_n = ns2_k + a, ns2_n + b
             judged += V.verdicts(o)
+            ch = V.chance(o)
+            if ch is not None:
+                chances.append(ch)
         cards.append({"name": name, "href": pages[name], "title": title_of(o),
                       "citation": citation_of(o), "facts": _facts(o),
                       "failure": o if isinstance(o, Failure) else None,
@@ -144,6 +148,10 @@ def index_page(outcomes: Sequence[Outcome], pages: Dict[str, str], version: str 
     if ns2_n:
         overall.append({"text": f"ns-2 agrees with aqmsim on {ns2_k} of {ns2_n} numbers "
                                 "(the test: see the verdict rule)", "failed": False})
+    if chances:
+        total = V.Chance(chances[0].alpha, *(sum(getattr(c, f) for c in chances) for f in (
+            "random", "flagged", "deterministic", "det_flagged")))
+        overall.append({"text": "over all papers, " + V.chance_text(total), "failed": False})
     if V.counts_text(judged):
         overall.append({"text": "verdicts (rule below): " + V.counts_text(judged),
                         "failed": False})
