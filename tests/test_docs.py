@@ -4,6 +4,7 @@ the CLI page's command. The site itself is built by `make docs` (part of `make t
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -44,6 +45,43 @@ def test_cli_page_gets_every_command():
     names = {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
     assert names and names <= set(command.commands)
     assert any("--seed" in p.opts for p in command.commands["run"].params)
+
+
+def _cli_page_markdown():
+    """The Markdown mkdocs-click writes for docs/cli.md (its options there), with the
+    command the hook publishes, and that command."""
+    from mkdocs_click._docs import make_command_docs
+
+    hook = _load("cli_command")
+    try:
+        hook.on_config({})
+        command = sys.modules[hook.MODULE].command
+    finally:
+        sys.modules.pop(hook.MODULE, None)
+    lines = make_command_docs("aqmsim", command, depth=1, style="plain",
+                              list_subcommands=True, has_attr_list=True)
+    return "\n".join(lines), command
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_cli_page_lists_each_command_with_its_whole_first_paragraph():
+    """The list of subcommands gave the first line of each docstring, cutting `reproduce`
+    and `suite` mid-sentence; it gives the first paragraph, as `aqmsim --help` does."""
+    pytest.importorskip("mkdocs_click", reason="the docs dependencies: make venv (DOCS_DEPS)")
+    import inspect
+
+    md, command = _cli_page_markdown()
+    listed = dict(re.findall(r"^- \*\[?([\w-]+)\]?(?:\([^)]*\))?\*: (.*)$", md, re.M))
+    assert set(listed) == set(command.commands)
+    for name, sub in command.commands.items():
+        first = _words(inspect.cleandoc(sub.help).split("\n\n")[0])
+        assert listed[name] == first, name
+        assert first.endswith((".", ")")), f"{name}: the first paragraph is no sentence"
+    assert "claims, write an HTML report" in listed["reproduce"]
+    assert "then the report." in listed["suite"]
 
 
 class _Page:

@@ -185,7 +185,7 @@ edits = st.lists(st.tuples(st.integers(0, 10_000), st.sampled_from(OPS), values)
 
 # "field: what is wrong": a dotted path (or "scenario"/"<string>") before the first ": "
 FIELD = re.compile(r"^[^\s:][^:\n]{0,200}: \S")
-# or at least a field's name somewhere ("missing field `duration`")
+# or at least a field's name somewhere
 ANY_FIELD = re.compile(r"\b(" + "|".join(KEYS + ["scenario", "notes", "description"]) + r")\b")
 
 

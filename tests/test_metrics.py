@@ -4,6 +4,7 @@ intervals stay inside each metric's range."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -89,3 +90,21 @@ def test_unknown_keys() -> None:
         metrics.metric("goodput")
     with pytest.raises(KeyError, match="table 'tcp'"):
         metrics.metric("cwnd", "tcp")
+
+
+def test_delay_quantile_interval_carries_the_sketch_resolution() -> None:
+    """Issue 23: five seeds in one DDSketch bucket printed `37.25 ± 0.00`. A quantile's
+    half-width adds α/(1 − α) × the mean (α = 1 %); exact values (the maximum, a mean
+    delay) are printed as before, and a missing half-width stays missing."""
+    m = metrics.metric("qdelay_p99_s")
+    assert metrics.SKETCH_ALPHA == 0.01 and m.rel_error == metrics.SKETCH_ALPHA
+    assert m.text(0.03725, 0.0) == "37.25 ± 0.38"
+    assert m.text(0.03725, 0.001) == "37.25 ± 1.38"
+    assert m.text(0.03725) == "37.25"
+    for key in ("qdelay_p50_s", "qdelay_p90_s", "delay_p50_s", "delay_p99_s"):
+        assert metrics.metric(key).rel_error == 0.01, key
+    assert metrics.TABLES["flows"]["delay_p99_s"].rel_error == 0.01
+    for key in ("qdelay_max_s", "mean_queueing_delay_s", "goodput_bps"):
+        assert metrics.metric(key).text(0.03725, 0.0).endswith("± 0.00"), key
+    assert math.isnan(m.half_width(0.03725, math.nan))
+    assert "never narrower than the estimator's own resolution" in metrics.markdown()

@@ -27,7 +27,9 @@ def _cli(args, tmp_path: Path, prelude: str = "") -> subprocess.CompletedProcess
 
 
 def _files(d: Path) -> dict:
-    return {p.name: p.read_bytes() for p in sorted(d.iterdir()) if p.name != "summary.json"}
+    # (the summary holds the wall time; the provenance the command and the time)
+    return {p.name: p.read_bytes() for p in sorted(d.iterdir())
+            if p.name not in ("summary.json", "provenance.json")}
 
 
 def _png_size(data: bytes) -> tuple:

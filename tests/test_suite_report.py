@@ -511,3 +511,40 @@ def test_only_the_figures_that_failed_in_the_pool_are_drawn_again(monkeypatch) -
     monkeypatch.setattr(build, "_draw_one", draw)
     got = build._draw_all([None] * 4, workers=2)  # type: ignore[list-item]
     assert got == {i: [f"fig{i}.png", f"fig{i}.svg"] for i in range(4)} and here == [1]
+
+
+def test_table_interval_of_a_delay_percentile_is_never_narrower_than_the_sketch() -> None:
+    """Issue 23: five seeds in one DDSketch bucket printed `37.25 ± 0.00`."""
+    from aqmsim.suite.report.build import table_view
+
+    one = (Variant("", None, {}),)
+    runs = _frame([("", "red", s, 0.01, 5e6, 1.0) for s in range(1, 6)]).assign(
+        qdelay_p99_s=0.03725)
+    data, style = _data(_scenario("q", one), runs, lambda h: _flows(["ftp", "ftp"]))
+    view = table_view(data, style)
+    col = view["head"].index(metrics.metric("qdelay_p99_s").axis_label)
+    assert view["rows"][0][col] == "37.25 ± 0.38"
+    assert data.table["qdelay_p99_s_half"].iloc[0] == 0.0  # the CSV keeps the t half-width
+
+
+def test_spread_ellipse_named_and_left_out_below_three_runs() -> None:
+    """The suite's ellipse is the runs' 1-σ spread, named so in the legend and the caption
+    (not the sweep's 95 % ellipse of the mean); with two runs there is none, and the
+    caption says which discipline and why."""
+    from aqmsim.report.sweep_figures import SPREAD_ELLIPSE_NAME
+    from aqmsim.suite.report import figures as F
+    from aqmsim.suite.report.build import _caption
+
+    one = (Variant("", None, {}),)
+    rows = [("", "red", s, 0.01 + 0.001 * s, 5e6 + 1e4 * s ** 2, 1.0) for s in (1, 2, 3)] + \
+           [("", "codel", s, 0.004 + 0.001 * s, 4e6 + 1e4 * s, 1.0) for s in (1, 2)]
+    data, style = _data(_scenario("e", one), _frame(rows), lambda h: _flows(["ftp"]))
+    fig = F.delay_goodput(data, style)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert SPREAD_ELLIPSE_NAME in legend
+    assert "one run" in legend and "mean of the runs" in legend
+    ax = fig.axes[0]
+    assert len(ax.patches) == 1  # RED's 3 runs: an ellipse; CoDel's 2: none
+    _, caption = _caption("delay_goodput", data)
+    assert SPREAD_ELLIPSE_NAME in caption and "not a confidence region" in caption
+    assert "1 of 2 disciplines have fewer (as few as 2)" in caption

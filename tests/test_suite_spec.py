@@ -206,7 +206,7 @@ def _with(fname: str, old: str, new: str):
     ("disciplines.toml", 'label = "CoDel"', 'name = "CoDel"',
      r"^rfc7928/disciplines\.toml: disciplines\.codel: unknown field 'name' \(allowed: label, note"),
     ("disciplines.toml", 'label = "PIE"\n', '',
-     r"^rfc7928/disciplines\.toml: disciplines\.pie: missing field 'label'"),
+     r"^rfc7928/disciplines\.toml: disciplines\.pie\.label: missing: a required field"),
     ("disciplines.toml", 'kind = "codel", ', 'kind = "codel", limit = 100, ',
      r"^rfc7928/disciplines\.toml: disciplines\.codel\.queue: no 'limit' here"),
     ("tcp-friendly-same-iw.toml", 'section = "5.1.1"', 'section = "5.1.1',

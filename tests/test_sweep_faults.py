@@ -158,7 +158,7 @@ def test_cli_malformed_scheduler_is_one_line(tmp_path: Path):
     res = runner.invoke(app, ["sweep", str(f), "--store", str(tmp_path / "st"),
                               "--scheduler", "tcp://nohost:notaport"])
     assert time.monotonic() - t0 < 5
-    assert res.exit_code == 1
+    assert res.exit_code == 2  # a usage error (issue 23), not a failed run
     assert "Traceback" not in res.output
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and "port must be a number" in lines[0], res.output

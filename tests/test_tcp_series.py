@@ -72,7 +72,7 @@ def test_a_long_series_spills_to_files_and_reads_back(core):
 
 
 @pytest.mark.parametrize("value,words", [
-    ([10], "monitor.tcp_flows[0]: no flow 10: flow indexes are 0 to 9"),
+    ([10], "monitor.tcp_flows[0]: no flow 10: expected \"all\" or a list of TCP flow indexes (0-9)"),
     (["cubic"], 'monitor.tcp_flows[0]: no TCP flow labelled "cubic"'),
     ("some", 'monitor.tcp_flows: expected "all" or a list'),
     ([1.5], "monitor.tcp_flows[0]: no flow 1.5"),

@@ -3,7 +3,8 @@
 It runs as a reader would run it: the working directory is an empty temporary folder
 holding only a copy of the example scenarios (what `aqmsim examples .` gives a pip user),
 so the notebook can lean on nothing else in the checkout, and its sweep store lands in
-that folder. The notebook is kept in git without outputs; the site shows it so too.
+that folder. The notebook is kept in git without outputs; the docs build runs it the same
+way (docs/hooks/tutorial_run.py) so the site shows them (tests/test_docs_site.py).
 """
 
 from __future__ import annotations

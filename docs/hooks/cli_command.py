@@ -6,13 +6,27 @@ typer builds its click command only on demand (``typer.main.get_command``), whil
 mkdocs-click imports ``module:attribute``; this hook publishes the built command as
 ``aqmsim_docs_cli.command``. It puts this checkout's ``python/`` first on ``sys.path`` so the
 page documents the code beside it, not some other installed aqmsim.
+
+mkdocs-click lists the subcommands with the first *line* of each one's help, which cuts a
+first sentence that wraps in the docstring (``reproduce``, ``suite``); ``aqmsim --help``
+shows the whole first paragraph. So each subcommand of the published copy gets that
+paragraph, joined onto one line, as its short help (the command the CLI runs is built
+anew by typer and keeps its own).
 """
 
+import inspect
 import sys
 import types
 from pathlib import Path
 
 MODULE = "aqmsim_docs_cli"
+
+
+def first_paragraph(help_text):
+    """The first paragraph of a command's help, its lines joined by single spaces (as
+    ``aqmsim --help`` shows it in the list of commands)."""
+    text = inspect.cleandoc(help_text or "")
+    return " ".join(text.split("\n\n", 1)[0].split())
 
 
 def on_config(config):
@@ -23,7 +37,11 @@ def on_config(config):
 
     from aqmsim.cli import app
 
+    command = typer.main.get_command(app)
+    for sub in getattr(command, "commands", {}).values():
+        if not sub.short_help and sub.help:
+            sub.short_help = first_paragraph(sub.help)
     module = types.ModuleType(MODULE)
-    module.command = typer.main.get_command(app)
+    module.command = command
     sys.modules[MODULE] = module
     return config

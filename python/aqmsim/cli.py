@@ -2,7 +2,7 @@
 
     aqmsim run examples/dumbbell-red.toml [--seed N] [--out DIR] [--format csv|parquet]
                                           [--set duration=5 --set dumbbell.bottleneck.queue.max_p=0.05]
-    aqmsim validate examples/dumbbell-red.toml [--json]
+    aqmsim validate examples/dumbbell-red.toml [--full | --json]
     aqmsim list [DISCIPLINE]
     aqmsim reproduce PAPER|all [--seeds N] [--out DIR] [--workers N | --scheduler tcp://HOST:PORT]
                                [--store DIR] [--fresh]
@@ -11,8 +11,9 @@
     aqmsim examples DIR [--force]
     aqmsim version | aqmsim --version
 
-A malformed scenario or a missing file prints one red line and exits with status 2; a
-failed simulation exits with status 1. Never a traceback for either.
+A malformed scenario, a missing file or a bad option value prints one red line and exits
+with status 2 (cli_errors.py: the same for typer's own usage errors); a failed simulation
+exits with status 1. Never a traceback for either.
 """
 
 # No `from __future__ import annotations` here: typer reads the annotations at run time
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, NoReturn, Optional,
 
 import typer
 
+from .cli_errors import OneLineGroup, check_out_dir, check_scheduler, print_error
 from .errors import ScenarioError, SimulationError
 
 if TYPE_CHECKING:
@@ -35,6 +37,7 @@ app = typer.Typer(
     name="aqmsim",
     help="Packet-level simulator for active queue management (RED and its variants) under TCP.",
     no_args_is_help=True,
+    cls=OneLineGroup,  # usage errors (a bad option value) as one line, exit 2
     add_completion=False,
     pretty_exceptions_show_locals=False,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -70,10 +73,7 @@ err: Any = _LazyConsole(stderr=True, soft_wrap=True, highlight=False)
 
 
 def _fail(message: str, code: int = 2) -> NoReturn:
-    from rich.text import Text
-
-    line = " ".join(str(message).split())  # exactly one line
-    err.print(Text.assemble(("error: ", "bold red"), (line, "red")))
+    print_error(message)  # exactly one line
     raise typer.Exit(code)
 
 
@@ -137,7 +137,7 @@ _ORDER = [
     ("bottleneck_departures", "bottleneck departures"),
     ("bottleneck_drops", "bottleneck drops"),
     ("drops_early", "  early (random)"),
-    ("drops_forced", "  forced"),  # run's rule added by the caller (forced_drop_rule)
+    ("drops_forced", "  forced"),  # the discipline's words: the caller's drop_reason_labels
     ("drops_overflow", "  overflow (buffer full)"),
     ("marks", None), ("marks_departed", "  marked packets departed"),
     ("bottleneck_queued_end", None), ("loss_ratio", None), ("time_avg_queue_pkts", None),
@@ -198,9 +198,10 @@ def run(
         False, "--delays", help="keep the delay distributions (monitor.delays): quantiles "
         "and jitter in the summary and flows table; with --out, delay_cdf.csv, .png and .svg",
     ),
-    trace: Optional[str] = typer.Option(
+    trace: Optional[List[str]] = typer.Option(
         None, "--trace", help="packet trace of the monitored links (or [trace] links) into "
-        "--out: ns2 (trace.tr, ns-2's + - r d lines) or pcap (one <from>-<to>.pcap per link)",
+        "--out: ns2 (trace.tr, ns-2's + - r d lines) or pcap (one <from>-<to>.pcap per link); "
+        "one format a run",
         show_default=False,
     ),
 ) -> None:
@@ -217,8 +218,10 @@ def run(
         sc = _with_tcp_flows(sc, tcp)
     if delays:
         sc = sc.with_overrides(**{"monitor.delays": True})
-    if trace is not None:
+    if trace:
         sc = _with_trace(sc, trace, out_dir)
+    if out_dir is not None:
+        _make_out_dir(out_dir)  # before the run: a bad --out costs no simulation
     t0 = time.perf_counter()
     try:
         res = _simulate(sc, seed, f"simulating {sc.name or file} …", out_dir is not None)
@@ -230,21 +233,21 @@ def run(
         _fail(str(exc), code=1)
     wall = time.perf_counter() - t0
     title = f"{sc.name or file.stem}" + (f" — {sc.path}" if sc.path else "")
-    from .results import forced_drop_rule
+    from .results import drop_reason_labels
 
-    forced = {"drops_forced": f"  forced ({forced_drop_rule(res.queue_params())})"}
-    out.print(summary_table(res.summary, title=title, labels=forced))
+    reasons = drop_reason_labels(res.queue_params())  # what each reason is for the discipline
+    out.print(summary_table(res.summary, title=title, labels=reasons))
     if "wall_seconds" not in res.summary:
         out.print(f"wall-clock time {wall:.3f} s")
     if out_dir is not None:
         try:
             from .run_output import save_run
 
-            written = save_run(res, out_dir, fmt=fmt)
+            written = save_run(res, out_dir, fmt=fmt, command=_command_line())
         except (OSError, ImportError, ValueError) as exc:
             _fail(f"{out_dir}: could not save results: {exc}", code=1)
         out.print(f"wrote {len(written)} files to {out_dir}/: "
-                  + ", ".join(p.name for p in written))
+                  + ", ".join(_shown_path(p, out_dir) for p in written))
     if res.trace_error:
         err.print(f"[yellow]warning: packet trace incomplete: {res.trace_error}[/yellow]")
     global _QUICK_EXIT
@@ -285,13 +288,44 @@ def _simulate(sc: Any, seed: Optional[int], status: str, saving: bool = False) -
     return box["res"]
 
 
-def _with_trace(sc: Any, fmt: str, out_dir: Optional[Path]) -> Any:
-    """``--trace ns2|pcap``: [trace] written into the --out directory."""
-    if fmt not in ("ns2", "pcap"):
-        _fail(f"--trace: must be ns2 or pcap, got {fmt!r}")
+def _command_line() -> str:
+    from .provenance import command_line
+
+    return command_line()
+
+
+def _shown_path(p: Path, out_dir: Path) -> str:
+    """A written file as `run --out` lists it: relative to DIR (pcap/R1-R2.pcap), else whole."""
+    try:
+        return str(p.relative_to(out_dir))
+    except ValueError:
+        return str(p)
+
+
+def _make_out_dir(out_dir: Path) -> None:
+    """``--out DIR`` made (with its parents) before the run, or one line saying why not."""
+    if out_dir.exists() and not out_dir.is_dir():
+        _fail(f"--out {out_dir}: exists and is not a directory; give a directory to write into")
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        _fail(f"--out {out_dir}: cannot create the directory: {exc.strerror or exc}")
+    except ValueError as exc:  # a NUL byte in the path
+        _fail(f"--out {out_dir!r}: not a usable path: {exc}")
+
+
+def _with_trace(sc: Any, formats: List[str], out_dir: Optional[Path]) -> Any:
+    """``--trace ns2|pcap``: [trace] written into the --out directory (one format a run)."""
+    for fmt in formats:
+        if fmt not in ("ns2", "pcap"):
+            _fail(f"--trace: must be ns2 or pcap, got {fmt!r}")
+    if len(set(formats)) > 1:
+        _fail("--trace: give one format, ns2 or pcap, not both: the engine writes one trace "
+              "a run (run again with the other --trace for the second)")
+    fmt = formats[0]
     if out_dir is None:
         _fail("--trace needs --out DIR: the trace is written there")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    _make_out_dir(out_dir)
     path = out_dir / ("trace.tr" if fmt == "ns2" else "pcap")
     try:
         return sc.with_overrides(**{"trace.format": fmt, "trace.path": str(path)})
@@ -314,26 +348,40 @@ def _with_tcp_flows(sc: Any, spec: str) -> Any:
 @app.command()
 def validate(
     file: Path = typer.Argument(..., help="scenario file (TOML)", show_default=False),
-    as_json: bool = typer.Option(False, "--json", help="print JSON instead of TOML"),
+    as_json: bool = typer.Option(False, "--json", help="print the whole resolved scenario as JSON"),
+    full: bool = typer.Option(False, "--full", help="print the whole resolved scenario (TOML) "
+                              "instead of its summary"),
     overrides: Optional[List[str]] = typer.Option(
         None, "--set", help="override a field, KEY=VALUE (dotted path), repeatable"
     ),
 ) -> None:
-    """Check a scenario; print it resolved (every default and "auto" filled in)."""
+    """Check a scenario: list every error (each with its field), or summarise it resolved
+    (every default and "auto" filled in; --full or --json: all of it). Exit 0 valid, 2 not."""
     from .scenario import dumps_toml
+    from .validate_view import all_errors, summary_text
 
     sc = _load(file, overrides)
     try:
-        resolved = sc.validate()
-    except ScenarioError as exc:
+        errors = all_errors(sc)
+        resolved = None if errors else sc.validate()
+    except ScenarioError as exc:  # pragma: no cover - all_errors has seen it already
         _fail(str(exc))
     except ImportError as exc:
         _fail(str(exc), code=1)
+    if errors:
+        for message in errors:
+            print_error(message)
+        if len(errors) > 1:
+            err.print(f"{file}: {len(errors)} errors")
+        raise typer.Exit(2)
     if as_json:
         typer.echo(json.dumps(resolved, indent=2))
-    else:
+        return
+    if full:
         typer.echo(f"# {file}: valid; resolved scenario follows")
         typer.echo(dumps_toml(resolved), nl=False)
+        return
+    typer.echo(summary_text(file, resolved))
 
 
 def _disciplines() -> Dict[str, Any]:
@@ -389,7 +437,8 @@ def list_disciplines(
 
 # The options `reproduce` and `sweep` share: where the runs go.
 _WORKERS = typer.Option(None, "--workers", "-w", min=1, help="local worker processes (default: one per CPU)")
-_SCHEDULER = typer.Option(None, "--scheduler", help="run on the Dask cluster of this scheduler, tcp://HOST:PORT")
+_SCHEDULER = typer.Option(None, "--scheduler", callback=check_scheduler,
+                          help="run on the Dask cluster of this scheduler, tcp://HOST:PORT")
 
 
 @app.command()
@@ -402,12 +451,12 @@ def reproduce(
         None, "--seeds", "-n", min=1, help="run seeds 1..N (default: the paper's default_seeds)"
     ),
     out_dir: Path = typer.Option(
-        Path("out/reproduce"), "--out", "-o", help="write the report and figures here"
+        Path("out/reproduce"), "--out", "-o", callback=check_out_dir, help="write the report and figures here"
     ),
     workers: Optional[int] = _WORKERS,
     scheduler: Optional[str] = _SCHEDULER,
     store: Optional[Path] = typer.Option(
-        None, "--store", help="keep each paper's runs in STORE/PAPER (default: OUT/PAPER/store)"
+        None, "--store", callback=check_out_dir, help="keep each paper's runs in STORE/PAPER (default: OUT/PAPER/store)"
     ),
     fresh: bool = typer.Option(
         False, "--fresh", help="empty the papers' stores first: simulate every run again"
@@ -472,10 +521,13 @@ def reproduce(
 def _reading_names(spec: str, papers: Sequence[Any]) -> Any:
     """``--readings`` as a list of variant names (None for all); each must be a reading
     of at least one of ``papers`` (a paper that lacks it runs without it)."""
-    from .papers.readings import ReadingError, variant_named
+    from .papers.readings import variant_named
 
     parts = [x.strip() for x in (spec or "").split(",") if x.strip()]
-    if not parts or "all" in parts:
+    if not parts:
+        _fail(f"--readings: expected all, primary, or readings separated by commas "
+              f"(choice=reading, several joined by +), got {spec!r}")
+    if "all" in parts:
         return None
     for name in parts:
         if name == "primary":
@@ -487,18 +539,17 @@ def _reading_names(spec: str, papers: Sequence[Any]) -> Any:
             try:
                 variant_named(list(p.readings()), name)
                 break
-            except ReadingError as exc:
-                errors.append(f"{p.name}: {exc}")
-            except Exception as exc:  # noqa: BLE001 - a paper whose readings cannot load
-                errors.append(f"{p.name}: {exc}")
+            except Exception as exc:  # noqa: BLE001 - ReadingError, or readings that cannot load
+                errors.append(f"{p.name}: {str(exc).removeprefix('--readings: ')}")
         else:
-            _fail("; ".join(errors) or f"--readings: unknown reading {name!r}")
+            _fail("--readings: " + ("; ".join(errors) or f"unknown reading {name!r}"))
     return parts
 
 
 def _run_into_store(call: Callable[[], int]) -> None:
     """A command that runs tasks into a store (`sweep`, `suite`): its errors as one line
-    (2: bad input, 1: store, cluster or system, 130: interrupted), its status as the exit."""
+    (2: bad input, 1: store, cluster or system, 130: interrupted, 143: SIGTERM), its
+    status as the exit."""
     from .store import StoreError
 
     try:
@@ -507,9 +558,11 @@ def _run_into_store(call: Callable[[], int]) -> None:
         _fail(str(exc))
     except (StoreError, ConnectionError, ImportError, OSError, RuntimeError) as exc:
         _fail(str(exc), code=1)
-    except KeyboardInterrupt:
-        _fail("interrupted: finished runs are in the store; the same command finishes the rest",
-              code=130)
+    except KeyboardInterrupt as exc:  # (SIGTERM too: aqmsim.sweep.terminate)
+        code = getattr(exc, "exit_code", 130)
+        _fail(("terminated (SIGTERM)" if code != 130 else "interrupted")
+              + ": finished runs are in the store; the same command finishes the rest",
+              code=code)
     if code:
         raise typer.Exit(code)
 
@@ -520,7 +573,8 @@ def sweep_cmd(
     workers: Optional[int] = _WORKERS,
     scheduler: Optional[str] = _SCHEDULER,
     store: Optional[Path] = typer.Option(
-        None, "--store", help="store directory (default: the file's `store`, else out/sweeps/NAME)"
+        None, "--store", callback=check_out_dir,
+        help="store directory (default: the file's `store`, else out/sweeps/NAME beside the sweep file)",
     ),
     retry_failed: bool = typer.Option(
         False, "--retry-failed", help="also rerun runs that failed with invalid parameters"
@@ -547,9 +601,10 @@ def sweep_cmd(
 @app.command("report")
 def sweep_report_cmd(
     file: Path = typer.Argument(..., help="sweep file (TOML)", show_default=False),
-    store: Optional[Path] = typer.Option(None, "--store", help="store directory of the sweep"),
+    store: Optional[Path] = typer.Option(None, "--store", callback=check_out_dir,
+                                         help="store directory of the sweep"),
     out_dir: Optional[Path] = typer.Option(
-        None, "--out", "-o", help="output directory (default: STORE/report)"
+        None, "--out", "-o", callback=check_out_dir, help="output directory (default: STORE/report)"
     ),
 ) -> None:
     """Draw a sweep's metrics against its parameters (95 % CI over seeds): PNG + index.html."""
@@ -577,7 +632,7 @@ def suite_cmd(
     scenarios: Optional[str] = typer.Option(
         None, "--scenarios", metavar="A,B,...", help="only these scenarios (file names)"),
     out_dir: Optional[Path] = typer.Option(
-        None, "--out", "-o", help="output directory (default: out/suite/SUITE); the runs go "
+        None, "--out", "-o", callback=check_out_dir, help="output directory (default: out/suite/SUITE); the runs go "
         "to OUT/store, the report to OUT/index.html"),
     workers: Optional[int] = _WORKERS,
     scheduler: Optional[str] = _SCHEDULER,
@@ -599,17 +654,29 @@ def suite_cmd(
 @app.command("export-ns2")
 def export_ns2(
     file: Path = typer.Argument(..., help="scenario file (TOML)"),
-    seed: Optional[int] = typer.Option(None, "--seed", help="seed whose random draws the script pins"),
+    seed: Optional[int] = typer.Option(
+        None, "--seed", min=0,
+        help="the seed of `aqmsim run --seed N` (default: the scenario's): the script starts "
+             "every flow and sets every access/egress delay as that run does; RED's coin, "
+             "TCP's boot_time_ and on/off bursts come from ns-2's own RNG (same distribution, "
+             "other numbers)"),
     trace_dir: str = typer.Option(".", "--trace-dir", help="where the script writes its outputs"),
+    trace_all: Optional[str] = typer.Option(
+        None, "--trace-all", metavar="FILE",
+        help="the script writes ns-2's trace-all of every link to FILE (or: ns s.tcl -trace-all FILE)"),
+    namtrace_all: Optional[str] = typer.Option(
+        None, "--namtrace-all", metavar="FILE",
+        help="the script writes a nam trace to FILE (or: ns s.tcl -namtrace-all FILE)"),
 ) -> None:
-    """Print the same scenario as an ns-2 Tcl script (DropTail and the RED family ns-2 has)."""
+    """Print the same scenario as an ns-2 Tcl script (DropTail and the RED family ns-2 has),
+    with the start times and delays `aqmsim run --seed N` draws."""
     from .errors import ScenarioError
-    from .ns2.export import to_tcl
+    from .ns2.cli_export import export_script
 
     sc = _load(file)
-    s = seed if seed is not None else int(sc.to_dict().get("seed", 1))
     try:
-        typer.echo(to_tcl(sc.to_dict(), s, trace_dir), nl=False)
+        typer.echo(export_script(sc, seed, trace_dir, trace_all=trace_all, namtrace_all=namtrace_all),
+                   nl=False)
     except (ScenarioError, ValueError) as exc:
         _fail(f"{file}: {exc}")
 

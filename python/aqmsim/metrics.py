@@ -22,7 +22,8 @@ import math
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Tuple
 
-__all__ = ["Metric", "SUMMARY", "TABLES", "metric", "label", "axis_label", "markdown"]
+__all__ = ["Metric", "SUMMARY", "TABLES", "metric", "label", "axis_label", "markdown",
+           "SKETCH_ALPHA"]
 
 INF = math.inf
 
@@ -47,6 +48,9 @@ class Metric:
     decimals: int = 2
     #: The unit the engine stores it in (SI; "" for counts and ratios).
     stored: str = ""
+    #: Relative error of one run's value as the engine estimates it (a DDSketch quantile:
+    #: :data:`SKETCH_ALPHA`); 0 for an exact value. See :meth:`half_width`.
+    rel_error: float = 0.0
 
     @property
     def axis_label(self) -> str:
@@ -66,14 +70,30 @@ class Metric:
         a, b = self.display_range
         return max(low, a), min(high, b)
 
+    def half_width(self, mean: float, half: float) -> float:
+        """The half-width of the interval printed or drawn around ``mean`` (stored units):
+        ``half`` (the 95 % t interval over seeds) plus the estimator's own resolution,
+        ``rel_error / (1 − rel_error) × |mean|``. A DDSketch quantile v is within α of a
+        true value x of that rank (|v − x| ≤ α·x, so |v − x| ≤ α/(1 − α)·v), and seeds
+        whose values fall in one sketch bucket give a t half-width of 0: the interval is
+        never narrower than the sketch can tell (37.25 ± 0.38 ms, not ± 0.00). The two
+        are added, not combined in quadrature: the sketch's error need not average out
+        over seeds (the same bucket errs the same way). NaN ``half`` stays NaN."""
+        if half is None or not math.isfinite(float(half)):
+            return math.nan
+        if self.rel_error > 0 and mean is not None and math.isfinite(float(mean)):
+            return abs(float(half)) + self.rel_error / (1.0 - self.rel_error) * abs(float(mean))
+        return abs(float(half))
+
     def text(self, value: float, half: Optional[float] = None) -> str:
         """The stored value in display units, fixed point (never an exponent); with
-        ``half`` (stored units, the half-width of an interval) as ``mean ± half``."""
+        ``half`` (stored units, the half-width of an interval) as ``mean ± half``, widened
+        to the estimator's resolution (:meth:`half_width`)."""
         if value is None or not math.isfinite(float(value)):
             return "—"
         out = _fixed(self.display(value), self.decimals)
         if half is not None and math.isfinite(float(half)):
-            out += " ± " + _fixed(abs(self.display(half)), self.decimals)
+            out += " ± " + _fixed(self.display(self.half_width(value, half)), self.decimals)
         return out
 
 
@@ -86,8 +106,13 @@ def _m(key: str, label: str, unit: str, definition: str, **kw) -> Metric:
     return Metric(key, label, unit, " ".join(definition.split()), **kw)
 
 
+#: Relative accuracy of the engine's delay quantiles (its DDSketch's α, ALPHA in
+#: crates/aqmsim-core/src/monitor/delays.rs).
+SKETCH_ALPHA = 0.01
 _PKT = dict(decimals=0, stored="count")
 _MS = dict(unit="ms", scale=1e3, stored="s", higher_is_better=False)
+#: A delay quantile from the DDSketch: its interval carries the sketch's relative error.
+_MSQ = dict(_MS, rel_error=SKETCH_ALPHA)
 _MBPS = dict(unit="Mb/s", scale=1e-6, stored="b/s")
 _PCT = dict(unit="%", scale=100.0, hi=1.0, stored="ratio")
 
@@ -110,7 +135,8 @@ _SUMMARY: List[Metric] = [
     _m("duration", "duration", "s", "Simulated time of the run.", stored="s"),
     _m("seed", "seed", "", "The run's random seed.", decimals=0, stored="count"),
     _m("events", "events", "events", "Events the engine processed (packet arrivals, "
-       "transmissions, timers, samples): a measure of the run's work.", decimals=0),
+       "transmissions, timers, PIE's probability updates, samples): a measure of the "
+       "run's work, and what `max_events` counts.", decimals=0),
     _m("bottleneck_arrivals", "arrivals", "packets", f"Packets that arrived at {_QUEUE}, "
        "dropped ones, SYNs and ACKs included. Every arrival is exactly one of departed, "
        "dropped, or still queued at the end.", **_PKT),
@@ -180,18 +206,18 @@ _SUMMARY: List[Metric] = [
        "(Σx)² / (n·Σx²), 1 when all are equal, 1/n when one flow has everything (1 with no "
        "long-lived TCP flow). Unfairness is 1 − fairness.", hi=1.0, stored="ratio",
        higher_is_better=True, decimals=3),
-    _m("qdelay_p50_s", "median queueing delay", definition=f"{_QDELAY} {_SKETCH}", **_MS),
+    _m("qdelay_p50_s", "median queueing delay", definition=f"{_QDELAY} {_SKETCH}", **_MSQ),
     _m("qdelay_p90_s", "90th-percentile queueing delay", definition=f"{_QDELAY} {_SKETCH}",
-       **_MS),
+       **_MSQ),
     _m("qdelay_p99_s", "99th-percentile queueing delay", definition=f"{_QDELAY} {_SKETCH}",
-       **_MS),
+       **_MSQ),
     _m("qdelay_max_s", "largest queueing delay", definition=f"{_QDELAY} {_SKETCH}", **_MS),
     _m("delay_p50_s", "median end-to-end delay", definition=f"{_E2E} Over every packet of "
-       f"every flow. {_SKETCH}", **_MS),
+       f"every flow. {_SKETCH}", **_MSQ),
     _m("delay_p90_s", "90th-percentile end-to-end delay", definition=f"{_E2E} Over every "
-       f"packet of every flow. {_SKETCH}", **_MS),
+       f"packet of every flow. {_SKETCH}", **_MSQ),
     _m("delay_p99_s", "99th-percentile end-to-end delay", definition=f"{_E2E} Over every "
-       f"packet of every flow. {_SKETCH}", **_MS),
+       f"packet of every flow. {_SKETCH}", **_MSQ),
     _m("delay_max_s", "largest end-to-end delay", definition=f"{_E2E} {_SKETCH}", **_MS),
     _m("jitter_s", "jitter", definition="The mean absolute difference of consecutive "
        "packets' end-to-end delays (mean |IPDV|, RFC 5481) of each flow, averaged over the "
@@ -243,11 +269,11 @@ _FLOWS: List[Metric] = [
     _m("queue_marks_departed", "ECN marks departed", "packets", "The flow's marked packets "
        "that left the queue (ns-2's `pmarks_`).", **_PKT),
     _m("delay_p50_s", "median end-to-end delay", definition=f"{_E2E} {_SKETCH} NaN here "
-       "without it.", **_MS),
+       "without it.", **_MSQ),
     _m("delay_p90_s", "90th-percentile end-to-end delay", definition=f"{_E2E} {_SKETCH}",
-       **_MS),
+       **_MSQ),
     _m("delay_p99_s", "99th-percentile end-to-end delay", definition=f"{_E2E} {_SKETCH}",
-       **_MS),
+       **_MSQ),
     _m("delay_max_s", "largest end-to-end delay", definition=f"{_E2E} {_SKETCH}", **_MS),
     _m("jitter_s", "jitter", definition="Mean |IPDV| of the flow's consecutive packets "
        "(RFC 5481); NaN with fewer than two packets or without `monitor.delays`.", **_MS),
@@ -365,15 +391,28 @@ def markdown() -> str:
         "range (a Jain index is never drawn above 1). *better*: which direction is an "
         "improvement, where one is.",
         "",
+        "**Intervals of delay quantiles.** A median, 90th or 99th percentile delay comes "
+        f"from a DDSketch whose relative error is α = {SKETCH_ALPHA:.0%}: the value is within "
+        "α of a delay of that rank. Seeds whose quantiles fall in one sketch bucket print "
+        "the same value, and their Student-t interval collapses to ± 0. An interval is "
+        "never narrower than the estimator's own resolution, so wherever aqmsim prints or "
+        "draws *mean ± half-width* of such a quantile (the RFC 7928 suite's tables and "
+        "figures, a sweep report), the half-width is the 95 % t half-width over seeds "
+        "plus α/(1 − α) × the mean (37.25 ms from five seeds in one bucket prints "
+        "37.25 ± 0.38, not 37.25 ± 0.00). The largest delay is exact and gets no such term.",
+        "",
         "From Python: `aqmsim.metrics.metric(\"goodput_bps\")` gives the entry "
         "(`.label`, `.unit`, `.scale`, `.definition`, `.text(value)`).",
         "",
         "Words used throughout: the **queue length** counts packets (or bytes) waiting in "
         "the buffer, not the one on the wire; the **average queue** `avg` is the "
         "discipline's EWMA of it, the **time-average queue** its integral over time "
-        "divided by the time. A **drop reason** is *early* (random), *forced* (average "
-        "above the hard limit) or *overflow* (buffer full). The **bottleneck** is the first "
-        "link of `monitor.queues`.",
+        "divided by the time. A **drop reason** is *early* (the RED family's and PIE's "
+        "random drops, the threshold queue's above its threshold; for CoDel and FQ-CoDel "
+        "their control law's drops at dequeue, which `aqmsim run` labels so), *forced* "
+        "(average above the hard limit: the RED family only) or *overflow* (buffer full; "
+        "FQ-CoDel drops from the head of the longest flow queue). The **bottleneck** is the "
+        "first link of `monitor.queues`.",
         "",
     ]
     lines += _section("Summary (`Results.summary`)", "One number per run: "

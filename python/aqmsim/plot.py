@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .results import Results
 
 __all__ = ["plot_queue", "plot_drop_probability", "plot_utilisation", "plot_tcp",
-           "plot_delay_cdf", "new_figure"]
+           "plot_delay_cdf", "new_figure", "has_drop_probability"]
 
 
 def _headless() -> bool:
@@ -188,10 +188,36 @@ def _finish(ax: "Axes", res: "Results", link: str, what: str, ylabel: str) -> No
     ax.grid(True, alpha=0.3)
 
 
+def _nonzero(q: Any, col: str) -> bool:
+    """Whether column ``col`` of the samples ``q`` has a value other than 0 (or NaN)."""
+    if col not in q.columns:
+        return False
+    v = _finite(q[col])
+    return bool((np.isfinite(v) & (v != 0)).any())
+
+
+def has_drop_probability(res: "Results", link: Optional[str] = None) -> bool:
+    """Whether the queue samples of ``link`` (default: the first monitored) have a drop
+    probability to draw: a ``p`` or a ``max_p`` that is not 0 at every sample. The RED
+    family and PIE have one; DropTail, CoDel, FQ-CoDel and the threshold queue keep none
+    (their columns are all 0), so no empty figure is drawn for them."""
+    try:
+        _, q = _pick_link(_table(res, "queue"), link, "queue samples")
+    except ValueError:
+        return False
+    return _nonzero(q, "p") or _nonzero(q, "max_p")
+
+
 def plot_drop_probability(res: "Results", link: Optional[str] = None,
                           ax: Optional["Axes"] = None) -> "Figure":
-    """Current drop probability p and the discipline's max_p against time."""
+    """Current drop probability p and the discipline's max_p (where it has one) against
+    time. ValueError for a discipline without a drop probability
+    (:func:`has_drop_probability`): a figure of zeros would show nothing."""
     link, q = _pick_link(_table(res, "queue"), link, "queue samples")
+    if not (_nonzero(q, "p") or _nonzero(q, "max_p")):
+        kind = res.queue_params(link).get("kind", "this discipline")
+        raise ValueError(f"no drop probability at {link}: {kind} keeps none (p and max_p are "
+                         "0 at every sample)")
     if ax is None:
         fig, ax = new_figure()
     else:
@@ -199,17 +225,63 @@ def plot_drop_probability(res: "Results", link: Optional[str] = None,
     t = _finite(q["t"])
     if "p" in q.columns:
         ax.plot(t, _finite(q["p"]), lw=0.8, color="tab:blue", label="p (drop probability)")
-    if "max_p" in q.columns:
+    if _nonzero(q, "max_p"):  # (PIE has no max_p: its column is 0)
         ax.plot(t, _finite(q["max_p"]), lw=1.4, ls="--", color="tab:red", label="max_p",
                 drawstyle="steps-post")
     _finish(ax, res, link, "drop probability", "probability")
     return fig
 
 
+def rate_schedule(res: "Results", link: str) -> Optional[np.ndarray]:
+    """The rate schedule of ``link`` ("A->B", either direction) in the resolved scenario:
+    rows (from time s, rate b/s), or None when the link keeps one rate."""
+    a, _, b = link.partition("->")
+    for lk in res.resolved.get("links", []) or []:
+        if {lk.get("from"), lk.get("to")} == {a, b}:
+            sched = lk.get("rate_schedule") or []
+            return np.asarray(sched, float) if len(sched) > 1 else None
+    return None
+
+
+def bins_mean(res: "Results", link: str) -> float:
+    """The run's utilisation of ``link`` from its ``links`` bins, as the summary defines it
+    (bits sent / the bits the link could have sent, ∫ rate dt): the bins' utilisation
+    weighted by each bin's capacity, rate × the part of the bin inside the run (the last
+    bin may end past the run). Equal to the summary's ``utilisation`` when the rate changes
+    only at bin edges; a plain mean of the bins would weigh a bin at 1 Mb/s as much as one
+    at 10 Mb/s."""
+    table = _table(res, "links")
+    sel = table[table["link"] == link]
+    t, u = _finite(sel["t"]), _finite(sel["utilisation"])
+    if not len(t):
+        return float("nan")
+    step = float(np.median(np.diff(t))) if len(t) >= 2 else float(
+        res.resolved.get("monitor", {}).get("link_interval", 0.0) or 0.0)
+    end = float(res.summary.get("duration", t[-1] + step))
+    ends = np.minimum(np.append(t[1:], t[-1] + step), end)
+    width = np.clip(ends - t, 0.0, None)
+    sched = rate_schedule(res, link)
+    # the capacity of each bin: ∫ rate dt over it (a rate change inside a bin split)
+    cap = width if sched is None else _integral(sched, ends) - _integral(sched, t)
+    ok = np.isfinite(u) & (cap > 0)
+    return float(np.sum(u[ok] * cap[ok]) / np.sum(cap[ok])) if ok.any() else float("nan")
+
+
+def _integral(sched: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """∫₀ˣ rate dt of a schedule (rows: from time, rate) at each of ``x``."""
+    starts, rates = sched[:, 0], sched[:, 1]
+    at = np.concatenate([[0.0], np.cumsum(rates[:-1] * np.diff(starts))])
+    k = np.clip(np.searchsorted(starts, x, side="right") - 1, 0, None)
+    return at[k] + rates[k] * (x - starts[k])
+
+
 def plot_utilisation(res: "Results", link: Optional[str] = None,
                      ax: Optional["Axes"] = None) -> "Figure":
-    """Utilisation of each monitored link per bin (all links unless one is named), with
-    the run's mean as a dotted line."""
+    """Utilisation of each monitored link per bin (all links unless one is named), in %,
+    with the run's mean as a dotted line: the bins weighted by their capacity
+    (:func:`bins_mean`), which is the summary's ``utilisation`` for the bottleneck; where
+    the two would print differently (a rate change inside a bin) the legend gives both and
+    says why. A link with a ``rate_schedule`` has its rate drawn on the right axis."""
     table = _table(res, "links")
     if "link" not in table.columns or table.empty:
         raise ValueError("no link utilisation recorded: add links to [monitor] queues")
@@ -220,26 +292,70 @@ def plot_utilisation(res: "Results", link: Optional[str] = None,
         fig, ax = new_figure()
     else:
         fig = ax.figure
+    bottleneck = (res.monitored_links or [None])[0]
+    summary = res.summary.get("utilisation")
+    rates = []
     for name in links:
         sel = table[table["link"] == name]
         t = _finite(sel["t"])
-        u = _finite(sel["utilisation"])
+        u = _finite(sel["utilisation"]) * 100.0
         if len(t) >= 2:  # let the last bin's step reach the bin's end
             t = np.append(t, t[-1] + np.median(np.diff(t)))
             u = np.append(u, u[-1])
         (line,) = ax.plot(t, u, drawstyle="steps-post", lw=1.0, label=name)
-        mean = float(np.nanmean(_finite(sel["utilisation"]))) if len(sel) else float("nan")
+        mean = bins_mean(res, name)
         if np.isfinite(mean):
-            ax.axhline(mean, ls=":", lw=1.0, color=line.get_color(),
-                       label=f"{name} mean {mean:.3f}")
+            ax.axhline(mean * 100.0, ls=":", lw=1.0, color=line.get_color(),
+                       label=_mean_label(name, mean, summary if name == bottleneck else None))
+        sched = rate_schedule(res, name)
+        if sched is not None:
+            rates.append((name, sched, line.get_color()))
     ax.set_xlabel("time (s)")
-    ax.set_ylabel("utilisation")
+    ax.set_ylabel("utilisation (%)")
     ax.set_xlim(left=0)
-    ax.set_ylim(0, 1.05)
+    ax.set_ylim(0, 105)
     ax.set_title(_title(res, link or ", ".join(links), "utilisation"), fontsize="medium")
-    ax.legend(loc="lower right", fontsize="small")
+    handles, labels = ax.get_legend_handles_labels()
+    if rates:
+        handles, labels = _draw_rates(ax, res, rates, handles, labels)
+    ax.legend(handles, labels, loc="lower right", fontsize="small")
     ax.grid(True, alpha=0.3)
     return fig
+
+
+def _mean_label(name: str, mean: float, summary: Any) -> str:
+    """The mean line's label: the whole-run mean, said equal to the summary's, or both
+    numbers and why they differ."""
+    text = f"{mean:.1%}".replace("%", " %")
+    if summary is None or not np.isfinite(float(summary)):
+        return f"{name} whole-run mean {text}"
+    if f"{mean:.1%}" == f"{float(summary):.1%}":
+        return f"{name} whole-run mean {text} (the summary's)"
+    other = f"{float(summary):.1%}".replace("%", " %")
+    return (f"{name} mean of the bins {text}, summary {other}:\nthe summary counts bits "
+            "sent / ∫ rate dt; a rate change\ninside a bin is not seen by the bins")
+
+
+def _draw_rates(ax: "Axes", res: "Results", rates: List[Tuple[str, np.ndarray, str]],
+                handles: List[Any], labels: List[str]) -> Tuple[List[Any], List[str]]:
+    """Each scheduled link's rate (Mb/s) as a step line on a right axis; the legend's
+    entries of both axes together."""
+    right = ax.twinx()
+    end = float(res.summary.get("duration", 0.0)) or None
+    top = 0.0
+    for name, sched, colour in rates:
+        t = sched[:, 0]
+        r = sched[:, 1] / 1e6
+        if end is not None and end > t[-1]:
+            t, r = np.append(t, end), np.append(r, r[-1])
+        right.plot(t, r, drawstyle="steps-post", lw=1.2, ls="--",
+                   color="0.35" if len(rates) == 1 else colour, alpha=0.8,
+                   label=f"{name} rate (right axis)")
+        top = max(top, float(r.max()))
+    right.set_ylabel("link rate (Mb/s)")
+    right.set_ylim(0, top * 1.05 if top > 0 else 1.0)
+    h2, l2 = right.get_legend_handles_labels()
+    return handles + h2, labels + l2
 
 
 #: Most flows :func:`plot_tcp` draws when none are named.
@@ -250,7 +366,9 @@ def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
              link: Optional[str] = None) -> "Figure":
     """The classic figure: cwnd of the chosen traced flows (step lines, one colour each,
     fast retransmits and timeouts visible as the drops of the line) above the queue of the
-    bottleneck, on one shared time axis."""
+    bottleneck, on one shared time axis. Without ``flows``, the first
+    :data:`TCP_PLOT_FLOWS` traced flows; when more are traced, the title and the legend
+    say how many of how many are drawn and which (every one is in the ``tcp`` table)."""
     tcp = _table(res, "tcp")
     if tcp.empty:
         raise ValueError(
@@ -274,9 +392,16 @@ def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
     top.set_ylabel("cwnd (packets)")
     top.set_ylim(bottom=0)
     top.grid(True, alpha=0.3)
-    top.legend(loc="upper right", fontsize="small", ncol=2)
+    shown = ""
+    if len(flows) < len(traced):  # say which flows of how many, never a silent subset
+        shown = f" — {len(flows)} of {len(traced)} traced flows"
+        top.legend(loc="upper right", fontsize="small", ncol=2, title_fontsize="small",
+                   title=f"flows {_ranges(flows)} of {_ranges(traced)};\nall in tcp.csv")
+    else:
+        top.legend(loc="upper right", fontsize="small", ncol=2)
     top.set_title(f"{res.scenario.name if res.scenario is not None and res.scenario.name else 'run'}"
-                  f" — cwnd and queue (seed {res.summary.get('seed', '?')})", fontsize="medium")
+                  f" — cwnd and queue (seed {res.summary.get('seed', '?')}){shown}",
+                  fontsize="medium")
     try:
         qlink, q = _pick_link(_table(res, "queue"), link, "queue samples")
     except ValueError:
@@ -292,6 +417,17 @@ def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
     bottom.set_ylim(bottom=0)
     bottom.grid(True, alpha=0.3)
     return fig
+
+
+def _ranges(flows: Sequence[int]) -> str:
+    """Flow numbers as runs: [0, 1, 2, 3, 7] → "0–3, 7"."""
+    runs: List[List[int]] = []
+    for f in sorted(flows):
+        if runs and f == runs[-1][-1] + 1:
+            runs[-1].append(f)
+        else:
+            runs.append([f])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
 
 
 def plot_delay_cdf(res: "Results", ax: Optional["Axes"] = None) -> "Figure":

@@ -524,17 +524,5 @@ def _json_default(v: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(v).__name__}")
 
 
-#: The RED family: the disciplines whose forced drops come from the average's hard limit.
-RED_FAMILY = frozenset({"red", "gentle", "ared", "ared_feng", "rtred", "qrtred",
-                        "red1", "red2", "red3", "red4", "red5"})
-
-
-def forced_drop_rule(queue: Mapping[str, Any]) -> str:
-    """What a forced drop (or mark) means for a resolved queue table: RED drops every
-    arrival once the average reaches max_th, or 2·max_th with the gentle region."""
-    kind = str(queue.get("kind", ""))
-    if kind not in RED_FAMILY:
-        return "forced"
-    if kind == "gentle" or queue.get("gentle"):
-        return "avg ≥ 2·max_th, gentle"
-    return "avg ≥ max_th"
+# (kept here too: what the summary's drop reasons mean, by discipline)
+from .drop_reasons import RED_FAMILY, drop_reason_labels, forced_drop_rule  # noqa: E402,F401

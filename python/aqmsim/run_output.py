@@ -22,14 +22,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, List, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, Tuple
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from .results import Results
 
-__all__ = ["FIGURE_DPI", "figure_names", "preload", "save_figure", "save_run"]
+__all__ = ["FIGURE_DPI", "figure_names", "preload", "save_figure", "save_run", "trace_files"]
 
 #: Resolution of the PNG figures (the SVG beside each one has none to choose).
 FIGURE_DPI = 150
@@ -47,6 +47,11 @@ def preload() -> None:
 
     for module in _NEEDED:
         importlib.import_module(module)
+    from .provenance import aqmsim_version, host_info
+
+    # provenance.json's slow facts (~20 ms: importlib.metadata, platform.platform()); cached
+    aqmsim_version()
+    host_info()
 
 
 def figure_names(res: "Results") -> List[str]:
@@ -54,7 +59,11 @@ def figure_names(res: "Results") -> List[str]:
     ``plot_``), decided from the engine's columns (no table built, pandas not loaded)."""
     names: List[str] = []
     if res.has_rows("queue"):
-        names += ["queue", "drop_probability"]
+        from .plot import has_drop_probability
+
+        names.append("queue")
+        if has_drop_probability(res):  # (DropTail, CoDel, FQ-CoDel: none to draw)
+            names.append("drop_probability")
     if res.has_rows("links"):
         names.append("utilisation")
     if res.has_rows("tcp"):
@@ -171,9 +180,12 @@ def _join_helper(helper: Any) -> Any:
     return [Path(p) for p in paths] if proc.exitcode == 0 and paths is not None else None
 
 
-def save_run(res: "Results", out_dir: Path, fmt: str = "csv") -> List[Path]:
+def save_run(res: "Results", out_dir: Path, fmt: str = "csv",
+             command: Optional[str] = None) -> List[Path]:
     """Everything ``aqmsim run --out`` writes: :meth:`Results.save` (summary, resolved
-    scenario, tables) and the figures as PNG + SVG. Returns the paths written."""
+    scenario, tables), ``provenance.json`` (:func:`aqmsim.provenance.provenance`; ``command``
+    default: this process's) and the figures as PNG + SVG. Returns the paths written, the
+    packet trace the run wrote (``[trace]``, ``--trace``) last."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     names = figure_names(res)
@@ -195,4 +207,34 @@ def save_run(res: "Results", out_dir: Path, fmt: str = "csv") -> List[Path]:
         figures += theirs_written if theirs_written is not None else _draw(res, theirs, out_dir)
     order = {n: i for i, n in enumerate(names)}
     figures.sort(key=lambda p: (order.get(p.stem, len(order)), p.suffix))
-    return written + figures
+    return written + [_write_provenance(out_dir, command)] + figures + trace_files(res)
+
+
+def _write_provenance(out_dir: Path, command: Optional[str]) -> Path:
+    import json
+
+    from .provenance import provenance
+
+    p = out_dir / "provenance.json"
+    p.write_text(json.dumps(provenance(command), indent=2) + "\n")
+    return p
+
+
+def trace_files(res: "Results") -> List[Path]:
+    """The packet-trace files the run wrote (its resolved ``[trace]``): the ns2 trace file,
+    or the pcap directory's ``<from>-<to>.pcap`` of each traced link (both directions of
+    a link share the file of the one named first; an older file there is not listed)."""
+    trace = res.resolved.get("trace") or {}
+    path = trace.get("path")
+    if not path:
+        return []
+    p = Path(path)
+    if trace.get("format") != "pcap":
+        return [p] if p.is_file() else []
+    files, seen = [], set()
+    for name in trace.get("links", []):
+        a, _, b = str(name).partition("->")
+        if (b, a) not in seen:
+            seen.add((a, b))
+            files.append(p / f"{a}-{b}.pcap")
+    return [f for f in files if f.is_file()]

@@ -171,13 +171,14 @@ class Scenario:
         return Scenario(data, path=self._path)
 
     # ------------------------------------------------------------------ engine calls
-    def validate(self) -> Dict[str, Any]:
+    def validate(self, seed: Optional[int] = None) -> Dict[str, Any]:
         """Check the scenario with the engine; return the resolved scenario (every
-        default filled in, every "auto" replaced by its value) as a dict."""
+        default filled in, every "auto" replaced by its value, every random start and
+        delay drawn as :meth:`run` with this ``seed`` draws it) as a dict."""
         core = _core()
         payload = self._payload()
         try:
-            resolved = core.validate(payload)
+            resolved = core.validate(payload, seed)
         except ScenarioError as exc:
             raise self._relabel(exc) from None
         return json.loads(resolved)
@@ -353,11 +354,41 @@ def _plain_words(msg: str, data: Any) -> str:
         rest = (rest[:m.start()] + f"unknown {m.group(1)} {m.group(2)!r} (expected one of: "
                 f"{', '.join(names)})" + _did_you_mean(m.group(2), names))
     m = _NOT_A_PARAM.search(msg)
-    if m and "did you mean" not in rest:
+    switch = _switch_hint(path, m.group(1), m.group(2), data) if m else ""
+    if switch:
+        rest = rest.split("; did you mean")[0] + switch
+    elif m and "did you mean" not in rest:
         params = _discipline_params(m.group(2))
         if params:
             rest += f"; {m.group(2)} takes: {', '.join(params)}" + _did_you_mean(m.group(1), params)
     return f"{path}: {rest}" if path else rest
+
+
+def _switch_hint(path: str, field: str, kind: str, data: Any) -> str:
+    """When a queue table names another discipline's field (``kind`` switched with
+    ``--set ...queue.kind=codel`` on a RED table): the fields ``kind`` does not take, and
+    the ``--set`` that switches cleanly — the whole table replaced, keeping the fields both
+    share (``limit``). "" when ``field`` is no discipline's (a typo: did-you-mean does)."""
+    try:
+        table = _core().disciplines()
+        others = {p[0] for name, entry in table.items() if name != kind for p in entry["params"]}
+        where = path.rsplit(".", 1)[0] if path.endswith(f".{field}") else ""
+        queue = _value_at(data, where) if where else None
+    except Exception:  # noqa: BLE001 - only an extra hint
+        return ""
+    if field not in others or not isinstance(queue, dict):
+        return ""
+    takes = set(_discipline_params(kind))
+    foreign = sorted(k for k in queue if k not in takes)
+    kept = {"kind": kind, **{k: v for k, v in queue.items() if k in takes and k != "kind"}}
+    try:
+        inline = _toml_value(kept)
+    except ScenarioError:
+        return ""
+    dotted = re.sub(r"\[(\d+)\]", r".\1", where)
+    return (f"; the table keeps fields {kind} does not take ({', '.join(foreign)}): to switch "
+            f"the discipline, replace the whole table, e.g. --set '{dotted}={inline}' (in the "
+            f"file: only kind and {kind}'s fields under the table; `aqmsim list {kind}` lists them)")
 
 
 def _discipline_params(kind: str) -> List[str]:
@@ -643,6 +674,8 @@ def _inline_ok(v: Dict[str, Any]) -> bool:
 def _dump_table(d: Dict[str, Any], prefix: str, out: List[str]) -> None:
     tables, arrays = [], []
     for k, v in d.items():
+        if v is None:
+            continue  # TOML has no null: an unset optional value is absent
         if isinstance(v, dict) and not _inline_ok(v):
             tables.append((k, v))
         elif _is_array_of_tables(v):

@@ -5,7 +5,9 @@ them, and an ``index.html`` with a table of the points and the failed runs.
   Student-t interval of :func:`aqmsim.papers.base.mean_ci`), a panel per parameter; the
   discipline and any other parameter that is not a number is a categorical axis;
 - one metric against another (default: queueing delay against goodput, RFC 7928 §2.7):
-  per point the mean with its 95 % confidence ellipse over seeds, the runs overlaid;
+  per point the mean with its 95 % confidence ellipse over seeds (only from the number of
+  runs where that region is narrower than the runs' spread: ``min_runs_mean_ellipse``),
+  the runs overlaid;
 - one overview per discipline: every metric against every other parameter.
 
 Labels, units and ranges come from :mod:`aqmsim.metrics`; figures are drawn by
@@ -34,6 +36,7 @@ from .metrics import SUMMARY
 from .store import Store, StoreError, get_path, scenario_hash
 from .run_output import save_figure
 from .sweep import Sweep, short_labels
+from .sweep.labels import discipline_name
 
 __all__ = ["write_report", "ReportFiles", "DEFAULT_METRICS", "DEFAULT_PAIRS", "discipline_of",
            "report_options"]
@@ -54,6 +57,8 @@ class ReportFiles:
     figures: List[Path] = field(default_factory=list)
     runs_in_store: int = 0
     runs_expected: int = 0
+    #: The points table as CSV (each metric's mean and 95 % half-width, in SI units).
+    csv: Optional[Path] = None
 
 
 @dataclass(frozen=True)
@@ -128,14 +133,33 @@ def sweep_axes(sweep: Sweep, labels: Dict[str, str]) -> List[Any]:
     return out
 
 
-def _run_keys(sweep: Sweep) -> List[Tuple[str, int]]:
+def _point_hashes(sweep: Sweep) -> List[Tuple[Dict[str, Any], str]]:
+    """Every point of the sweep with the hash of its scenario."""
+    return [(point, scenario_hash(sweep.scenario(point))) for point in sweep.points()]
+
+
+def _run_keys(points: List[Tuple[Dict[str, Any], str]],
+              seeds: List[int]) -> List[Tuple[str, int]]:
     """(scenario hash, seed) of every run of the sweep: its keys in the store."""
     keys: Dict[Tuple[str, int], None] = {}
-    for point in sweep.points():
-        h = scenario_hash(sweep.scenario(point))
-        for seed in sweep.seeds:
+    for _, h in points:
+        for seed in seeds:
             keys[(h, seed)] = None
     return list(keys)
+
+
+def _name_table_values(sweep: Sweep, df: Any,
+                       points: List[Tuple[Dict[str, Any], str]]) -> None:
+    """A varied parameter whose values are tables (a whole queue table) is stored as their
+    JSON: replace it in ``df`` by each value's readable name (``RED (max_p=0.1)``,
+    ``CoDel``: :meth:`Sweep.value_label`), found through the run's scenario hash, for the
+    ticks, legends, tables and CSV."""
+    tables = [p for p in sweep.table_value_names() if p in df.columns]
+    if not tables:
+        return
+    names = {h: {p: sweep.value_label(p, point[p]) for p in tables} for point, h in points}
+    for p in tables:
+        df[p] = [names[h][p] if h in names else v for h, v in zip(df["hash"], df[p])]
 
 
 @dataclass
@@ -155,12 +179,14 @@ def write_report(sweep: Sweep, store: Optional[Path] = None,
     options = report_options(sweep)
     store = Path(store) if store is not None else sweep.default_store()
     out = Path(out_dir) if out_dir is not None else store / "report"
-    keys = _run_keys(sweep)
+    points = _point_hashes(sweep)
+    keys = _run_keys(points, sweep.seeds)
     with Store(store, read_only=True) as st:
         df = st.runs(keys=keys, with_scenario=True)
     if df.empty:
         raise StoreError(f"{store}: none of the {len(keys)} runs of sweep {sweep.name!r} is in "
                          f"the store: run `aqmsim sweep` first")
+    _name_table_values(sweep, df, points)
     params = [p for p in sweep.params if p in df.columns]
     short = short_labels(params)
     labels = {p: SF.param_label(p, short[p]) for p in params}
@@ -196,6 +222,7 @@ def write_report(sweep: Sweep, store: Optional[Path] = None,
             add(fig, _safe(m), meta.axis_label,
                 f"{meta.axis_label} against each varied parameter: {seeds_note}. "
                 f"{meta.definition}")
+        ellipses = _ellipse_words(ok, params)
         for kx, ky in pairs:
             mx, my = SF.metric_of(kx), SF.metric_of(ky)
             fig = SF.new_figure(6.4, 4.8)
@@ -204,10 +231,9 @@ def write_report(sweep: Sweep, store: Optional[Path] = None,
             fig.suptitle(f"{my.label[:1].upper() + my.label[1:]} against {mx.label}")
             add(fig, f"pair-{_safe(kx)}-{_safe(ky)}", f"{my.label} against {mx.label}",
                 f"{my.axis_label} against {mx.axis_label} ({scale} x axis): per point of "
-                f"the sweep the mean over seeds (large dot) with the 95 % confidence "
-                f"ellipse of the mean (Hotelling's T²: sample covariance / n, "
-                f"F with 2 and n − 2 degrees of freedom), every run a faint dot; dots joined by a line differ only in the "
-                f"parameter whose value labels them.")
+                f"the sweep the mean over seeds (large dot), every run a faint dot; "
+                f"{ellipses} Dots joined by a line differ only in the parameter whose value "
+                f"labels them.")
         kind = {p for p in params if p.endswith(".kind")}
         cols = [a for a in axes if not kind & set(a.params)] or [None]
         for disc in sorted(ok["discipline"].unique()):
@@ -218,14 +244,43 @@ def write_report(sweep: Sweep, store: Optional[Path] = None,
                 for j, a in enumerate(cols):
                     SF.draw_metric(grid[i][j], sub, m, a,
                                    [p for p in params if p not in kind], labels)
-            fig.suptitle(f"Discipline {disc}: {len(sub)} runs")
-            add(fig, f"discipline-{_safe(disc)}", f"discipline {disc}",
-                f"Every metric of the runs with discipline {disc} against the other "
-                f"parameters: {seeds_note}.")
+            name = discipline_name(disc)
+            fig.suptitle(f"Discipline {name}: {len(sub)} runs")
+            add(fig, f"discipline-{_safe(disc)}", f"discipline {name}",
+                f"Every metric of the runs with discipline {name} ({disc}) against the "
+                f"other parameters: {seeds_note}.")
     files.figures = [f.png for f in figures]
+    files.csv = _write_points_csv(out / "points.csv", ok, params, labels, metrics)
     files.index.write_text(_page(sweep, store, df, ok, params, labels, metrics, figures,
                                  len(keys)), encoding="utf-8")
     return files
+
+
+def _ellipse_words(ok: Any, params: List[str]) -> str:
+    """What the pair figures' ellipses are, and why a point has none: the 95 % region of
+    the mean is drawn from :func:`~aqmsim.report.sweep_figures.min_runs_mean_ellipse`
+    runs of a point on (the rule: its half-axes at most 2 sample standard deviations)."""
+    from .report.sweep_figures import (MEAN_ELLIPSE_NAME, hotelling_radius,
+                                       min_runs_mean_ellipse)
+
+    least = min_runs_mean_ellipse()
+    sizes = ok.groupby(params, dropna=False, sort=False).size() if params else \
+        [len(ok)]
+    few = [int(n) for n in sizes if n < least]
+    what = (f"the {MEAN_ELLIPSE_NAME} (Hotelling's T²: sample covariance / n, F with 2 and "
+            f"n − 2 degrees of freedom) is drawn for points with at least {least} runs: "
+            f"with fewer, that region would be wider than the runs' own 2-σ spread "
+            f"(half-axes r(n)/√n > 2 sample standard deviations), so it would say less "
+            f"than the runs do.")
+    if not few:
+        return what
+    n = min(few)
+    why = (f" With {n} run{'s' if n != 1 else ''}"
+           + (f" its half-axes would be {hotelling_radius(n) / math.sqrt(n):.1f} standard "
+              f"deviations" if n >= 3 else "") + ".")
+    if len(few) == len(sizes):
+        return f"no point has an ellipse: {what}{why}"
+    return f"{what} {len(few)} of {len(sizes)} points have fewer and no ellipse.{why}"
 
 
 def _points_rows(ok: Any, params: List[str], metrics: List[str]) -> List[List[str]]:
@@ -244,6 +299,33 @@ def _points_rows(ok: Any, params: List[str], metrics: List[str]) -> List[List[st
             row.append(metric_of(m).text(mean, None if math.isnan(half) else half))
         rows.append(row)
     return rows
+
+
+def _write_points_csv(path: Path, ok: Any, params: List[str], labels: Dict[str, str],
+                      metrics: List[str]) -> Path:
+    """``points.csv``: per point its parameters (as the figures name them), the number of
+    runs, and each metric's mean over seeds and the half-width of its 95 % interval, in SI
+    units (the summary's: s, b/s, ratios), 6 significant digits."""
+    import csv
+
+    from .papers.base import mean_ci
+    from .report.sweep_figures import fmt_value
+
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow([labels[p] for p in params] + ["runs"]
+                   + [c for m in metrics for c in (f"{m}_mean", f"{m}_ci95")])
+        if ok.empty:
+            return path
+        groups = ok.groupby(params, dropna=False, sort=False) if params else [((), ok)]
+        for combo, sub in groups:
+            combo = combo if isinstance(combo, tuple) else (combo,)
+            row = [fmt_value(v) for v in combo] + [str(len(sub))]
+            for m in metrics:
+                mean, half = mean_ci(sub[m].astype(float).to_numpy())
+                row += ["" if math.isnan(x) else f"{x:.6g}" for x in (mean, half)]
+            w.writerow(row)
+    return path
 
 
 def _page(sweep: Sweep, store: Path, df: Any, ok: Any, params: List[str],

@@ -654,12 +654,16 @@ def _tcp_tcl(fp: FlowPlan) -> Tuple[List[str], List[str]]:
 
 def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples: bool = True,
                flow_monitor: bool = False, max_queue: bool = False, trace_all: bool = False,
-               static_routes: bool = False) -> str:
+               static_routes: bool = False, note: Optional[Sequence[str]] = None,
+               preamble: Sequence[str] = (), epilogue: Sequence[str] = ()) -> str:
     """Write the Tcl script for a resolved :class:`Plan` (see :func:`to_tcl`).
 
     A forest of duplex links (every dumbbell) is routed by hand (:mod:`aqmsim.ns2.routes`:
     the same paths, without ns-2's all-pairs route computation at start-up);
-    ``static_routes`` keeps ns-2's own computation, as for every other topology."""
+    ``static_routes`` keeps ns-2's own computation, as for every other topology.
+    ``note`` replaces the header's lines on where the random values come from;
+    ``preamble`` lines come right after ``new Simulator`` (before any node or link),
+    ``epilogue`` lines in ``finish`` before ``$ns halt`` (:mod:`aqmsim.ns2.cli_export`)."""
     import os
 
     # the largest queue needs each monitored link's queue trace (trace_<i>.tr)
@@ -671,9 +675,13 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
     L: List[str] = []
     add = L.append
     add(f"# ns-2.35 script written by aqmsim.ns2.export: scenario {_comment(plan.name)!r}, seed {plan.seed}")
-    add("# Every random value of the scenario was drawn in Python and is written here as a number;")
-    add("# every parameter is set on its object, so no ns-2 class default is relied on.")
+    if note is None:
+        add("# Every random value of the scenario was drawn in Python and is written here as a number;")
+        add("# every parameter is set on its object, so no ns-2 class default is relied on.")
+    else:
+        L.extend(note)
     add("set ns [new Simulator]")
+    L.extend(preamble)
     if trace_all:
         # every link's + - r d lines (before the links are made), for aqmsim's ns-2 trace
         add(f"set tall [open {_brace(os.path.join(tdir, 'trace_all.tr'))} w]")
@@ -848,6 +856,7 @@ def render_tcl(plan: Plan, trace_dir: str, *, full_trace: bool = False, samples:
     if trace_all:
         add("    $ns flush-trace")
         add("    close $tall")
+    L.extend(epilogue)
     add("    $ns halt")
     add("}")
     add(f"$ns at {_num(plan.duration)} finish")

@@ -22,7 +22,9 @@ from ..metrics import SUMMARY, Metric
 from ..papers.base import mean_ci
 
 __all__ = ["Axis", "metric_of", "param_label", "draw_metric", "draw_pair", "mean_ellipse",
-           "ellipse_polygon", "spread_ellipse", "new_figure", "fmt_value", "MAX_LINES"]
+           "ellipse_polygon", "spread_ellipse", "new_figure", "fmt_value", "MAX_LINES",
+           "hotelling_radius", "min_runs_mean_ellipse", "MEAN_ELLIPSE_SPREAD",
+           "MEAN_ELLIPSE_NAME", "SPREAD_ELLIPSE_NAME"]
 
 #: Series drawn in one panel before the other parameters are averaged per seed instead.
 MAX_LINES = 8
@@ -79,6 +81,7 @@ def _eq(col: pd.Series, v: Any) -> np.ndarray:
 def _interval(m: Metric, values: np.ndarray) -> Tuple[float, float, float]:
     """(mean, lower error, upper error) in display units, the interval cut to m's range."""
     mean, half = mean_ci(values)
+    half = m.half_width(mean, half)  # never narrower than the estimator (a sketch) knows
     mean = m.display(mean)
     half = 0.0 if math.isnan(half) else m.display(half)
     lo, hi = m.clip(mean - half, mean + half)
@@ -152,7 +155,24 @@ def draw_metric(ax: Any, df: pd.DataFrame, key: str, axis: Optional[Axis],
         ticks = ["/".join(fmt_value(v if p == param else partner.at[v, p])
                           for p in axis.params) if partner is not None else fmt_value(v)
                  for v in pos]
-        ax.set_xticks(list(pos.values()), ticks)
+        rotate = False
+        if categorical and max(len(t) for t in ticks) > 12:
+            # named tables (``RED (max_p=0.1)``): the parameters under the discipline,
+            # or, where even those lines would run into each other (a tick label's
+            # character is about 6.2 pt wide; the plot takes ~3/4 of its panel), the
+            # names whole and slanted
+            wrapped = [t.replace(" (", "\n(", 1) for t in ticks]
+            widest = max(len(line) for t in wrapped for line in t.split("\n"))
+            spec = ax.get_subplotspec()
+            cols = spec.get_gridspec().ncols if spec is not None else 1
+            slot = 0.75 * ax.figure.get_figwidth() * 72 / cols / len(ticks)
+            rotate = widest * 6.2 + 6 > slot
+            ticks = ticks if rotate else wrapped
+        if rotate:
+            ax.set_xticks(list(pos.values()), ticks, rotation=25, ha="right",
+                          rotation_mode="anchor")
+        else:
+            ax.set_xticks(list(pos.values()), ticks)
     elif len(distinct) <= 8:
         ax.set_xticks(list(pos.values()), [fmt_value(v) for v in pos])
     if categorical:
@@ -177,6 +197,38 @@ def mean_ellipse(x: Sequence[float], y: Sequence[float], level: float = 0.95,
         return None
     r = math.sqrt(2 * (n - 1) / (n - 2) * f_dist.ppf(level, 2, n - 2))
     return ellipse_polygon(xy.mean(axis=0), np.cov(xy, rowvar=False) / n, r, points)
+
+
+#: The rule for drawing a 95 % confidence ellipse of the mean: only when its half-axes,
+#: Hotelling's r(n)/√n sample standard deviations, are at most this many, i.e. when the
+#: region of the mean lies inside the runs' own 2-σ spread ellipse (which holds ~86 % of a
+#: normal cloud). With fewer runs the region where the mean may be is wider than the
+#: cloud of runs itself (3 runs: 16 standard deviations each way), so it is not drawn: the
+#: runs and their mean are, and the caption says why.
+MEAN_ELLIPSE_SPREAD = 2.0
+#: What each kind of ellipse is, in legends and captions (never one name for both).
+MEAN_ELLIPSE_NAME = "95 % confidence ellipse of the mean"
+SPREAD_ELLIPSE_NAME = "1-σ ellipse of the runs' spread"
+
+
+def hotelling_radius(n: int, level: float = 0.95) -> float:
+    """Hotelling's T² radius of the ``level`` region of a 2-D mean from ``n`` samples, in
+    units of the covariance of the mean: r² = 2(n − 1)/(n − 2) · F(level; 2, n − 2)."""
+    from scipy.stats import f as f_dist
+
+    if n < 3:
+        return math.inf
+    return math.sqrt(2 * (n - 1) / (n - 2) * f_dist.ppf(level, 2, n - 2))
+
+
+def min_runs_mean_ellipse(level: float = 0.95, spread: float = MEAN_ELLIPSE_SPREAD) -> int:
+    """The fewest runs from which the ``level`` ellipse of the mean is drawn: the smallest
+    n whose half-axes r(n)/√n (in sample standard deviations) are at most ``spread``
+    (:data:`MEAN_ELLIPSE_SPREAD`). 6 for 95 % and 2 σ (r(6)/√6 = 1.70; r(5)/√5 = 2.26)."""
+    n = 3
+    while hotelling_radius(n, level) / math.sqrt(n) > spread:
+        n += 1
+    return n
 
 
 def ellipse_polygon(centre: Sequence[float], cov: np.ndarray, r: float,
@@ -224,6 +276,8 @@ def draw_pair(ax: Any, df: pd.DataFrame, kx: str, ky: str, params: Sequence[str]
         pos = xs_all[xs_all > 0]
         log_x = bool(len(pos) == len(xs_all) and len(pos) and pos.max() / pos.min() > 10)
     colours = [f"C{i % 10}" for i in range(len(groups))]
+    least = min_runs_mean_ellipse()
+    drawn = 0
     for (combo, sub), c in zip(groups, colours):
         name = ", ".join(f"{labels[p]} = {fmt_value(v)}" for p, v in zip(series_keys, combo))
         pts = sub.groupby([trace], dropna=False, sort=True) if trace else [((None,), sub)]
@@ -233,8 +287,11 @@ def draw_pair(ax: Any, df: pd.DataFrame, kx: str, ky: str, params: Sequence[str]
             x = run[kx].astype(float).to_numpy() * mx.scale
             y = run[ky].astype(float).to_numpy() * my.scale
             ax.scatter(x, y, s=9, color=c, alpha=0.35, linewidths=0)
-            poly = mean_ellipse(x, y)
+            n = int((~(np.isnan(x) | np.isnan(y))).sum())
+            # below the rule's number of runs the region would be wider than the runs
+            poly = mean_ellipse(x, y) if n >= least else None
             if poly is not None:
+                drawn += 1
                 lo_x, hi_x = mx.display_range
                 lo_y, hi_y = my.display_range
                 # the ellipse cut to both metrics' ranges (a goodput ≥ 0, a ratio ≤ 100 %);
@@ -257,6 +314,17 @@ def draw_pair(ax: Any, df: pd.DataFrame, kx: str, ky: str, params: Sequence[str]
     ax.set_xlabel(f"{mx.axis_label}, {'log' if log_x else 'linear'} scale")
     ax.set_ylabel(my.axis_label)
     ax.grid(True, alpha=0.3, which="both" if log_x else "major")
-    if any(series_keys):
-        ax.legend(fontsize="small", title=None)
+    # the marks named for what they are: the mean, a run, and (where drawn) the ellipse
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    handles, names = ax.get_legend_handles_labels() if any(series_keys) else ([], [])
+    handles += [Line2D([], [], color="grey", marker="o", markersize=5, linestyle="none"),
+                Line2D([], [], color="grey", marker="o", markersize=3, alpha=0.35,
+                       linestyle="none")]
+    names += ["mean over seeds", "one run"]
+    if drawn:
+        handles.append(Patch(facecolor="grey", alpha=0.3, edgecolor="grey"))
+        names.append(f"{MEAN_ELLIPSE_NAME} (n ≥ {least} runs)")
+    ax.legend(handles, names, fontsize="small", title=None)
     return "log" if log_x else "linear"

@@ -46,7 +46,13 @@ def cli_suite(name: str, aqm: Optional[str], seeds: int, scenarios: Optional[str
     path = out_dir if out_dir is not None else default_out(name)
     if not 1 <= seeds <= 1000:
         raise ScenarioError(f"--seeds: expected a number of seeds in [1, 1000], got {seeds}")
-    n = len(suite.tasks(aqms or list(suite.disciplines), list(range(1, seeds + 1)), only))
+    try:
+        n = len(suite.tasks(aqms or list(suite.disciplines), list(range(1, seeds + 1)), only))
+    except ScenarioError as exc:  # the API's parameters (aqm, scenarios) named as the options
+        msg = str(exc)
+        if msg.startswith(("aqm: ", "scenarios: ")):
+            raise ScenarioError(f"--{msg}") from None
+        raise
     out.print(f"[bold]{suite.title}[/]: {n} runs "
               f"({len(only or suite.scenarios)} scenarios × their variants × "
               f"{len(aqms or suite.disciplines)} disciplines × {seeds} seeds) → {path}")

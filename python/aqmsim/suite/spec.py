@@ -308,7 +308,7 @@ def _fields(where: str, table: Any, allowed: Mapping[str, bool]) -> None:
             raise ScenarioError(f"{where}: unknown field {k!r} (allowed: {', '.join(allowed)})")
     for k, required in allowed.items():
         if required and k not in table:
-            raise ScenarioError(f"{where}: missing field {k!r}")
+            raise ScenarioError(f"{where}.{k}: missing: a required field")
 
 
 def _text(where: str, value: Any) -> str:

@@ -182,6 +182,28 @@ impl Aqm for AnyAqm {
 }
 
 impl AnyAqm {
+    /// Timer events run so far (PIE's periodic updates, run lazily): the engine counts
+    /// them against `max_events` like its own events.
+    pub fn timer_events(&self) -> u64 {
+        match self {
+            AnyAqm::Pie(p) => p.updates(),
+            _ => 0,
+        }
+    }
+    /// Allow timer events until [`AnyAqm::timer_events`] reaches `total`.
+    pub fn set_timer_budget(&mut self, total: u64) {
+        if let AnyAqm::Pie(p) = self {
+            p.set_update_budget(total);
+        }
+    }
+    /// When a timer event was first due beyond the budget: the run must stop (`max_events`).
+    pub fn over_budget(&self) -> Option<SimTime> {
+        match self {
+            AnyAqm::Pie(p) => p.over_budget(),
+            _ => None,
+        }
+    }
+
     pub fn kind(&self) -> &'static str {
         match self {
             AnyAqm::DropTail(_) => "droptail",

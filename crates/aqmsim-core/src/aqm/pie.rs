@@ -20,7 +20,9 @@
 //! packet event at `now`.** (ns-3 runs same-time events in scheduling order: the update at
 //! t is scheduled at t − t_update, so it also comes first for a departure, but not for an
 //! arrival scheduled earlier than that.) Monitors that read [`Pie::state`] between events
-//! should call [`Pie::catch_up`] first.
+//! should call [`Pie::catch_up`] first. Updates are counted ([`Pie::updates`]): the engine
+//! counts them as events against `max_events` and stops them at what is left of it
+//! ([`Pie::set_update_budget`]), so a long idle spell cannot spin uncounted.
 //!
 //! **Queueing delay.** Default (ns-3 `UseDequeueRateEstimator = false`): the sojourn time of
 //! the last packet dequeued, set to 0 when the dequeue leaves the queue empty (`DoDequeue`;
@@ -58,6 +60,11 @@ use crate::time::SimTime;
 const BURST_RESET_TIMEOUT: f64 = 1.5;
 /// ns-3 `DQCOUNT_INVALID`.
 const DQCOUNT_INVALID: u64 = u64::MAX;
+/// The finest `t_update` accepted, s: Linux's `sch_pie` runs its update timer in jiffies
+/// (`usecs_to_jiffies`, rounded up), so it cannot update more often than once per jiffy,
+/// 1 ms at the highest `HZ` (1000). ns-3 accepts any `Time`, but every scenario of its
+/// test suite and of RFC 8033 (15 ms) is far above this.
+pub const MIN_T_UPDATE: f64 = 1e-3;
 
 /// ns-3 `Time::GetSeconds` of an integer nanosecond count.
 #[inline]
@@ -141,8 +148,8 @@ impl PieParams {
         if let Some(a) = self.active_threshold {
             nonneg("active_threshold", a)?;
         }
-        if !(self.t_update.is_finite() && self.t_update >= 1e-9) {
-            return Err(format!("pie: t_update must be at least 1 ns, got {}", self.t_update));
+        if !(self.t_update.is_finite() && self.t_update >= MIN_T_UPDATE) {
+            return Err(format!("pie: t_update must be a finite time ≥ 1 ms (Linux's finest), got {} s", self.t_update));
         }
         if !self.alpha.is_finite() || !self.beta.is_finite() {
             return Err("pie: alpha and beta must be finite".into());
@@ -195,6 +202,15 @@ pub struct Pie {
     active: bool,
     /// Bytes waiting after the last event (what an update at a later time sees).
     bytes: u64,
+    /// Updates run so far (each one an event of ns-3's timer: the engine counts them
+    /// against `max_events`).
+    updates: u64,
+    /// Run no update past this many (`u64::MAX`: no limit); the engine sets it to what is
+    /// left of `max_events`.
+    update_budget: u64,
+    /// The time of the first update that was due but not run, the budget being spent: the
+    /// state is no longer exact from then on, the run must stop.
+    over_budget: Option<SimTime>,
 }
 
 impl Pie {
@@ -226,6 +242,9 @@ impl Pie {
             accu_prob: 0.0,
             active: false,
             bytes: 0,
+            updates: 0,
+            update_budget: u64::MAX,
+            over_budget: None,
             params,
         }
     }
@@ -239,13 +258,32 @@ impl Pie {
         secs(self.qdelay)
     }
 
-    /// Run every update due at a time ≤ `now` (see the module's tie rule).
+    /// Run every update due at a time ≤ `now` (see the module's tie rule), at most up to
+    /// the update budget ([`Pie::set_update_budget`]); past it, mark the queue over budget.
     #[inline]
     pub fn catch_up(&mut self, now: SimTime) {
         while self.next_update <= now {
+            if self.updates >= self.update_budget {
+                self.over_budget.get_or_insert(self.next_update);
+                return;
+            }
             self.calculate_p();
+            self.updates += 1;
             self.next_update = SimTime(self.next_update.0 + self.t_update);
         }
+    }
+
+    /// Updates run so far.
+    pub fn updates(&self) -> u64 {
+        self.updates
+    }
+    /// Allow updates until [`Pie::updates`] reaches `total`.
+    pub fn set_update_budget(&mut self, total: u64) {
+        self.update_budget = total;
+    }
+    /// When the first update beyond the budget was due (it was not run).
+    pub fn over_budget(&self) -> Option<SimTime> {
+        self.over_budget
     }
 
     fn bytes_mode(&self) -> bool {

@@ -596,7 +596,22 @@ fn defaults_are_ns3_3_37() {
     assert_eq!((c.limit_bytes, c.active_threshold), (None, None));
     assert!(c.validate().is_ok());
     assert!(PieParams { t_update: 0.0, ..c.clone() }.validate().is_err());
+    assert!(PieParams { t_update: 1e-9, ..c.clone() }.validate().is_err());
+    assert!(PieParams { t_update: 0.001, ..c.clone() }.validate().is_ok());
     assert!(PieParams { mark_ecn_threshold: 1.5, ..c }.validate().is_err());
+}
+
+/// The update budget (the engine's `max_events`): updates stop at it, the first one not
+/// run is remembered, and the count goes on from where it stopped once raised.
+#[test]
+fn update_budget() {
+    let mut pie = Pie::new(PieParams { t_update: 0.001, ..PieParams::default() });
+    pie.set_update_budget(5);
+    pie.catch_up(SimTime::from_secs(1.0));
+    assert_eq!((pie.updates(), pie.over_budget()), (5, Some(SimTime::from_secs(0.005))));
+    pie.set_update_budget(u64::MAX);
+    pie.catch_up(SimTime::from_secs(1.0));
+    assert_eq!(pie.updates(), 1001);
 }
 
 proptest! {

@@ -779,6 +779,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
             "path": t.path.display().to_string(),
         });
     }
+    drop_nulls(&mut resolved);
     Ok(Model {
         name: spec.name.clone(),
         duration,
@@ -801,6 +802,21 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
 }
 
 /// A monitor interval: at least 1 µs, and few enough rows for the run.
+/// Remove every `null` member of the resolved scenario's tables: an optional value that is
+/// unset (a CoDel `ce_threshold`, a PIE `active_threshold`) is absent, as in the file the user
+/// writes, so the resolved scenario is always valid TOML (which has no null) and reads back
+/// as itself. Nulls inside arrays are kept (none are written).
+fn drop_nulls(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            map.retain(|_, x| !x.is_null());
+            map.values_mut().for_each(drop_nulls);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
+}
+
 fn check_interval(dt: f64, duration: f64, queues: usize, what: &str, field: &str) -> Result<()> {
     if dt < MIN_MONITOR_INTERVAL_S {
         return err(field, format!("must be in [1e-6, 1e6] s, got {dt}"));
@@ -868,6 +884,7 @@ fn trace_model(t: Option<&crate::scenario::schema::TraceSpec>, links: &[LinkMode
         Some(p) if !p.trim().is_empty() => std::path::PathBuf::from(p),
         _ => return err("trace.path", "required: the file (ns2) or directory (pcap) to write the trace to"),
     };
+    super::trace_path::check_trace_path(&path, format)?;
     let named = |s: &str| links.iter().position(|l| l.name == s);
     let mut out: Vec<u32> = match &t.links {
         None => monitored.to_vec(),
@@ -913,7 +930,7 @@ fn traced_flows(v: Option<&Value>, flows: &[FlowModel]) -> Result<Vec<u32>> {
         None => return Ok(Vec::new()),
         Some(Value::String(s)) if s == "all" => return Ok((0..flows.len()).filter(|&i| is_tcp(i)).map(|i| i as u32).collect()),
         Some(Value::Array(a)) => a.clone(),
-        Some(other) => return err(F, format!("expected \"all\" or a list of flow indexes (0 to {}) or flow labels, got {other}", flows.len() - 1)),
+        Some(other) => return err(F, format!("expected {}, got {other}", tcp_flow_choices(flows))),
     };
     let mut out = Vec::new();
     for (k, item) in items.iter().enumerate() {
@@ -926,24 +943,46 @@ fn traced_flows(v: Option<&Value>, flows: &[FlowModel]) -> Result<Vec<u32>> {
                     }
                     out.push(i as u32);
                 }
-                _ => return err(at, format!("no flow {n}: flow indexes are 0 to {}", flows.len() - 1)),
+                _ => return err(at, format!("no flow {n}: expected {}", tcp_flow_choices(flows))),
             },
             Value::String(s) => {
                 let before = out.len();
                 out.extend((0..flows.len()).filter(|&i| flows[i].label == *s && is_tcp(i)).map(|i| i as u32));
                 if out.len() == before {
-                    let mut labels: Vec<&str> = flows.iter().map(|f| f.label.as_str()).collect();
-                    labels.dedup();
-                    labels.truncate(8);
-                    return err(at, format!("no TCP flow labelled {s:?} (labels: {})", labels.join(", ")));
+                    return err(at, format!("no TCP flow labelled {s:?}: expected {}", tcp_flow_choices(flows)));
                 }
             }
-            other => return err(at, format!("expected a flow index or a flow label, got {other}")),
+            other => return err(at, format!("expected {}, got {other}", tcp_flow_choices(flows))),
         }
     }
     out.sort_unstable();
     out.dedup();
     Ok(out)
+}
+
+/// What `monitor.tcp_flows` may hold in this scenario: "all", the TCP flows' indexes (as
+/// ranges) and their labels (the first few).
+fn tcp_flow_choices(flows: &[FlowModel]) -> String {
+    let tcp: Vec<usize> = (0..flows.len()).filter(|&i| flows[i].app.is_tcp()).collect();
+    if tcp.is_empty() {
+        return "nothing: the scenario has no TCP flow to record".into();
+    }
+    let mut ranges: Vec<String> = Vec::new();
+    let mut k = 0;
+    while k < tcp.len() {
+        let mut j = k;
+        while j + 1 < tcp.len() && tcp[j + 1] == tcp[j] + 1 {
+            j += 1;
+        }
+        ranges.push(if j == k { tcp[k].to_string() } else { format!("{}-{}", tcp[k], tcp[j]) });
+        k = j + 1;
+    }
+    let mut labels: Vec<&str> = tcp.iter().map(|&i| flows[i].label.as_str()).collect();
+    labels.dedup();
+    let more = if labels.len() > 8 { ", ..." } else { "" };
+    labels.truncate(8);
+    let ranges = if ranges.len() > 8 { format!("{}, ...", ranges[..8].join(", ")) } else { ranges.join(", ") };
+    format!("\"all\" or a list of TCP flow indexes ({ranges}) or labels ({}{more})", labels.join(", "))
 }
 
 /// The connected part of each node (an id per part), with links taken both ways.

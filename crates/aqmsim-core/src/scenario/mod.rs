@@ -6,6 +6,7 @@ pub mod queue_spec;
 #[cfg(test)]
 mod queue_defaults_tests;
 pub mod schema;
+mod trace_path;
 pub mod traffic;
 pub mod units;
 
@@ -21,6 +22,12 @@ fn serde_err(e: serde_path_to_error::Error<impl std::fmt::Display>) -> ScenarioE
     // The position is in text the user did not write (the JSON made from their file).
     if let Some(i) = msg.find(" at line ") {
         msg.truncate(i);
+    }
+    // serde names a missing field in the message, at the path of the table that lacks it:
+    // name it by its own path instead (`dumbbell.bottleneck.rate: missing ...`).
+    if let Some(name) = msg.strip_prefix("missing field `").and_then(|r| r.strip_suffix('`')) {
+        let field = if path.is_empty() { name.to_string() } else { format!("{path}.{name}") };
+        return ScenarioError::new(field, "missing: a required field");
     }
     ScenarioError::new(path, msg)
 }

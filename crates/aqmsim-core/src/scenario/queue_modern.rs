@@ -6,6 +6,7 @@ use super::queue_spec::{only_own_fields, parse_as, Param};
 use super::units::{parse_time, Quantity};
 use crate::aqm::codel::CodelParams;
 use crate::aqm::fq_codel::Classify;
+use crate::aqm::pie::MIN_T_UPDATE;
 use crate::aqm::{AnyAqm, Codel, FqCodel, FqCodelParams, Pie, PieParams};
 use crate::error::{Result, ScenarioError};
 use serde::Deserialize;
@@ -40,7 +41,7 @@ pub const PIE_PARAMS: &[Param] = &[
     ("limit_bytes", "—", "bytes ≥ 1: limit in bytes instead, and byte mode (p scaled by size/mean_pktsize)"),
     ("mean_pktsize", "1000", "bytes in [1, 65535]: byte mode's reference size (MeanPktSize)"),
     ("target", "15ms", "s ≥ 0: the queueing delay PIE steers to (QueueDelayReference)"),
-    ("t_update", "15ms", "s ≥ 1 ns: period of the probability update (Tupdate)"),
+    ("t_update", "15ms", "s in [1 ms, 1e6 s] (1 ms: Linux's finest, one jiffy at HZ = 1000): period of the probability update (Tupdate)"),
     ("s_update", "0", "s ≥ 0: time of the first update (Supdate)"),
     ("alpha", "0.125", "finite: weight of (delay − target), per s (A)"),
     ("beta", "1.25", "finite: weight of (delay − previous delay), per s (B)"),
@@ -211,6 +212,9 @@ pub fn build_fq_codel(m: &serde_json::Map<String, Value>, path: &str) -> Result<
     Ok((AnyAqm::FqCodel(Box::new(FqCodel::new(p))), j))
 }
 
+/// `t_update`'s range, as the error says it.
+const T_UPDATE_RANGE: &str = "a time in [1 ms, 1e6 s] (PIE updates no more often than Linux's sch_pie can: once per jiffy, 1 ms at HZ = 1000)";
+
 /// A time in s ≥ `min`.
 pub fn build_pie(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
     only_own_fields(m, path, "pie", PIE_PARAMS)?;
@@ -224,7 +228,7 @@ pub fn build_pie(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyA
         return Err(ScenarioError::new(f("mean_pktsize"), format!("must be in [1, 65535] bytes, got {mean_pktsize}")));
     }
     let target = time_field(&s.target, d.target, &f("target"), non_negative, "≥ 0 s")?;
-    let t_update = time_field(&s.t_update, d.t_update, &f("t_update"), |v| v >= 1e-9, "at least 1 ns")?;
+    let t_update = time_field(&s.t_update, d.t_update, &f("t_update"), |v| v.is_finite() && v >= MIN_T_UPDATE, T_UPDATE_RANGE)?;
     let s_update = time_field(&s.s_update, d.s_update, &f("s_update"), non_negative, "≥ 0 s")?;
     let max_burst = time_field(&s.max_burst, d.max_burst, &f("max_burst"), non_negative, "≥ 0 s")?;
     let active_threshold = match &s.active_threshold {

@@ -51,8 +51,9 @@ fn onoff_size() -> u64 {
     1000
 }
 
-/// `rate_schedule = [[time, rate], ...]`.
-pub type RateSchedule = Vec<(Quantity, Quantity)>;
+/// `rate_schedule = [[time, rate], ...]`. Each entry is read as a list (not a pair) so
+/// that one of another length is reported by `parse_schedule` in words, not by serde.
+pub type RateSchedule = Vec<Vec<Quantity>>;
 
 fn err<T>(field: impl Into<String>, msg: impl Into<String>) -> Result<T> {
     Err(ScenarioError::new(field, msg))
@@ -472,7 +473,10 @@ pub fn parse_schedule(s: &RateSchedule, at: &str) -> Result<Vec<(f64, f64)>> {
         return err(at, "needs at least one [time, rate] entry, the first at \"0s\"");
     }
     let mut out: Vec<(f64, f64)> = Vec::with_capacity(s.len());
-    for (i, (tq, rq)) in s.iter().enumerate() {
+    for (i, entry) in s.iter().enumerate() {
+        let [tq, rq] = entry.as_slice() else {
+            return err(format!("{at}[{i}]"), format!("expected [time, rate], e.g. [\"0s\", \"10Mb\"], got a list of {} value(s)", entry.len()));
+        };
         let t = parse_time(tq).map_err(|e| ScenarioError::new(format!("{at}[{i}][0]"), e))?;
         let r = parse_rate(rq).map_err(|e| ScenarioError::new(format!("{at}[{i}][1]"), e))?;
         match out.last() {

@@ -136,7 +136,7 @@ fn bad_web_and_periods_name_the_field() {
 
 #[test]
 fn schedules_are_checked_and_integrated() {
-    let q = |t: &str, r: &str| (Quantity::Text(t.into()), Quantity::Text(r.into()));
+    let q = |t: &str, r: &str| vec![Quantity::Text(t.into()), Quantity::Text(r.into())];
     let s = parse_schedule(&vec![q("0s", "10Mb"), q("50s", "1Mb"), q("100s", "10Mb")], "x").unwrap();
     assert_eq!(s, vec![(0.0, 10e6), (50.0, 1e6), (100.0, 10e6)]);
     // 50 s at 10 Mb/s + 50 s at 1 Mb/s + 20 s at 10 Mb/s
@@ -149,6 +149,13 @@ fn schedules_are_checked_and_integrated() {
     let e = parse_schedule(&vec![q("0s", "10Mq")], "r").unwrap_err().to_string();
     assert!(e.starts_with("r[0][1]: unknown rate unit"), "{e}");
     assert!(parse_schedule(&vec![], "r").is_err());
+    // an entry of another length: named, with the form it must have (not serde's words)
+    let mut three = q("0s", "10Mb");
+    three.push(Quantity::Num(3.0));
+    let e = parse_schedule(&vec![three], "r").unwrap_err().to_string();
+    assert_eq!(e, "r[0]: expected [time, rate], e.g. [\"0s\", \"10Mb\"], got a list of 3 value(s)");
+    let e = parse_schedule(&vec![q("0s", "10Mb"), vec![Quantity::Num(5.0)]], "r").unwrap_err().to_string();
+    assert!(e.starts_with("r[1]: expected [time, rate]"), "{e}");
 }
 
 #[test]

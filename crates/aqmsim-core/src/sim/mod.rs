@@ -10,6 +10,7 @@ use crate::monitor::{jain, DropLog, FlowTable, LinkBins, QueueSamples, RttLog, S
 
 mod capacity;
 mod delays;
+mod limits;
 pub mod onoff;
 mod tcp_watch;
 mod trace_hooks;
@@ -105,6 +106,8 @@ pub struct Simulation {
     /// Events allowed (`max_events`); reaching it ends the run early and sets `truncated`.
     max_events: u64,
     truncated: bool,
+    /// Some discipline runs timer events (PIE's updates) that count against `max_events`.
+    has_timers: bool,
     /// Packets allowed in queues and on links at once (`max_packets`), checked every
     /// `guard_mask + 1` events (2^16, or more with many links: the check sums the queues,
     /// at most 1/16 of a step per event); `overfull` holds the count that passed it.
@@ -280,6 +283,7 @@ impl Simulation {
             ended: false,
             max_events: model.max_events,
             truncated: false,
+            has_timers: false,
             max_packets: model.max_packets,
             guard_mask,
             next_check: 0,
@@ -292,6 +296,7 @@ impl Simulation {
             free_slots: Vec::with_capacity(1024),
         };
         sim.primary = primary;
+        sim.has_timers = sim.links.iter().any(|l| matches!(l.queue.aqm, crate::aqm::AnyAqm::Pie(_)));
         sim.set_cut_through(true);
         sim.per_flow = vec![FlowAtQueue::default(); nflows];
         sim
@@ -335,9 +340,10 @@ impl Simulation {
         Ok(())
     }
 
-    /// Events processed so far.
+    /// Events processed so far: the scheduler's and the disciplines' timer events (PIE's
+    /// updates, run lazily but counted as ns-3's timer would count them).
     pub fn events(&self) -> u64 {
-        self.sched.events_processed()
+        self.sched.events_processed().saturating_add(self.timer_events())
     }
 
     /// Run to the end and collect the results.
@@ -351,6 +357,10 @@ impl Simulation {
     pub fn try_run(mut self) -> crate::error::Result<RunResults> {
         self.open_traces()?;
         self.run_until(self.end);
+        // a discipline's timer events past the budget, or over max_events in all
+        if self.has_timers && !self.truncated && self.overfull.is_none() {
+            self.truncated = self.timers_over_budget() || self.events() > self.max_events;
+        }
         if let Some(n) = self.overfull {
             return Err(crate::error::ScenarioError::new(
                 "max_packets",
@@ -365,10 +375,14 @@ impl Simulation {
             return Err(crate::error::ScenarioError::new(
                 "max_events",
                 format!(
-                    "the run reached max_events = {} at t = {} s of duration {} s; raise max_events (an integer in [1, 2^64)) or shorten the run",
+                    "the run reached max_events = {} at t = {} s of duration {} s{}; raise max_events (an integer in [1, 2^64)) or shorten the run",
                     self.max_events,
-                    self.now.secs(),
-                    self.duration
+                    self.timers_over_budget_at().unwrap_or(self.now).secs(),
+                    self.duration,
+                    match self.timer_events() {
+                        0 => String::new(),
+                        k => format!(" ({k} of them PIE's probability updates, one per t_update)"),
+                    }
                 ),
             ));
         }
@@ -394,31 +408,6 @@ impl Simulation {
                 self.ended = true;
             }
         }
-    }
-
-    /// The event limit and the memory guard, at event `n`; true: the run must stop.
-    #[cold]
-    #[inline(never)]
-    fn check_limits(&mut self, n: u64) -> bool {
-        if n >= self.max_events {
-            self.truncated = true;
-            self.ended = true;
-            return true;
-        }
-        let held = self.packets_held();
-        if held > self.max_packets {
-            self.overfull = Some(held);
-            self.ended = true;
-            return true;
-        }
-        self.next_check = (n | self.guard_mask).saturating_add(1).min(self.max_events);
-        false
-    }
-
-    /// Packets waiting in queues or travelling on links now.
-    fn packets_held(&self) -> u64 {
-        let queued: u64 = self.links.iter().map(|l| l.queue.len() as u64).sum();
-        queued + (self.in_flight.len() - self.free_slots.len()) as u64
     }
 
     fn init(&mut self) {
@@ -1060,7 +1049,7 @@ impl Simulation {
         let mut s = Summary::default();
         s.put("duration", dur);
         s.put("seed", self.seed as f64);
-        s.put("events", self.sched.events_processed() as f64);
+        s.put("events", self.events() as f64);
         if let Some(&b) = self.monitored.first() {
             let link = &self.links[b as usize];
             let st = &link.queue.stats;
@@ -1147,6 +1136,9 @@ impl Simulation {
                     ft.mean_delay_s.push(if c.received > 0 { c.delay_sum_ns / c.received as f64 * 1e-9 } else { 0.0 });
                     tot_thr += thr;
                     tot_good += thr;
+                    // mean_e2e_delay_s is over every flow's packets, UDP ones too
+                    dsum += c.delay_sum_ns;
+                    dn += c.received;
                 }
             }
         }

@@ -33,6 +33,8 @@ import pandas as pd
 from ...run_output import save_figure
 from . import figures as F
 from .data import ScenarioData, Style, overview, scenario_data
+from ...report.sweep_figures import SPREAD_ELLIPSE_NAME
+from .figures import SPREAD_MIN_RUNS
 from .words import X_KEY, flow_metric, metric
 
 __all__ = ["write_report", "page_name"]
@@ -62,19 +64,24 @@ def _caption(kind: str, d: ScenarioData) -> Tuple[str, str]:
                     "are compared in the table below).")
         return ("Delay–goodput graph (RFC 7928 §2.7)",
                 f"{y.axis_label} against {metric(X_KEY).axis_label}, "
-                f"{panels}every run a small mark.{tcp} Each discipline's ellipse is the 1-σ "
+                f"{panels}every run a small mark.{tcp} Each discipline's ellipse (legend: "
+                f"“{SPREAD_ELLIPSE_NAME}”) is the 1-σ "
                 "contour of the maximum-likelihood bivariate normal fitted to its runs (mean "
                 "and covariance with divisor n), as RFC 7928 §2.7's graph is drawn after "
                 "Winstein & Balakrishnan's Remy (SIGCOMM 2013) and by the ns-3 AQM Evaluation "
-                "Suite: it shows how the runs spread; its centre, "
+                "Suite: it shows how the runs spread, it is not a confidence region (unlike "
+                "a sweep report's 95 % ellipse of the mean); its centre, "
                 "the large mark, is their mean. How well that mean is known is in the "
-                f"table (95 % t intervals).{ns3} The x axis turns logarithmic when the "
-                "delays span more than a decade.")
+                f"table (95 % t intervals). It is drawn from {SPREAD_MIN_RUNS} runs on (two "
+                f"runs are a segment, not a spread in two dimensions){_few_runs(d)}.{ns3} "
+                "The x axis turns logarithmic when the delays span more than a decade.")
     if kind == "focus_lines":
         return ("Against the variants",
                 f"{', '.join(metric(k).label for k in d.focus)} against "
                 f"{d.scenario.variant_axis or 'the variant'}: per discipline the mean over "
-                "seeds with its 95 % interval (Student t), cut to the metric's range.")
+                "seeds with its 95 % interval (Student t), cut to the metric's range; a delay "
+                "percentile's interval adds the DDSketch's resolution (α/(1 − α) × the mean, "
+                "α = 1 %), so it is never narrower than the sketch can tell.")
     if kind == "queue_time":
         step = d.queue.groupby(["variant", "aqm"])["t"].diff().median()
         every = f" (every {step * 1e3:g} ms)" if step == step else ""
@@ -117,6 +124,18 @@ def _caption(kind: str, d: ScenarioData) -> Tuple[str, str]:
             f"The median {flow_metric('fct_s').label} of the finished web transfers against "
             f"their size per discipline, {panels}in eight logarithmic size bins (the same "
             "in every panel), every seed pooled.")
+
+
+def _few_runs(d: ScenarioData) -> str:
+    """Which (variant, discipline) of the graph have too few runs for an ellipse."""
+    e = d.ellipses
+    few = e[e["runs"] < F.SPREAD_MIN_RUNS] if "runs" in e else e.iloc[:0]
+    if few.empty:
+        return ""
+    n = int(few["runs"].min())
+    return (f"; {len(few)} of {len(e)} discipline{'s' if len(e) != 1 else ''}"
+            f"{' and variants' if d.multi else ''} have fewer (as few as {n}) and show only "
+            "their runs and mean")
 
 
 # --------------------------------------------------------------------------- drawing

@@ -21,7 +21,7 @@ import pandas as pd
 
 from ...metrics import Metric
 from ...metrics import TABLES
-from ...report.sweep_figures import ellipse_polygon, fmt_value, new_figure
+from ...report.sweep_figures import SPREAD_ELLIPSE_NAME, ellipse_polygon, fmt_value, new_figure
 from .data import ScenarioData, Style
 from .words import CDF_FRACTION, DROP_KEYS, GOODPUT_RATIO, QDELAY, X_KEY, flow_metric, metric
 
@@ -33,6 +33,10 @@ KINDS = ("delay_goodput", "focus_lines", "queue_time", "delay_cdfs", "drops", "f
          "fct", "fct_size")
 
 _NS3_MARKER = "X"
+#: The fewest runs whose spread ellipse is drawn: two runs are a segment, not a spread in
+#: two dimensions (their covariance is singular); below this the runs and their mean are
+#: drawn and the caption says why there is no ellipse.
+SPREAD_MIN_RUNS = 3
 
 
 def _grid(n: int, w: float, h: float, share: bool = False) -> Tuple[Any, List[Any]]:
@@ -80,28 +84,33 @@ def log_axis(ax: Any, axis: str = "x") -> None:
     a.set_minor_formatter(NullFormatter())
 
 
-def _legend(fig: Any, axes: Sequence[Any]) -> None:
-    """One legend for the figure (the union of its panels' entries), outside on the right."""
+def _legend(fig: Any, axes: Sequence[Any], extra: Sequence[Tuple[Any, str]] = ()) -> None:
+    """One legend for the figure (the union of its panels' entries, then ``extra``
+    (handle, label) pairs), outside at the bottom."""
     seen: dict = {}
     for ax in axes:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             seen.setdefault(lab, h)
+    for h, lab in extra:
+        seen.setdefault(lab, h)
     if seen:
-        # about 1.4 inches an entry: a narrow figure's legend takes two rows, not its edges
-        cols = max(1, min(len(seen), 7, int(fig.get_figwidth() / 1.4)))
+        # about 1.4 inches an entry (more for a long label): a narrow figure's legend
+        # takes more rows, not its edges
+        each = max(1.4, 0.5 + 0.07 * max(len(lab) for lab in seen))
+        cols = max(1, min(len(seen), 7, int(fig.get_figwidth() / each)))
         fig.legend(list(seen.values()), list(seen), loc="outside lower center",
                    ncols=cols, fontsize="small", frameon=False)
 
 
 def _panels_done(fig: Any, axes: Sequence[Any], data: ScenarioData, x: str, y: str,
-                 what: str) -> Any:
+                 what: str, extra: Sequence[Tuple[Any, str]] = ()) -> Any:
     """A figure of a panel per variant, finished: each panel titled with its variant, the
     shared axes labelled, one legend, the scenario's title."""
     if data.multi:
         for ax, (variant, _) in zip(axes, data.variants):
             ax.set_title(variant, fontsize="medium")
     _labels(axes, x, y)
-    _legend(fig, axes)
+    _legend(fig, axes, extra)
     _title(fig, f"{data.scenario.title}: {what}")
     return fig
 
@@ -124,6 +133,7 @@ def delay_goodput(data: ScenarioData, style: Style) -> Any:
     xs = xs[~np.isnan(xs)] * mx.scale
     log = bool(len(xs) and xs.min() > 0 and xs.max() / xs.min() > 10)
     floor = xs.min() * 0.5 if log else mx.display_range[0]
+    ellipses = 0
     for ax, (variant, _) in zip(axes, data.variants):
         pts = data.points[data.points["variant"] == variant]
         for aqm in data.aqms:
@@ -136,7 +146,8 @@ def delay_goodput(data: ScenarioData, style: Style) -> Any:
             e = data.ellipses[(data.ellipses["variant"] == variant)
                               & (data.ellipses["aqm"] == aqm)].iloc[0]
             centre = np.array([e["centre_" + X_KEY], e["centre_" + y]])
-            if not math.isnan(e["cov_xx"]):
+            if not math.isnan(e["cov_xx"]) and e["runs"] >= SPREAD_MIN_RUNS:
+                ellipses += 1
                 cov = np.array([[e["cov_xx"], e["cov_xy"]], [e["cov_xy"], e["cov_yy"]]])
                 poly = ellipse_polygon(centre, cov, 1.0) * [mx.scale, my.scale]
                 poly[:, 0] = np.clip(poly[:, 0], floor, mx.display_range[1])
@@ -158,8 +169,19 @@ def delay_goodput(data: ScenarioData, style: Style) -> Any:
         if log:
             log_axis(ax)
         ax.grid(True, alpha=0.3, which="both" if log else "major")
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    # what the marks are, named apart from the sweep report's 95 % ellipse of the mean
+    extra = [(Line2D([], [], color="grey", marker="o", markersize=3, alpha=0.45,
+                     linestyle="none"), "one run"),
+             (Line2D([], [], color="grey", marker="o", markersize=7, markeredgecolor="black",
+                     linestyle="none"), "mean of the runs")]
+    if ellipses:
+        extra.append((Patch(facecolor="grey", alpha=0.2, edgecolor="grey"),
+                      SPREAD_ELLIPSE_NAME))
     return _panels_done(fig, axes, data, f"{mx.axis_label}{', log scale' if log else ''}",
-                        my.axis_label, f"{my.label} against {mx.label}")
+                        my.axis_label, f"{my.label} against {mx.label}", extra)
 
 
 def _positions(data: ScenarioData) -> Tuple[List[float], List[str], bool]:
@@ -190,8 +212,10 @@ def _lines(ax: Any, data: ScenarioData, frame: pd.DataFrame, m: Metric, style: S
         if sub.empty:
             continue
         x = [shifted(at[v], k) for v in sub["variant"]]
+        # (a delay quantile's interval carries the sketch's resolution: Metric.half_width)
+        half = np.nan_to_num([m.half_width(a, h) * m.scale
+                              for a, h in zip(sub["mean"].astype(float), sub["half"])])
         mean = sub["mean"].to_numpy(float) * m.scale
-        half = np.nan_to_num(sub["half"].to_numpy(float) * m.scale)
         lo = [mn - max(a, m.display_range[0]) for mn, a in zip(mean, mean - half)]
         hi = [min(b, m.display_range[1]) - mn for mn, b in zip(mean, mean + half)]
         ax.errorbar(x, mean, yerr=[np.maximum(lo, 0), np.maximum(hi, 0)],
@@ -280,8 +304,10 @@ def _bars(ax: Any, data: ScenarioData, key: str, m: Metric, style: Style) -> Non
         xs = [j + (i - (len(data.variants) - 1) / 2) * width
               for j, a in enumerate(data.aqms) if a in sub.index]
         here = [a for a in data.aqms if a in sub.index]
-        mean = sub.loc[here, f"{key}_mean"].to_numpy(float) * m.scale
-        half = np.nan_to_num(sub.loc[here, f"{key}_half"].to_numpy(float) * m.scale)
+        raw = sub.loc[here, f"{key}_mean"].to_numpy(float)
+        half = np.nan_to_num([m.half_width(a, h) * m.scale
+                              for a, h in zip(raw, sub.loc[here, f"{key}_half"])])
+        mean = raw * m.scale
         lo = np.maximum(mean - np.maximum(mean - half, m.display_range[0]), 0)
         hi = np.maximum(np.minimum(mean + half, m.display_range[1]) - mean, 0)
         ax.bar(xs, mean, width * 0.9, yerr=[lo, hi], capsize=2,

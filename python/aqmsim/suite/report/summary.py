@@ -30,7 +30,9 @@ def _scenario(c: Dict[str, Any]) -> List[str]:
         t = c["table"]
         lines += _table(t["head"], t["rows"], t["text_cols"])
         lines += ["Mean over the seeds ± the half-width of its 95 % confidence interval "
-                  "(Student t).", ""]
+                  "(Student t); a delay percentile's half-width adds the DDSketch's "
+                  "resolution, α/(1 − α) × the mean with α = 1 % (never ± 0 because the "
+                  "seeds fell in one sketch bucket).", ""]
     if c["ns3"]:
         lines += ["aqmsim against ns-3 (runs in brackets):", ""]
         lines += _table(c["ns3"]["head"], c["ns3"]["rows"], len(c["ns3"]["head"]) - 2)
