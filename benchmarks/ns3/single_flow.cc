@@ -23,7 +23,8 @@
 // * --tcp = newreno | cubic | dctcp | bbr | ledbat picks TcpNewReno, TcpCubic, TcpDctcp,
 //   TcpBbr, TcpLedbat. --ecn sets TcpSocketBase::UseEcn = On (DCTCP turns ECN on itself,
 //   TcpDctcp::Init; the disc's UseEcn follows --ecn or dctcp).
-// * Everything else is ns-3.37's default (segment 536 B, IW 10, SACK, timestamps, PRR,
+// * Send and receive buffers are 4 MiB (ns-3: 128 KiB) so the receive window never limits
+//   the flow. Everything else is ns-3.37's default (segment 536 B, IW 10, SACK, timestamps, PRR,
 //   delayed ACK count 2 / 200 ms, min RTO 1 s, pacing off except BBR, ...), and every ns-3
 //   attribute can be set on the command line: --ns3::TcpSocket::SegmentSize=1448,
 //   --ns3::TcpL4Protocol::RecoveryType=ns3::TcpClassicRecovery, --ns3::TcpBbr::HighGain=3 ...
@@ -44,7 +45,7 @@
 //   bbr <t> <old> <new>          TcpBbr's mode (STARTUP, DRAIN, PROBE_BW, PROBE_RTT), read
 //                                from TcpBbr's own debug log line "Changing from X to Y"
 //                                (SetBbrState; m_state is private and has no trace source)
-//   queue <t> <old> <new>        the bottleneck disc's PacketsInQueue
+//   qlen <t> <old> <new>         the bottleneck disc's PacketsInQueue (packets)
 //   drop <t> <bytes>             a packet the bottleneck disc dropped
 //   mark <t> <bytes>             a packet the bottleneck disc CE-marked
 // and at the end `key value` lines: tcp, queue, duration, rx_bytes (the sink's),
@@ -202,7 +203,7 @@ main(int argc, char* argv[])
     cmd.Parse(argc, argv);
 
     bool dctcp = tcp == "dctcp";
-    ecn = ecn || dctcp;
+    const bool useEcn = ecn || dctcp; // not `ecn`: the second Parse below sets it again
     TypeId tcpType;
     if (tcp == "newreno")
         tcpType = TcpNewReno::GetTypeId();
@@ -231,7 +232,13 @@ main(int argc, char* argv[])
         return 2;
     }
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tcpType));
-    if (ecn)
+    // The one departure from ns-3's defaults: 4 MiB send and receive buffers (ns-3: 128 KiB),
+    // so that the receive window never limits the flow (a window-limited BBR counts its
+    // samples as application limited and never leaves STARTUP) and cwnd is the only limit.
+    // Equal sizes: a send buffer larger than the receive buffer crashes ns-3.37 on a loss.
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4u << 20));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4u << 20));
+    if (useEcn)
     {
         Config::SetDefault("ns3::TcpSocketBase::UseEcn", EnumValue(TcpSocketState::On));
     }
@@ -266,14 +273,14 @@ main(int argc, char* argv[])
     else if (queue == "codel")
     {
         bn.SetRootQueueDisc("ns3::CoDelQueueDisc", "MaxSize", maxSize, "UseEcn",
-                            BooleanValue(ecn), "CeThreshold",
+                            BooleanValue(useEcn), "CeThreshold",
                             TimeValue(dctcp ? Time(ceThreshold) : Time::Max()));
     }
     else
     {
         bn.SetRootQueueDisc("ns3::RedQueueDisc", "MinTh", DoubleValue(markTh), "MaxTh",
                             DoubleValue(markTh), "QW", DoubleValue(1.0), "MaxSize", maxSize,
-                            "UseEcn", BooleanValue(ecn), "UseHardDrop", BooleanValue(false),
+                            "UseEcn", BooleanValue(useEcn), "UseHardDrop", BooleanValue(false),
                             "LinkBandwidth", DataRateValue(DataRate(bottleneckRate)),
                             "LinkDelay", TimeValue(Time(bottleneckDelay)));
     }
@@ -306,7 +313,7 @@ main(int argc, char* argv[])
     // SYN-ACK arrives (TcpSocketBase::ProcessSynSent via the option processing), later.
     Simulator::Schedule(Seconds(start) + NanoSeconds(1), &TraceSocket, app.Get(0));
 
-    q->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&OnU32, "queue"));
+    q->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&OnU32, "qlen"));
     q->TraceConnectWithoutContext("Drop", MakeCallback(&OnDrop));
     q->TraceConnectWithoutContext("Mark", MakeCallback(&OnMark));
 
