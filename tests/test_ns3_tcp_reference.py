@@ -168,9 +168,10 @@ def test_bbr_phases_and_probe_rtt(runs):
 
 
 def test_ledbat_keeps_the_queue_near_its_target_where_newreno_fills_it():
-    """TcpLedbat with TargetDelay 25 ms (ns-3: 100 ms) after its first loss keeps about
-    25 ms of queue (21 packets of 1500 B at 10 Mb/s) and loses nothing more; NewReno keeps
-    the 100-packet buffer nearly full."""
+    """TcpLedbat with TargetDelay 25 ms (ns-3: 100 ms), after the losses of its slow start,
+    keeps the queue under its target (25 ms = 21 packets of 1500 B at 10 Mb/s; measured: 5
+    on average after 4 s) and loses nothing more; NewReno keeps the 100-packet buffer
+    nearly full (87 on average)."""
     led = run("ledbat", attrs={"ns3::TcpLedbat::TargetDelay": "25ms"})
     reno = run("newreno")
 

@@ -310,7 +310,7 @@ main(int argc, char* argv[])
     ApplicationContainer app = bulk.Install(nodes.Get(0));
     app.Start(Seconds(start));
     // Just after StartApplication has made the socket; cwnd and ssthresh are set when the
-    // SYN-ACK arrives (TcpSocketBase::ProcessSynSent via the option processing), later.
+    // SYN-ACK arrives (TcpSocketBase::DoForwardUp's option processing), an RTT later.
     Simulator::Schedule(Seconds(start) + NanoSeconds(1), &TraceSocket, app.Get(0));
 
     q->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&OnU32, "qlen"));
