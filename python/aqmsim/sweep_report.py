@@ -283,22 +283,27 @@ def _ellipse_words(ok: Any, params: List[str]) -> str:
     return f"{what} {len(few)} of {len(sizes)} points have fewer and no ellipse.{why}"
 
 
-def _points_rows(ok: Any, params: List[str], metrics: List[str]) -> List[List[str]]:
-    """Per point of the sweep: its parameters, the seeds, each metric's mean ± half-width
-    in display units (fixed point)."""
+def _point_stats(ok: Any, params: List[str], metrics: List[str]):
+    """Per point of the sweep: its parameters (as the figures name them), the number of
+    runs, and each metric's (mean, half-width of the 95 % interval) over the seeds."""
     from .papers.base import mean_ci
-    from .report.sweep_figures import fmt_value, metric_of
+    from .report.sweep_figures import fmt_value
 
-    rows = []
     groups = ok.groupby(params, dropna=False, sort=False) if params else [((), ok)]
     for combo, sub in groups:
         combo = combo if isinstance(combo, tuple) else (combo,)
-        row = [fmt_value(v) for v in combo] + [str(len(sub))]
-        for m in metrics:
-            mean, half = mean_ci(sub[m].astype(float).to_numpy())
-            row.append(metric_of(m).text(mean, None if math.isnan(half) else half))
-        rows.append(row)
-    return rows
+        stats = [mean_ci(sub[m].astype(float).to_numpy()) for m in metrics]
+        yield [fmt_value(v) for v in combo], len(sub), stats
+
+
+def _points_rows(ok: Any, params: List[str], metrics: List[str]) -> List[List[str]]:
+    """Per point of the sweep: its parameters, the seeds, each metric's mean ± half-width
+    in display units (fixed point)."""
+    from .report.sweep_figures import metric_of
+
+    return [names + [str(n)] + [metric_of(m).text(mean, None if math.isnan(half) else half)
+                                for m, (mean, half) in zip(metrics, stats)]
+            for names, n, stats in _point_stats(ok, params, metrics)]
 
 
 def _write_points_csv(path: Path, ok: Any, params: List[str], labels: Dict[str, str],
@@ -308,23 +313,15 @@ def _write_points_csv(path: Path, ok: Any, params: List[str], labels: Dict[str, 
     units (the summary's: s, b/s, ratios), 6 significant digits."""
     import csv
 
-    from .papers.base import mean_ci
-    from .report.sweep_figures import fmt_value
-
     with path.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow([labels[p] for p in params] + ["runs"]
                    + [c for m in metrics for c in (f"{m}_mean", f"{m}_ci95")])
         if ok.empty:
             return path
-        groups = ok.groupby(params, dropna=False, sort=False) if params else [((), ok)]
-        for combo, sub in groups:
-            combo = combo if isinstance(combo, tuple) else (combo,)
-            row = [fmt_value(v) for v in combo] + [str(len(sub))]
-            for m in metrics:
-                mean, half = mean_ci(sub[m].astype(float).to_numpy())
-                row += ["" if math.isnan(x) else f"{x:.6g}" for x in (mean, half)]
-            w.writerow(row)
+        for names, n, stats in _point_stats(ok, params, metrics):
+            w.writerow(names + [str(n)] + ["" if math.isnan(x) else f"{x:.6g}"
+                                           for pair in stats for x in pair])
     return path
 
 
