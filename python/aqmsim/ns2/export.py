@@ -90,6 +90,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from .queues import (NOT_IN_NS2, NS2_QUEUE_CLASS, RED4_VS_NS2, THRESHOLD_VS_NS2,  # noqa: F401
                      ared_bottom, normalize_queue, queue_tcl)
 from .routes import manual_routes, routes_tcl
+from .threshold2 import t2_in_bytes
 from .tcl import (Ns2ExportError, _brace, _comment, _num, _tcl_bool, parse_rate,  # noqa: F401
                   parse_time)
 
@@ -543,9 +544,11 @@ def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
         raise Ns2ExportError(f"ns2.measure: expected a list among {', '.join(NS2_ON_REQUEST)}, "
                              f"got {measure!r}")
     name = scenario.get("name", "") or ""
-    return Plan(name=str(name), seed=seed, duration=duration, nodes=nodes, links=links, flows=flows,
+    plan = Plan(name=str(name), seed=seed, duration=duration, nodes=nodes, links=links, flows=flows,
                 monitored=list(monitored), sample_interval=sample_interval, draws=draws,
                 measure=tuple(dict.fromkeys(measure)))
+    t2_in_bytes(plan)  # ecn_threshold T = 2 in bytes where that is exact (aqmsim.ns2.threshold2)
+    return plan
 
 
 def pin_draws(scenario: Mapping[str, Any], seed: int) -> Dict[str, Any]:
