@@ -142,3 +142,27 @@ def test_gentle_table_v_droptail_differs_only_in_ns2s_printed_digits(core, tmp_p
     mine = Scenario.from_dict(d).run(seed=1).summary["mean_queueing_delay_s"]
     ns2 = run_ns2(d, 1, tmp_path / "s", samples=False)["mean_queueing_delay_s"]
     assert ns2 != mine and ns2 == float(f"{mine:.6g}")
+
+
+def test_six_digit_rule_holds_over_a_mean_of_seeds():
+    from aqmsim.papers.base import Cell
+
+    theirs = sum([0.0113564] * 30) / 30                      # a mean over 30 equal seeds
+    assert Cell(0.011356407901517322, 0.0, ns2=Cell(theirs, 0.0)).ns2_agrees is True
+
+
+def test_unpublished_ns2_differences_show_their_note():
+    """Fig. 4-5 of paper 004 have no published numbers (no verdict); their ns-2 ≠ aqmsim
+    numbers still show the † note of modelling.csv."""
+    from aqmsim.papers.base import Cell, Table
+    from aqmsim.report.html import _table_view
+
+    differs = Cell(0.856, 0.0, n=5, ns2=Cell(0.8645, 0.0, n=5))
+    agrees = Cell(0.9, 0.0, n=5, ns2=Cell(0.9, 0.0, n=5))
+    t = Table("Fig. 4 — link efficiency", ["scenario", "T", "mark-tail", "mark-front"],
+              [["6: Five connections with same RTT", 2, differs, agrees]])
+    notes = [("Fig. [45] *", "6: * / 2", "mark-tail", "a tie"),
+             ("Fig. [45] *", "6: * / 2", "mark-front", "never shown: they agree")]
+    row = _table_view(t, 1, ns2=True, notes=notes)["rows"][0]
+    assert row[2]["note"] == "a tie" and not row[3].get("note")
+    assert not _table_view(t, 1, ns2=True)["rows"][0][2].get("note")

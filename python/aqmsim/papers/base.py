@@ -262,12 +262,15 @@ def welch_p(a: "Cell", b: "Cell") -> float:
                                       equal_var=False).pvalue)
 
 
-def _as_ns2_prints(x: float) -> Optional[float]:
-    """A fraction as ns-2 gives some of its numbers: to 6 significant digits (``Samples``'
-    ``mean``, the QueueMonitor's delay samples behind the mean waiting time, is
-    ``resultf("%g")``: tools/integrator.cc). None for a whole number (ns-2 gives counts in
-    full)."""
-    return None if x == round(x) else float(f"{x:.6g}")
+def _as_ns2_prints(ours: float, ns2: float) -> bool:
+    """Whether a fraction of ours is ns-2's number as ns-2 gives some of its numbers: to 6
+    significant digits (``Samples``' ``mean``, the QueueMonitor's delay samples behind the
+    mean waiting time, is ``resultf("%g")``: tools/integrator.cc), up to the dust of a mean
+    over seeds. Never for a whole number (ns-2 gives counts in full)."""
+    if ours == round(ours):
+        return False
+    shown = float(f"{ours:.6g}")
+    return abs(shown - ns2) <= 1e-9 * max(abs(shown), abs(ns2))
 
 
 def ns2_agrees(ours: Optional["Cell"], ns2: Optional["Cell"]) -> Optional[bool]:
@@ -291,7 +294,7 @@ def ns2_agrees(ours: Optional["Cell"], ns2: Optional["Cell"]) -> Optional[bool]:
     d = abs(float(ns2.mean) - float(ours.mean))
     if _dust(float(ours.half), float(ours.mean)) and _dust(float(ns2.half), float(ns2.mean)):
         return (d <= 1e-9 * max(abs(float(ours.mean)), abs(float(ns2.mean)))
-                or _as_ns2_prints(float(ours.mean)) == float(ns2.mean))
+                or _as_ns2_prints(float(ours.mean), float(ns2.mean)))
     p = welch_p(ours, ns2)
     if not math.isnan(p):
         return p >= NS2_ALPHA
