@@ -47,8 +47,10 @@ Rules the exporter keeps (``docs/ns2-faithfulness.md`` explains each):
   would not be marked anyway), ``setbit_ true``, ``use_mark_p_ true`` with ``mark_p_ 2``
   (no forced drop above ``maxthresh_``: mark), ``limit_`` = ``limit`` (both count waiting
   packets). A packet that is not ECT is dropped where it would be marked, in both. Exact
-  for T >= 3; T = 2 misses the arrival finding 2 waiting right after one finding at most
-  1 (RED's ``qlen > 1``); T <= 1 is refused (:data:`THRESHOLD_VS_NS2`).
+  for T >= 3; counted in packets T = 2 misses the arrival finding 2 waiting right after
+  one finding at most 1 (RED's ``qlen > 1``), so it is counted in bytes where every packet
+  reaching the queue is one size, which is exact (:mod:`aqmsim.ns2.threshold2`); T <= 1 is
+  refused (:data:`THRESHOLD_VS_NS2`).
 * **Packet sizes.** ``packet_size``, ``header`` and ``use_headers`` are ns-2's
   ``packetSize_``, ``tcpip_base_hdr_size_`` and ``useHeaders_``, and aqmsim sizes packets
   as ns-2.35's ``output()`` does (sequence 0 never gets the header: without a SYN the first

@@ -310,7 +310,7 @@ def _threshold_queue(q: Mapping[str, Any], where: str) -> Dict[str, Any]:
             f"{where}.threshold: T = {t} is not exportable: ns-2's Queue/RED never marks an "
             "arrival that finds at most one packet waiting (enque's qlen > 1), where "
             f"ecn_threshold marks every arrival finding {t} or more; T >= 2 is exported "
-            "(exact from T = 3)")
+            "(exact from T = 3, and at T = 2 where every packet reaching the queue is one size)")
     return {
         "kind": "ecn_threshold",
         "threshold": t,
