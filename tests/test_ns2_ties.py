@@ -166,3 +166,25 @@ def test_unpublished_ns2_differences_show_their_note():
     row = _table_view(t, 1, ns2=True, notes=notes)["rows"][0]
     assert row[2]["note"] == "a tie" and not row[3].get("note")
     assert not _table_view(t, 1, ns2=True)["rows"][0][2].get("note")
+
+
+@needs_ns
+@pytest.mark.parametrize("scn,t", [("6", 6), ("4", 2)])
+def test_numbers_that_vary_over_seeds_part_at_the_same_tie_on_every_seed(
+        core, tmp_path: Path, scn: str, t: int):
+    """The flagged numbers that vary over seeds (Fig. 4-5 at 6/6 and 8/6, Fig. 5 at 4/2)
+    differ between seeds only in TCP's clock phase; on each of the primary seeds 1-5 the
+    runs part at the same tie as seed 1 (it comes before any timer)."""
+    at = FLAGGED[(scn, t)][0]
+    d = aqmsim.papers.get("markfront").scenario(SCENARIOS[scn][0]).with_overrides(**{
+        "dumbbell.bottleneck.queue.threshold": t,
+        "dumbbell.bottleneck.queue.mode": "mark_tail"}).to_dict()
+    d["duration"] = 1.0
+    for seed in range(1, 6):
+        ns2 = run_ns2(d, seed, tmp_path / f"n{seed}", samples=False, trace_all=True)
+        theirs = (Path(ns2["dir"]) / "trace_all.tr").read_text().splitlines()
+        mine = copy.deepcopy(d)
+        mine["trace"] = {"links": "all", "format": "ns2", "path": str(tmp_path / f"o{seed}.tr")}
+        Scenario.from_dict(mine).run(seed=seed)
+        div = classify(theirs, (tmp_path / f"o{seed}.tr").read_text().splitlines())
+        assert div.kind == "tie" and div.enqueued_at == at and div.enqueued_at_swap, (seed, div)
