@@ -262,13 +262,25 @@ def welch_p(a: "Cell", b: "Cell") -> float:
                                       equal_var=False).pvalue)
 
 
+def _as_ns2_prints(ours: float, ns2: float) -> bool:
+    """Whether a fraction of ours is ns-2's number as ns-2 gives some of its numbers: to 6
+    significant digits (``Samples``' ``mean``, the QueueMonitor's delay samples behind the
+    mean waiting time, is ``resultf("%g")``: tools/integrator.cc), up to the dust of a mean
+    over seeds. Never for a whole number (ns-2 gives counts in full)."""
+    if ours == round(ours):
+        return False
+    shown = float(f"{ours:.6g}")
+    return abs(shown - ns2) <= 1e-9 * max(abs(shown), abs(ns2))
+
+
 def ns2_agrees(ours: Optional["Cell"], ns2: Optional["Cell"]) -> Optional[bool]:
     """Whether ns-2's number and ours agree, or None when it cannot be told (a cell
     missing, a mean or half-width NaN: e.g. one seed).
 
     * A number that does not vary over seeds on either side (half-width 0, "± 0": a
       deterministic run) must be the same: |ns2 − ours| ≤ 10⁻⁹·|ours| (floating-point
-      dust), else it is flagged — chance cannot explain it.
+      dust), or ours to the 6 significant digits ns-2 prints some numbers with (its
+      ``Samples`` mean is ``%g``), else it is flagged — chance cannot explain it.
     * Otherwise, with both seed counts known (:attr:`Cell.n`), Welch's two-sided t-test at
       :data:`NS2_ALPHA`: flagged when p < 0.05, so about 5 % of the numbers of agreeing
       simulators are flagged by chance (its false-flag rate is known; the report compares
@@ -281,7 +293,8 @@ def ns2_agrees(ours: Optional["Cell"], ns2: Optional["Cell"]) -> Optional[bool]:
         return None
     d = abs(float(ns2.mean) - float(ours.mean))
     if _dust(float(ours.half), float(ours.mean)) and _dust(float(ns2.half), float(ns2.mean)):
-        return d <= 1e-9 * max(abs(float(ours.mean)), abs(float(ns2.mean)))
+        return (d <= 1e-9 * max(abs(float(ours.mean)), abs(float(ns2.mean)))
+                or _as_ns2_prints(float(ours.mean), float(ns2.mean)))
     p = welch_p(ours, ns2)
     if not math.isnan(p):
         return p >= NS2_ALPHA

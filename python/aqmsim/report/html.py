@@ -217,16 +217,27 @@ def _judged(c: Dict[str, Any], v: Any) -> Dict[str, Any]:
 
 
 def _table_view(t: Table, number: int, ns2: bool = False,
-                judged: Optional[Dict[Tuple[str, str, str], Any]] = None) -> Dict[str, Any]:
+                judged: Optional[Dict[Tuple[str, str, str], Any]] = None,
+                notes: Sequence[Tuple[str, str, str, str]] = ()) -> Dict[str, Any]:
+    """A table's view; ``notes`` (the paper's modelling.csv) also mark the ns-2 ≠ aqmsim
+    numbers without a published value (no verdict) with their † note."""
     width = max([len(t.columns)] + [len(r) for r in t.rows])
     judged = judged or {}
     rows = []
     for i, r in enumerate(t.rows):
         label = F.row_label(t, r) or f"row {i + 1}"
-        rows.append([_judged(_cell(x, ns2), judged.get(
-            (t.title, label, str(t.columns[j]) if j < len(t.columns) else f"column {j + 1}")))
-            if isinstance(x, Cell) else _cell(x, ns2) for j, x in enumerate(r)]
-            + [{"kind": "empty"}] * (width - len(r)))
+        row = []
+        for j, x in enumerate(r):
+            if not isinstance(x, Cell):
+                row.append(_cell(x, ns2))
+                continue
+            key = (t.title, label, str(t.columns[j]) if j < len(t.columns) else f"column {j + 1}")
+            view = _judged(_cell(x, ns2), judged.get(key))
+            if key not in judged and x.ns2_agrees is False and notes:
+                note = V.note_for(notes, *key)
+                view = dict(view, note=note) if note else view
+            row.append(view)
+        rows.append(row + [{"kind": "empty"}] * (width - len(r)))
     has_cells = any(isinstance(x, Cell) for r in t.rows for x in r)
     notes = [t.note] if t.note else []
     if any(isinstance(x, Cell) and x.input for r in t.rows for x in r):
@@ -346,7 +357,9 @@ def paper_page(o: Outcome, paper_dir: Path, index_href: str = "../index.html") -
     failed = list(getattr(o, "failed_runs", []) or [])
     ctx.update(
         toc=toc, ns2=_ns2_view(o),
-        tables=[_table_view(t, i + 1, with_ns2, judged) for i, t in enumerate(o.tables)],
+        tables=[_table_view(t, i + 1, with_ns2, judged,
+                            V.modelling_notes(getattr(o, "paper", None)) if with_ns2 else ())
+                for i, t in enumerate(o.tables)],
         verdicts=_verdicts_view(o, vs, with_ns2),
         figures=[{"src": figure_src(f, paper_dir), "path": f.path, "caption": f.caption}
                  for f in o.figures],
