@@ -12,7 +12,7 @@
     aqmsim version | aqmsim --version
 
 A malformed scenario, a missing file or a bad option value prints one red line and exits
-with status 2 (cli_errors.py: the same for typer's own usage errors); a failed simulation
+with status 2 (aqmsim.cli_errors: the same for typer's own usage errors); a failed simulation
 exits with status 1. Never a traceback for either.
 
 The commands live in modules by group (common.py: the app and what the commands share;
