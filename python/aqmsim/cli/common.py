@@ -107,6 +107,9 @@ def _parse_overrides(items: List[str]) -> Dict[str, Any]:
     return parsed
 
 
+# The option `run` and `validate` share: fields of the scenario replaced.
+_SET = typer.Option(None, "--set", help="override a field, KEY=VALUE (dotted path), repeatable")
+
 # The options `reproduce` and `sweep` share: where the runs go.
 _WORKERS = typer.Option(None, "--workers", "-w", min=1, help="local worker processes (default: one per CPU)")
 _SCHEDULER = typer.Option(None, "--scheduler", callback=check_scheduler,

@@ -14,7 +14,7 @@ import typer
 
 from ..cli_errors import print_error
 from ..errors import ScenarioError
-from .common import _fail, _load, err, out
+from .common import _SET, _fail, _load, err, out
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -25,9 +25,7 @@ def validate(
     as_json: bool = typer.Option(False, "--json", help="print the whole resolved scenario as JSON"),
     full: bool = typer.Option(False, "--full", help="print the whole resolved scenario (TOML) "
                               "instead of its summary"),
-    overrides: Optional[List[str]] = typer.Option(
-        None, "--set", help="override a field, KEY=VALUE (dotted path), repeatable"
-    ),
+    overrides: Optional[List[str]] = _SET,
 ) -> None:
     """Check a scenario: list every error (each with its field), or summarise it resolved
     (every default and "auto" filled in; --full or --json: all of it). Exit 0 valid, 2 not."""

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional
 import typer
 
 from ..errors import ScenarioError, SimulationError
-from .common import _fail, _load, _request_quick_exit, err, out
+from .common import _SET, _fail, _load, _request_quick_exit, err, out
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -74,9 +74,7 @@ def run(
         None, "--out", "-o", help="write summary, tables and figures into this directory"
     ),
     fmt: str = typer.Option("csv", "--format", "-f", help="table format: csv or parquet"),
-    overrides: Optional[List[str]] = typer.Option(
-        None, "--set", help="override a field, KEY=VALUE (dotted path), repeatable"
-    ),
+    overrides: Optional[List[str]] = _SET,
     tcp: Optional[str] = typer.Option(
         None, "--tcp", help="record the TCP state of these flows: all, or indexes/labels "
         "separated by commas (monitor.tcp_flows); with --out, tcp.csv, rtt.csv and tcp.png/.svg",
