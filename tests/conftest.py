@@ -20,6 +20,16 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close every pyplot figure a test leaves open: figures kept by one test must not trip
+    matplotlib's "more than 20 figures" warning (an error here) in a later one."""
+    yield
+    plt = sys.modules.get("matplotlib.pyplot")
+    if plt is not None:
+        plt.close("all")
+
+
 def fresh_python(args: Sequence[Any], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
     """``python ARGS`` in a new interpreter that imports this checkout's aqmsim (for what
     only a fresh process shows: the modules a command loads, how it exits)."""

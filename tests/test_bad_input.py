@@ -13,7 +13,7 @@ from aqmsim import Scenario, ScenarioError
 from aqmsim.cli import app
 from aqmsim.scenario import MAX_DEPTH
 
-#: The engine's limit on the flows of one scenario (crates/.../build.rs MAX_FLOWS).
+#: The engine's limit on the flows of one scenario (crates/.../scenario/model.rs MAX_FLOWS).
 MAX_FLOWS = 100_000
 
 from conftest import EXAMPLES

@@ -22,7 +22,8 @@ runner = CliRunner()
 
 def _repository_examples() -> dict:
     return {p.relative_to(EXAMPLES).as_posix(): p.read_bytes()
-            for p in sorted(EXAMPLES.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+            for p in sorted(EXAMPLES.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts and "out" not in p.parts}
 
 
 def test_one_copy_in_git():

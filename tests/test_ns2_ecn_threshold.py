@@ -89,10 +89,45 @@ def test_golden_queue_of_a_small_threshold():
     assert queue_block(to_tcl(d, 1, "/tmp/x")) == GOLDEN_T5
 
 
-def test_t2_is_exported_with_its_difference_named():
+def test_t2_is_exported_in_bytes_where_every_packet_is_one_size():
+    """T = 2 counted in packets cannot be exact (Queue/RED's qlen > 1); counted in bytes it
+    is, when every packet reaching the queue has one size (aqmsim.ns2.threshold2): paper
+    004's primary reading (1000-byte data packets, no SYN, no headers added)."""
     block = queue_block(to_tcl(s1(2), 1, "/tmp/x"))
     assert "$q set thresh_ 1" in block and "$q set maxthresh_ 2" in block
-    assert "T = 2 is inexact" in block
+    assert "$q set queue_in_bytes_ true" in block and "$q set mean_pktsize_ 1000" in block
+    assert "inexact" not in block
+    # T >= 3 stays in packets (GOLDEN_T5)
+    assert "$q set queue_in_bytes_ false" in queue_block(to_tcl(s1(3), 1, "/tmp/x"))
+
+
+@pytest.mark.parametrize("change", ["headers", "syn", "sizes", "acks"])
+def test_t2_stays_in_packets_with_its_difference_named(change):
+    """Where packets of other sizes can reach the queue, bytes would not count packets:
+    T = 2 stays in packets, and the script and THRESHOLD_VS_NS2 say it is inexact."""
+    d = s1(2)
+    tcp = d.setdefault("tcp", {})
+    if change == "headers":
+        tcp["use_headers"] = True    # sequence 0 goes out without the header in ns-2.35
+    elif change == "syn":
+        tcp["syn"] = True            # a 40-byte SYN
+    elif change == "sizes":
+        g = copy.deepcopy(d["dumbbell"]["groups"][0])
+        g.setdefault("tcp", {})["packet_size"] = 500
+        d["dumbbell"]["groups"].append(g)
+    else:                            # ACKs through the threshold queue
+        d["dumbbell"]["bottleneck"]["reverse_queue"] = copy.deepcopy(
+            d["dumbbell"]["bottleneck"]["queue"])
+    plan = build_plan(d, 1)
+    tcl = to_tcl(d, 1, "/tmp/x")
+    if change == "acks":
+        rev = next(lk for lk in plan.links if lk.name == "R2->R1")
+        assert rev.queue["queue_in_bytes"] is False
+        fwd = next(lk for lk in plan.links if lk.name == "R1->R2")
+        assert fwd.queue["queue_in_bytes"] is True   # no ACK goes R1->R2
+        return
+    block = queue_block(tcl)
+    assert "$q set queue_in_bytes_ false" in block and "T = 2 is inexact" in block
     assert any(line.startswith("T = 2:") for line in THRESHOLD_VS_NS2)
 
 

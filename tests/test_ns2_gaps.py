@@ -8,8 +8,9 @@ its cause (docs/ns2-faithfulness.md, §6).
   18): the two traces are equal line for line up to one instant where an arrival at R1 and
   a departure from R1 fall on the same time; aqmsim runs them in the order they were
   scheduled (ns-2's rule for equal times), ns-2's double-precision sums put the arrival a
-  rounding error earlier. T = 2 (ns-2 6, aqmsim 5): ns-2's Queue/RED cannot mark the
-  first arrival finding 2 packets waiting (``qlen > 1``), the export's documented limit.
+  rounding error earlier (tests/test_ns2_ties.py recomputes ns-2's doubles). T = 2 (was
+  ns-2 6, aqmsim 5: Queue/RED counting packets cannot mark the first arrival finding 2
+  waiting) is exact since the export counts bytes there (aqmsim.ns2.threshold2).
 * gentle, scenario 1, DropTail's processing time (50.91 vs 50.92 ms): the same kind of
   same-instant tie, on the two identical feeding links; every count is equal.
 """
@@ -27,6 +28,7 @@ import pytest
 import aqmsim.papers
 from aqmsim import Scenario
 from aqmsim.ns2.crosscheck import run_ns2
+from aqmsim.ns2.divergence import classify
 
 needs_ns = pytest.mark.usefixtures("ns2_binary")  # fails, never skips, without ns-2
 
@@ -125,14 +127,18 @@ def test_markfront_gap_is_a_same_instant_tie(core, tmp_path: Path, scn: str, t: 
 
 
 @needs_ns
-def test_markfront_t2_gap_is_ns2_red_not_marking_at_qlen_1(core, tmp_path: Path):
-    theirs, ours = _traces(_markfront("1", 2, 0.5), tmp_path)
-    i = _first_difference(theirs, ours)
-    # the same departure of packet 12: CE-marked in aqmsim, not in ns-2 (queue/red.cc acts
-    # only on arrivals finding qlen > 1, and its first such arrival only sets `old`)
-    a, b = theirs[i].split(), ours[i].split()
-    assert a[:6] + a[7:] == b[:6] + b[7:] and a[0] == "-" and a[10] == "12"
-    assert "E" not in a[6] and "E" in b[6]
+def test_markfront_t2_is_exact_counted_in_bytes(core, tmp_path: Path):
+    """T = 2 was ns-2 6 vs aqmsim 5 (Queue/RED in packets could not mark packet 12, the
+    first arrival finding 2 waiting). Exported counting bytes (aqmsim.ns2.threshold2), the
+    two runs hold the same lines at every instant of the 10 s run (only the order within
+    some instants differs) and the largest queue is 5 in both."""
+    d = _markfront("1", 2, 10.0)
+    theirs, ours = _traces(d, tmp_path)
+    div = classify(theirs, ours)
+    assert div.kind == "tie" and div.other_at is None, div
+    got = Scenario.from_dict(d).run(seed=1).summary["max_queue_pkts"]
+    want = run_ns2(d, 1, tmp_path / "full", samples=False, max_queue=True)["max_queue_pkts"]
+    assert (got, want) == (5, 5)
 
 
 @needs_ns

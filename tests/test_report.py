@@ -160,7 +160,7 @@ class Page(HTMLParser):
         elif tag == "img":
             self.images.append(a)
         elif tag == "table":
-            self.tables.append({"rows": 0, "header": 0})
+            self.tables.append({"rows": 0, "header": 0, "class": a.get("class") or ""})
         elif tag == "tbody":
             self._in_tbody = True
         elif tag == "tr" and self.tables:
@@ -228,8 +228,13 @@ def test_paper_page_tables_figures_claims(written):
     assert page.scripts == 0 and page.external == [], "must open offline, without scripts"
     assert "../index.html" in page.links
     # every table, in its layout: one header row, every body row
-    assert len(page.tables) == len(report.tables) == 2
-    for parsed, table in zip(page.tables, report.tables):
+    verdicts = [t for t in page.tables if "verdicts" in t["class"].split()]
+    tables = [t for t in page.tables if t not in verdicts]
+    assert len(tables) == len(report.tables) == 2
+    # and the verdicts: one row per number with a published value
+    assert len(verdicts) == 1 and verdicts[0]["rows"] == 4
+    assert "Whose gap is it." in text and "2 matched · 2 noise" in text  # (2 seeds: wide)
+    for parsed, table in zip(tables, report.tables):
         assert parsed["header"] == 1
         assert parsed["rows"] == len(table.rows) > 0
         assert table.title in text
@@ -324,7 +329,7 @@ window.addEventListener('load', function () {
     var tables = Array.prototype.map.call(doc.querySelectorAll('table'), function (t) {
       var n = 0;
       for (var i = 0; i < t.tBodies.length; i++) { n += t.tBodies[i].rows.length; }
-      return {rows: n, height: t.getBoundingClientRect().height};
+      return {rows: n, height: t.getBoundingClientRect().height, cls: t.className};
     });
     return {title: doc.title, images: images, tables: tables};
   }
@@ -391,8 +396,11 @@ def test_report_renders_in_headless_chromium(written, tmp_path):
     assert len(result["images"]) == len(report.figures)
     broken = [im for im in result["images"] if not im["loaded"]]
     assert not broken, f"images that did not load in Chromium: {broken}"
-    assert len(result["tables"]) == len(report.tables)
-    for t, want in zip(result["tables"], report.tables):
+    verdicts = [t for t in result["tables"] if "verdicts" in t["cls"].split()]
+    tables = [t for t in result["tables"] if t not in verdicts]
+    assert len(verdicts) == 1 and verdicts[0]["rows"] == 4 and verdicts[0]["height"] > 0
+    assert len(tables) == len(report.tables)
+    for t, want in zip(tables, report.tables):
         assert t["rows"] == len(want.rows) >= 1 and t["height"] > 0, t
 
     for name, target in (("index", out / "index.html"), ("paper", page)):

@@ -577,3 +577,88 @@ def test_dask_run_that_kills_every_worker(core, tmp_path: Path):
                            [poison[0].hash]).fetchone() == (3,)
     finally:
         con.close()
+
+
+# ----------------------------------------------------------------------------- SIGTERM
+_TERM_AT_RENAME = """
+import os, signal, sys
+from aqmsim.store import TMP_MARK
+
+real = os.replace
+
+def replace(src, dst, *a, **k):
+    # the first series file of a batch renamed into place, the others still temporary:
+    # SIGTERM to this process, handled (or not) as the call returns
+    out = real(src, dst, *a, **k)
+    if TMP_MARK in str(src) and str(src).endswith(TMP_MARK + str(os.getpid())) \\
+            and "series" in str(src) and not os.environ.get("TERMED"):
+        os.environ["TERMED"] = "1"
+        os.kill(os.getpid(), signal.SIGTERM)
+    return out
+
+os.replace = replace
+from aqmsim.cli import app
+sys.argv = ["aqmsim", *sys.argv[1:]]
+app()
+"""
+
+
+def test_sigterm_while_writing_leaves_no_temporary_file(core, tmp_path: Path):
+    """SIGTERM reaches `aqmsim sweep` between renaming a run's first Parquet file into the
+    store and its second (the first batch of runs: several files still `.tmp-`). Before,
+    the default action ended the process there, the temporary files left until the next
+    run; now it stops as on Ctrl-C: exit 143, one line saying so, its worker processes
+    ended, no temporary file, the store consistent; the same command finishes it."""
+    f = _crash_sweep(tmp_path, seeds=2)
+    store = tmp_path / "st"
+    cmd = [sys.executable, "-c", _TERM_AT_RENAME] + _cmd(f, store, workers=1)[3:]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=_env(),
+                          timeout=300)
+    text = done.stdout + done.stderr
+    assert done.returncode == 143, text
+    line = _one_error_line(text)
+    assert line == ("error: terminated (SIGTERM): finished runs are in the store; the same "
+                    "command finishes the rest"), line
+    assert not [p for p in store.rglob("*") if TMP_MARK in p.name]
+    kept = check_store(store)
+    _finish(f, store, 10, kept)
+
+
+def test_sigterm_from_outside_stops_the_sweep_cleanly(core, tmp_path: Path):
+    """`kill -TERM` of the driver while its runs are being written: it ends within
+    seconds with status 143, its worker processes end, no temporary file is left, and the
+    runs it kept are there for the next command."""
+    f = _crash_sweep(tmp_path)
+    store = tmp_path / "st"
+    log = tmp_path / "driver.log"
+    series = store / store_mod.SERIES_DIR
+    with log.open("w") as fh:
+        proc = subprocess.Popen(_cmd(f, store), stdout=fh, stderr=fh, cwd=ROOT, env=_env())
+    try:
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and not (series.is_dir() and any(series.rglob("*.parquet"))):
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.005)
+        if proc.poll() is not None:
+            pytest.skip("the sweep finished before its first run was written")
+        workers = _children(proc.pid)
+        assert workers
+        os.kill(proc.pid, signal.SIGTERM)
+        proc.wait(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(30)
+    text = log.read_text()
+    if proc.returncode == 0:
+        pytest.skip("the sweep finished between the poll and the signal")
+    assert proc.returncode == 143, text
+    assert "terminated (SIGTERM)" in _one_error_line(text)
+    deadline = time.monotonic() + 20
+    while any(_running(w) for w in workers):
+        assert time.monotonic() < deadline, [(w, _state(w[0])) for w in workers]
+        time.sleep(0.02)
+    assert not [p for p in store.rglob("*") if TMP_MARK in p.name]
+    kept = check_store(store)
+    assert len(kept) < 40  # (none, when the signal came before the first batch's rows)
+    _finish(f, store, 40, kept)

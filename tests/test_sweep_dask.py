@@ -55,18 +55,17 @@ def _rows(store: Path, name: str) -> pd.DataFrame:
 def test_dask_cluster_gives_the_local_rows(core, cluster, tmp_path: Path):
     f = write_sweep(tmp_path / "d.toml",
                     f'[[vary]]\n"{Q}max_p" = [0.05, 0.2]\n'
-                    f'[[vary]]\nmode = "zip"\n"{Q}min_th" = [5, 10]\n"{Q}max_th" = [15, 8]\n',
+                    f'[[vary]]\nmode = "zip"\n"{Q}min_th" = [5, 10]\n"{Q}max_th" = [15, 30]\n',
                     name="d", seeds=3, series='["queue"]')
     sw = Sweep.from_toml(f)
     on_dask = run_sweep(sw, tmp_path / "dask", scheduler=cluster.scheduler_address)
     assert on_dask.pool.startswith("Dask cluster tcp://127.0.0.1:")
     local = run_sweep(sw, tmp_path / "local", workers=2)
-    # the (10, 8) threshold pair is invalid: failed in both, with the same message
-    assert (on_dask.ok, on_dask.failed) == (local.ok, local.failed) == (6, 6)
+    # (an invalid point now stops the sweep before it starts, on either: see
+    # test_sweep_local.py::test_invalid_corner_stops_before_running)
+    assert (on_dask.ok, on_dask.failed) == (local.ok, local.failed) == (12, 0)
     a, b = _rows(tmp_path / "dask", "d"), _rows(tmp_path / "local", "d")
     pd.testing.assert_frame_equal(a, b)
-    assert set(a.loc[a["status"] == "failed", "error"]) == {
-        f"{Q}max_th: must be > min_th (10), got 8"}
     # the runs really ran on the cluster's workers, and their time series match too
     da = store_mod.open(tmp_path / "dask", sweep="d")
     with distributed.Client(cluster, set_as_default=False) as client:
@@ -127,3 +126,41 @@ def test_reproduce_on_the_cluster(core, cluster, tmp_path: Path):
                              progress_console=console,
                              scheduler=cluster.scheduler_address).outcomes[0]
     assert again.runs == {"total": 4, "stored": 4, "ran": 0, "failed": 0}
+
+
+def test_sigterm_of_a_dask_driver_leaves_no_temporary_file(core, cluster, tmp_path: Path):
+    """The driver of a sweep on the cluster gets SIGTERM between renaming a run's first
+    Parquet file into the store and its second (as in test_sweep_crash.py): it stops as on
+    Ctrl-C — exit 143, one line, its tasks cancelled, no `.tmp-` file — and the same
+    command on the cluster then finishes the sweep."""
+    import subprocess
+    import sys
+    import time
+
+    from aqmsim.store import TMP_MARK
+
+    from conftest import ROOT
+    from test_sweep_crash import (_TERM_AT_RENAME, _crash_sweep, _env, _one_error_line,
+                                  check_store)
+
+    f = _crash_sweep(tmp_path, seeds=2)
+    store = tmp_path / "st"
+    args = ["sweep", str(f), "--store", str(store), "--scheduler", cluster.scheduler_address]
+    done = subprocess.run([sys.executable, "-c", _TERM_AT_RENAME, *args], capture_output=True,
+                          text=True, cwd=ROOT, env=_env(), timeout=300)
+    text = done.stdout + done.stderr
+    assert done.returncode == 143, text
+    assert _one_error_line(text).startswith("error: terminated (SIGTERM): finished runs")
+    assert not [p for p in store.rglob("*") if TMP_MARK in p.name]
+    kept = check_store(store)
+    assert len(kept) < 10
+    with distributed.Client(cluster, set_as_default=False) as client:
+        deadline = time.monotonic() + 30
+        while client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)):
+            assert time.monotonic() < deadline, "the driver's tasks are still on the cluster"
+            time.sleep(0.1)
+    again = subprocess.run([sys.executable, "-m", "aqmsim", *args], capture_output=True,
+                           text=True, cwd=ROOT, env=_env(), timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert f"{len(kept)} already in the store, {10 - len(kept)} run now" in again.stdout
+    check_store(store, 10)

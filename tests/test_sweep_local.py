@@ -1,5 +1,5 @@
 """Sweeps on the local process pool: the CLI, reruns that do only what is missing, an
-invalid corner of the grid, a worker killed mid-run, the driver killed with SIGKILL, the
+invalid corner of the grid (stopped before it starts), failed runs, a worker killed mid-run, the driver killed with SIGKILL, the
 report. Scenarios are the RED dumbbell cut to a few flows and seconds."""
 
 from __future__ import annotations
@@ -153,47 +153,79 @@ def test_cli_sweep_then_rerun_does_nothing(core, tmp_path: Path):
     assert [(m, n) for m, n, _ in got] == [(0.05, 3), (0.1, 3), (0.2, 3), (0.3, 3)]
 
 
-def test_invalid_corner_fails_alone_and_report(core, tmp_path: Path):
-    # min_th x max_th crossed: only (10, 8) is invalid (max_th must exceed min_th)
+def test_invalid_corner_stops_before_running(core, tmp_path: Path):
+    """min_th x max_th crossed: only (10, 8) is invalid (max_th must exceed min_th). Every
+    point is validated first, so the sweep stops before its first run with one line
+    naming the point and the field (issue 23: it used to run and fail 2 of 8 runs), and
+    `aqmsim report` says the same."""
     f = write_sweep(tmp_path / "corner.toml",
                     f'[[vary]]\n"{Q}min_th" = [5, 10]\n"{Q}max_th" = [8, 15]\n')
     st = tmp_path / "store"
-    res = runner.invoke(app, ["sweep", str(f), "--store", str(st), "--workers", "2"])
-    assert res.exit_code == 1, res.output
-    msg = f"{Q}max_th: must be > min_th (10), got 8"
-    assert "8 runs: 6 ok, 2 failed" in res.output
-    assert msg in res.output
+    line = (f"{f}: 1 of the 4 grid points is invalid, so nothing was run; the first, "
+            f"min_th=10 max_th=8: {Q}max_th: must be > min_th (10), got 8")
+    for cmd in (["sweep", str(f), "--store", str(st), "--workers", "2"],
+                ["report", str(f), "--store", str(st)]):
+        res = runner.invoke(app, cmd)
+        assert res.exit_code == 2, res.output
+        assert " ".join(res.output.split()) == "error: " + line, res.output
+        assert "Traceback" not in res.output
+    assert not st.exists()
+
+
+def fail_max_p(value: float, payload: Dict[str, Any]) -> Dict[str, Any]:
+    """A worker hook (tests only): the runs with max_p = ``value`` fail (a simulation
+    error), the others run."""
+    if payload["scenario"]["dumbbell"]["bottleneck"]["queue"]["max_p"] == value:
+        return {"status": "failed", "error_kind": "simulation",
+                "error": f"injected failure at max_p {value} > 0.1"}
+    return execute(payload)
+
+
+def test_failed_runs_are_retried_and_reported(core, tmp_path: Path):
+    """Runs that fail at run time (here injected) are retried once, recorded with their
+    error, listed by the CLI, and shown in the report's index."""
+    f = write_sweep(tmp_path / "f.toml", f'[[vary]]\n"{Q}max_p" = [0.05, 0.2]\n')
+    st = tmp_path / "store"
+    res = run_sweep(Sweep.from_toml(f), st, workers=2,
+                    run_fn=functools.partial(fail_max_p, 0.2))
+    assert (res.ok, res.failed) == (2, 2)
     df = store_mod.open(st, sweep="t")
     bad = df[df["status"] == "failed"]
-    assert len(df) == 8 and len(bad) == 2
-    assert set(zip(bad[Q + "min_th"], bad[Q + "max_th"])) == {(10, 8)}
-    assert (bad["error"] == msg).all() and (bad["error_kind"] == "scenario").all()
-    assert (bad["attempts"] == 2).all()           # retried once, failed again
+    assert set(bad[Q + "max_p"]) == {0.2} and (bad["attempts"] == 2).all()
+    assert (bad["error"] == "injected failure at max_p 0.2 > 0.1").all()
     assert bad["utilisation"].isna().all()
-    good = df[df["status"] == "ok"]
-    assert (good["attempts"] == 1).all() and good["error"].isna().all()
-
-    # a rerun does not retry invalid parameters (they fail again) unless asked to
-    res = runner.invoke(app, ["sweep", str(f), "--store", str(st), "--workers", "2"])
-    assert res.exit_code == 1 and "8 already in the store, 0 run now" in res.output
-    assert msg in res.output
-    res = runner.invoke(app, ["sweep", str(f), "--store", str(st), "--workers", "1",
-                              "--retry-failed"])
-    assert res.exit_code == 1 and "6 already in the store, 2 run now" in res.output
-    df = store_mod.open(st, sweep="t")
-    assert sorted(df["attempts"].tolist()) == [1] * 6 + [4, 4]
-
-    # the report: a figure per metric, one per discipline, an index with the failure
     out = tmp_path / "report"
     res = runner.invoke(app, ["report", str(f), "--store", str(st), "--out", str(out)])
     assert res.exit_code == 0, res.output
-    assert "8 of 8 runs" in res.output
+    assert "4 of 4 runs" in res.output
     pngs = sorted(p.name for p in out.glob("*.png"))
     assert pngs == ["bottleneck_drops.png", "discipline-red.png", "loss_ratio.png",
                     "time_avg_queue_pkts.png", "utilisation.png"]
     index = (out / "index.html").read_text()
-    assert "must be &gt; min_th (10), got 8" in index
+    assert "injected failure at max_p 0.2 &gt; 0.1" in index
     assert all(f'src="{p}"' in index for p in pngs)
+
+
+def test_invalid_scenario_task_is_not_retried_unless_asked(core, tmp_path: Path):
+    """Through run_tasks (the reproductions' way in, which hands over scenarios without a
+    sweep file): a task whose scenario is invalid fails alone, is not retried by a rerun
+    (it would fail again) unless retry_failed."""
+    from aqmsim.sweep import run_tasks
+
+    base = Sweep.from_toml(write_sweep(tmp_path / "b.toml", "")).base
+    good = aqmsim.Scenario.from_dict(base).to_dict()
+    bad = aqmsim.Scenario.from_dict(base).with_overrides(**{Q + "max_th": 2}).to_dict()
+    tasks = [("good", good, 1), ("bad", bad, 1)]
+    st = tmp_path / "store"
+    res = run_tasks(tasks, st, workers=1)
+    assert (res.ok, res.failed) == (1, 1)
+    [fail] = res.failures
+    assert fail.key == "bad" and fail.error_kind == "scenario" and fail.attempts == 2
+    assert "max_th: must be > min_th" in fail.error
+    again = run_tasks(tasks, st, workers=1)
+    assert again.counts.skipped == 2 and again.failures[0].attempts == 2
+    forced = run_tasks(tasks, st, workers=1, retry_failed=True)
+    assert forced.counts.skipped == 1 and forced.failures[0].attempts == 4
 
 
 def test_misspelt_key_stops_before_running(core, tmp_path: Path):

@@ -123,6 +123,35 @@ def test_discipline_axis_is_categorical_and_intervals_stay_in_range() -> None:
         assert max(tops) == pytest.approx(top)  # the interval did reach past the range
 
 
+@pytest.mark.parametrize("names", [
+    ["RED (max_p=0.1)", "RED (max_p=0.2)", "CoDel", "PIE"],
+    ["RED (max_p=0.05)", "RED (max_p=0.1)", "CoDel", "PIE", "FQ-CoDel"],
+    ["RED (max_p=0.05, w_q=0.002)", "RED (max_p=0.1, w_q=0.004)", "CoDel"],
+])
+def test_named_table_ticks_do_not_overlap(names) -> None:
+    """Queue tables named by discipline and parameters make long category ticks: in a
+    panel as the report draws it (4.6 in wide) no two ticks overlap — the parameters go
+    under the discipline, or the names are slanted."""
+    Q = "dumbbell.bottleneck.queue"
+    df = pd.DataFrame([{Q: n, "seed": s, "utilisation": 0.9 + 0.01 * s}
+                       for n in names for s in (1, 2, 3)])
+    fig = new_figure(4.6, 3.6)
+    ax = fig.subplots()
+    draw_metric(ax, df, "utilisation", Axis((Q,), "queue"), [Q], {Q: "queue"})
+    fig.canvas.draw()
+    ticks = ax.get_xticklabels()
+    assert [t.get_text().replace("\n", " ") for t in ticks] == names
+    angle = ticks[0].get_rotation()
+    if angle == 0:
+        boxes = [t.get_window_extent() for t in ticks]
+        assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    else:  # parallel slanted lines: apart by the gap between ticks x sin(angle)
+        xs = [ax.transData.transform((x, 0))[0] for x in ax.get_xticks()]
+        gap = min(b - a for a, b in zip(xs, xs[1:])) * math.sin(math.radians(angle))
+        height = ticks[0].get_fontsize() * fig.dpi / 72
+        assert gap >= 1.2 * height, (gap, height)
+
+
 def test_a_zipped_axis_with_many_series_averages_them_and_says_how_many() -> None:
     """More than MAX_LINES series: the others are averaged per seed; the legend counts the
     combinations averaged, and the zipped partner still labels the ticks."""
@@ -296,3 +325,72 @@ def test_sweep_report_renders_in_headless_chromium(report, tmp_path: Path) -> No
                                                 re.S).group(1)))
     assert [im["loaded"] for im in found["images"]] == [False]
     assert math.isfinite(len(found["text"]))
+
+
+QUEUES_SWEEP = f"""
+name = "queues"
+base = "{(EXAMPLES / 'dumbbell-red.toml').as_posix()}"
+seeds = 2
+metrics = ["utilisation", "mean_queueing_delay_s", "goodput_bps"]
+
+[set]
+duration = 1
+"dumbbell.groups.0.stop" = 1
+"dumbbell.groups.0.count" = 3
+
+[[vary]]                  # the clean way to compare disciplines: whole queue tables
+"dumbbell.bottleneck.queue" = [
+  {{ kind = "red", max_p = 0.1 }},
+  {{ kind = "red", max_p = 0.2 }},
+  {{ kind = "codel" }},
+]
+"""
+
+
+def test_whole_queue_tables_read_as_disciplines_from_any_directory(
+        core, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 23: a sweep varying whole queue tables, run and reported from two other
+    working directories by its absolute path. The store is found beside the sweep file
+    (it used to be relative to the working directory, so the report failed), and every
+    figure, legend, table and the CSV name each table by its discipline and the
+    parameter that differs — never its JSON."""
+    d = tmp_path / "study"
+    d.mkdir()
+    f = d / "queues.toml"
+    f.write_text(QUEUES_SWEEP)
+    for where in ("a", "b"):
+        (tmp_path / where).mkdir()
+    runner = CliRunner()
+    monkeypatch.chdir(tmp_path / "a")
+    res = runner.invoke(app, ["sweep", str(f), "--workers", "1"])
+    assert res.exit_code == 0, res.output
+    assert "6 runs: 6 ok, 0 failed" in res.output
+    assert not (tmp_path / "a" / "out").exists()
+    assert (d / "out" / "sweeps" / "queues" / "runs.duckdb").is_file()
+    monkeypatch.chdir(tmp_path / "b")
+    res = runner.invoke(app, ["report", str(f)])
+    assert res.exit_code == 0, res.output
+    assert "6 of 6 runs" in res.output
+    out = d / "out" / "sweeps" / "queues" / "report"
+    names = ["RED (max_p=0.1)", "RED (max_p=0.2)", "CoDel"]
+    rows = (out / "points.csv").read_text(encoding="utf-8").splitlines()
+    assert rows[0].split(",")[:2] == ["queue", "runs"]
+    assert [r.split(",")[0].strip('"') for r in rows[1:]] == names
+    assert all(r.split(",")[1] == "2" for r in rows[1:])
+    html = (out / "index.html").read_text(encoding="utf-8")
+    body = html[html.index("<tbody>"):html.index("</tbody>")]
+    assert [n for n in names if f"<td class=\"num\">{n}</td>" in body] == names
+    for svg in out.glob("*.svg"):
+        text = svg.read_text(encoding="utf-8")
+        assert "kind" not in text and "&quot;" not in text, svg.name
+    pair = (out / "pair-mean_queueing_delay_s-goodput_bps.svg").read_text(encoding="utf-8")
+    assert all(f"queue = {n}" in pair for n in names)          # the legend
+    ticks = (out / "utilisation.svg").read_text(encoding="utf-8")
+    assert all(t in ticks for t in ("(max_p=0.1)", "(max_p=0.2)", "CoDel"))  # the ticks
+    assert "Discipline CoDel: 2 runs" in (out / "discipline-codel.svg").read_text("utf-8")
+    # the same names for the store's DataFrame
+    import aqmsim.store
+
+    sweep = Sweep.from_toml(f)
+    df = sweep.name_values(aqmsim.store.open(sweep.default_store(), sweep="queues"))
+    assert list(df["dumbbell.bottleneck.queue"].unique()) == names

@@ -93,7 +93,12 @@ def test_sweep_file_relative_base(tmp_path: Path):
                  '"dumbbell.bottleneck.queue.max_p" = [0.1, 0.2]\n')
     sw = Sweep.from_toml(f)
     assert sw.name == "s" and len(sw) == 2
-    assert sw.default_store() == Path("out/sweeps/s")
+    # the default store is beside the sweep file, not in the working directory (issue 23)
+    assert sw.default_store() == tmp_path / "out" / "sweeps" / "s"
+    f.write_text(f.read_text().replace("seeds = 1", 'seeds = 1\nstore = "sub/st"'))
+    assert Sweep.from_toml(f).default_store() == tmp_path / "sub" / "st"
+    # a sweep without a file: the working directory, as before
+    assert _sweep().default_store() == Path("out/sweeps/t")
 
 
 def test_inline_base_table():
@@ -118,6 +123,60 @@ def test_sweep_file_errors(extra, words):
         _sweep(**extra)
 
 
+# ----------------------------------------------------------------------------- every point checked
+def test_every_grid_point_is_validated_before_anything_runs():
+    """Varying queue.kind on a RED scenario: the CoDel point cannot take RED's fields.
+    The sweep stops at parse time with one line naming the point and the field (it used
+    to start, and fail half its runs at run time)."""
+    with pytest.raises(aqmsim.ScenarioError) as exc:
+        _sweep(vary={Q + "kind": ["red", "codel"], Q + "max_p": [0.1, 0.2]})
+    msg = str(exc.value)
+    assert "\n" not in msg
+    assert msg.startswith("sweep: 2 of the 4 grid points are invalid, so nothing was run; "
+                          "the first, kind=codel max_p=0.1: dumbbell.bottleneck.queue."), msg
+    assert "not a parameter of codel" in msg
+    # a corner of a grid: only (min_th 10, max_th 8) is invalid
+    with pytest.raises(aqmsim.ScenarioError) as exc:
+        _sweep(vary={Q + "min_th": [5, 10], Q + "max_th": [8, 15]})
+    assert str(exc.value) == (
+        "sweep: 1 of the 4 grid points is invalid, so nothing was run; the first, "
+        f"min_th=10 max_th=8: {Q}max_th: must be > min_th (10), got 8")
+    # a bad fixed value: every point, said so
+    with pytest.raises(aqmsim.ScenarioError, match="every one of the 2 grid points is "
+                       "invalid.*first, max_p=0.1: .*w_q"):
+        _sweep(set={"duration": 1, Q + "w_q": 7}, vary={Q + "max_p": [0.1, 0.2]})
+
+
+def _queues():
+    red = aqmsim.Scenario.from_toml(RED)["dumbbell.bottleneck.queue"]
+    return [dict(red, max_p=0.1), dict(red, max_p=0.2), {"kind": "codel"},
+            {"kind": "pie", "target": "15ms"}, {"kind": "pie", "target": "20ms"}]
+
+
+def test_a_whole_queue_table_varied_reads_as_its_discipline():
+    """The clean pattern (each value a whole queue table): every point valid, and each
+    value named by its discipline and the fields that tell it from the others of its
+    kind — in the point names and value labels, not as JSON."""
+    sw = _sweep(vary={"dumbbell.bottleneck.queue": _queues()})
+    names = ["RED (max_p=0.1)", "RED (max_p=0.2)", "CoDel", "PIE (target=15 ms)",
+             "PIE (target=20 ms)"]
+    assert [t[0] for t in sw.tasks()][::2] == [f"queue={n}" for n in names]
+    assert [sw.value_label("dumbbell.bottleneck.queue", q) for q in _queues()] == names
+
+
+def test_value_labels():
+    from aqmsim.sweep.labels import value_labels
+
+    assert value_labels([0.1, 0.2]) == ["0.1", "0.2"]
+    # a field one table leaves out reads as its default; identical tables get a number
+    assert value_labels([{"kind": "red", "gentle": True}, {"kind": "red"}]) == [
+        "RED (gentle=true)", "RED (gentle=default)"]
+    assert value_labels([{"kind": "codel"}, {"kind": "codel"}]) == ["CoDel #1", "CoDel #2"]
+    # tables without a kind: the fields that differ
+    assert value_labels([{"rate": "10Mb", "delay": "5ms"}, {"rate": "1Gb", "delay": "5ms"}]) \
+        == ["rate=10 Mb", "rate=1 Gb"]
+
+
 def test_short_labels():
     assert short_labels([Q + "max_p", "duration"]) == {Q + "max_p": "max_p", "duration": "duration"}
     lab = short_labels(["dumbbell.bottleneck.queue.limit", "dumbbell.bottleneck.reverse_queue.limit"])
@@ -128,6 +187,15 @@ def test_short_labels():
 def test_example_sweep_parses():
     sw = Sweep.from_toml(EXAMPLES / "sweeps" / "red.toml")
     assert len(sw.points()) == 3 * 4 * 2 and sw.seeds == [1, 2, 3, 4, 5]
+
+
+def test_example_disciplines_sweep_names_its_queue_tables():
+    sw = Sweep.from_toml(EXAMPLES / "sweeps" / "disciplines.toml")
+    assert len(sw) == 5 * 2 * 5
+    assert [t[0] for t in sw.tasks()][::10] == [
+        f"queue={n} count=5" for n in
+        ("RED (max_p=0.05)", "RED (max_p=0.1)", "CoDel", "PIE", "FQ-CoDel")]
+    assert sw.default_store() == EXAMPLES / "sweeps" / "out" / "sweeps" / "disciplines"
 
 
 # ----------------------------------------------------------------------------- hashing
@@ -231,11 +299,18 @@ def test_canonical_json():
     assert canonical_json({"b": 1, "a": [1.5, "é"]}) == '{"a":[1.5,"é"],"b":1}'
 
 
-def test_field_valid_only_in_some_points_is_accepted():
-    # risk_th is a parameter of rtred only: with kind varied, the red points fail alone
-    sw = _sweep(vary=[{Q + "kind": ["red", "rtred"]}, {Q + "risk_th": [30]}])
-    assert len(sw.points()) == 2
+def test_field_valid_only_in_some_points_stops_the_sweep():
+    # risk_th is a parameter of rtred only: with kind varied, the red point cannot run,
+    # and the sweep stops before it starts (it used to run and fail the red points)
+    with pytest.raises(aqmsim.ScenarioError,
+                       match="1 of the 2 grid points is invalid.*kind=red risk_th=30: "
+                             ".*risk_th: not a parameter of red"):
+        _sweep(vary=[{Q + "kind": ["red", "rtred"]}, {Q + "risk_th": [30]}])
+    # the clean way: whole queue tables
+    sw = _sweep(vary={Q[:-1]: [{"kind": "red"}, {"kind": "rtred", "risk_th": 30}]})
+    assert [t[0] for t in sw.tasks()][::2] == ["queue=RED", "queue=RTRED"]
     with pytest.raises(aqmsim.ScenarioError, match="risk_th: not a parameter of red"):
         _sweep(vary={Q + "risk_th": [30]})
-    with pytest.raises(aqmsim.ScenarioError, match="set dumbbell.bottleneck.queue.max_pp"):
+    with pytest.raises(aqmsim.ScenarioError, match="sweep: base and set: "
+                       "dumbbell.bottleneck.queue.max_pp: not a parameter"):
         _sweep(set={Q + "max_pp": 0.1})

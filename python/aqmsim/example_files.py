@@ -16,8 +16,9 @@ from typing import Any, List, Tuple, Union
 
 __all__ = ["example_files", "write_examples"]
 
-#: What the examples directory holds that is not an example (bytecode caches).
-_SKIP = ("__pycache__",)
+#: What the examples directory holds that is not an example (bytecode caches; the store
+#: of the example sweep run in a checkout, which is kept beside its file).
+_SKIP = ("__pycache__", "out")
 
 
 def _root() -> Any:

@@ -26,7 +26,7 @@ __all__ = ["Ns3NotFoundError", "Ns3Error", "available", "build", "replay", "dumb
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD_SH = REPO / "benchmarks" / "ns3" / "build.sh"
-PROGRAMS = ("dumbbell", "queue_replay")
+PROGRAMS = ("dumbbell", "queue_replay", "single_flow")
 # --queue name -> the ns-3 TypeId whose attributes `attrs` may name without a prefix.
 QUEUE_TYPES = {"codel": "ns3::CoDelQueueDisc", "pie": "ns3::PieQueueDisc",
                "fq_codel": "ns3::FqCoDelQueueDisc", "red": "ns3::RedQueueDisc"}

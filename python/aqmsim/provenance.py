@@ -68,7 +68,7 @@ def command_line() -> str:
     caller = None
     while frame is not None:
         mod = str(frame.f_globals.get("__name__", ""))
-        if mod == "aqmsim.cli":
+        if mod == "aqmsim.cli" or mod.startswith("aqmsim.cli."):  # the package of its commands
             return shlex.join(["aqmsim", *sys.argv[1:]])
         if caller is None and mod != "aqmsim" and not mod.startswith("aqmsim."):
             caller = frame

@@ -36,6 +36,7 @@ from .metrics import SUMMARY
 from .store import Store, StoreError, get_path, scenario_hash
 from .run_output import save_figure
 from .sweep import Sweep, short_labels
+from .sweep.labels import discipline_name
 
 __all__ = ["write_report", "ReportFiles", "DEFAULT_METRICS", "DEFAULT_PAIRS", "discipline_of",
            "report_options"]
@@ -56,6 +57,8 @@ class ReportFiles:
     figures: List[Path] = field(default_factory=list)
     runs_in_store: int = 0
     runs_expected: int = 0
+    #: The points table as CSV (each metric's mean and 95 % half-width, in SI units).
+    csv: Optional[Path] = None
 
 
 @dataclass(frozen=True)
@@ -130,14 +133,33 @@ def sweep_axes(sweep: Sweep, labels: Dict[str, str]) -> List[Any]:
     return out
 
 
-def _run_keys(sweep: Sweep) -> List[Tuple[str, int]]:
+def _point_hashes(sweep: Sweep) -> List[Tuple[Dict[str, Any], str]]:
+    """Every point of the sweep with the hash of its scenario."""
+    return [(point, scenario_hash(sweep.scenario(point))) for point in sweep.points()]
+
+
+def _run_keys(points: List[Tuple[Dict[str, Any], str]],
+              seeds: List[int]) -> List[Tuple[str, int]]:
     """(scenario hash, seed) of every run of the sweep: its keys in the store."""
     keys: Dict[Tuple[str, int], None] = {}
-    for point in sweep.points():
-        h = scenario_hash(sweep.scenario(point))
-        for seed in sweep.seeds:
+    for _, h in points:
+        for seed in seeds:
             keys[(h, seed)] = None
     return list(keys)
+
+
+def _name_table_values(sweep: Sweep, df: Any,
+                       points: List[Tuple[Dict[str, Any], str]]) -> None:
+    """A varied parameter whose values are tables (a whole queue table) is stored as their
+    JSON: replace it in ``df`` by each value's readable name (``RED (max_p=0.1)``,
+    ``CoDel``: :meth:`Sweep.value_label`), found through the run's scenario hash, for the
+    ticks, legends, tables and CSV."""
+    tables = [p for p in sweep.table_value_names() if p in df.columns]
+    if not tables:
+        return
+    names = {h: {p: sweep.value_label(p, point[p]) for p in tables} for point, h in points}
+    for p in tables:
+        df[p] = [names[h][p] if h in names else v for h, v in zip(df["hash"], df[p])]
 
 
 @dataclass
@@ -157,12 +179,14 @@ def write_report(sweep: Sweep, store: Optional[Path] = None,
     options = report_options(sweep)
     store = Path(store) if store is not None else sweep.default_store()
     out = Path(out_dir) if out_dir is not None else store / "report"
-    keys = _run_keys(sweep)
+    points = _point_hashes(sweep)
+    keys = _run_keys(points, sweep.seeds)
     with Store(store, read_only=True) as st:
         df = st.runs(keys=keys, with_scenario=True)
     if df.empty:
         raise StoreError(f"{store}: none of the {len(keys)} runs of sweep {sweep.name!r} is in "
                          f"the store: run `aqmsim sweep` first")
+    _name_table_values(sweep, df, points)
     params = [p for p in sweep.params if p in df.columns]
     short = short_labels(params)
     labels = {p: SF.param_label(p, short[p]) for p in params}
@@ -220,11 +244,13 @@ def write_report(sweep: Sweep, store: Optional[Path] = None,
                 for j, a in enumerate(cols):
                     SF.draw_metric(grid[i][j], sub, m, a,
                                    [p for p in params if p not in kind], labels)
-            fig.suptitle(f"Discipline {disc}: {len(sub)} runs")
-            add(fig, f"discipline-{_safe(disc)}", f"discipline {disc}",
-                f"Every metric of the runs with discipline {disc} against the other "
-                f"parameters: {seeds_note}.")
+            name = discipline_name(disc)
+            fig.suptitle(f"Discipline {name}: {len(sub)} runs")
+            add(fig, f"discipline-{_safe(disc)}", f"discipline {name}",
+                f"Every metric of the runs with discipline {name} ({disc}) against the "
+                f"other parameters: {seeds_note}.")
     files.figures = [f.png for f in figures]
+    files.csv = _write_points_csv(out / "points.csv", ok, params, labels, metrics)
     files.index.write_text(_page(sweep, store, df, ok, params, labels, metrics, figures,
                                  len(keys)), encoding="utf-8")
     return files
@@ -257,22 +283,46 @@ def _ellipse_words(ok: Any, params: List[str]) -> str:
     return f"{what} {len(few)} of {len(sizes)} points have fewer and no ellipse.{why}"
 
 
-def _points_rows(ok: Any, params: List[str], metrics: List[str]) -> List[List[str]]:
-    """Per point of the sweep: its parameters, the seeds, each metric's mean ± half-width
-    in display units (fixed point)."""
+def _point_stats(ok: Any, params: List[str], metrics: List[str]):
+    """Per point of the sweep: its parameters (as the figures name them), the number of
+    runs, and each metric's (mean, half-width of the 95 % interval) over the seeds."""
     from .papers.base import mean_ci
-    from .report.sweep_figures import fmt_value, metric_of
+    from .report.sweep_figures import fmt_value
 
-    rows = []
     groups = ok.groupby(params, dropna=False, sort=False) if params else [((), ok)]
     for combo, sub in groups:
         combo = combo if isinstance(combo, tuple) else (combo,)
-        row = [fmt_value(v) for v in combo] + [str(len(sub))]
-        for m in metrics:
-            mean, half = mean_ci(sub[m].astype(float).to_numpy())
-            row.append(metric_of(m).text(mean, None if math.isnan(half) else half))
-        rows.append(row)
-    return rows
+        stats = [mean_ci(sub[m].astype(float).to_numpy()) for m in metrics]
+        yield [fmt_value(v) for v in combo], len(sub), stats
+
+
+def _points_rows(ok: Any, params: List[str], metrics: List[str]) -> List[List[str]]:
+    """Per point of the sweep: its parameters, the seeds, each metric's mean ± half-width
+    in display units (fixed point)."""
+    from .report.sweep_figures import metric_of
+
+    return [names + [str(n)] + [metric_of(m).text(mean, None if math.isnan(half) else half)
+                                for m, (mean, half) in zip(metrics, stats)]
+            for names, n, stats in _point_stats(ok, params, metrics)]
+
+
+def _write_points_csv(path: Path, ok: Any, params: List[str], labels: Dict[str, str],
+                      metrics: List[str]) -> Path:
+    """``points.csv``: per point its parameters (as the figures name them), the number of
+    runs, and each metric's mean over seeds and the half-width of its 95 % interval, in SI
+    units (the summary's: s, b/s, ratios), 6 significant digits."""
+    import csv
+
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow([labels[p] for p in params] + ["runs"]
+                   + [c for m in metrics for c in (f"{m}_mean", f"{m}_ci95")])
+        if ok.empty:
+            return path
+        for names, n, stats in _point_stats(ok, params, metrics):
+            w.writerow(names + [str(n)] + ["" if math.isnan(x) else f"{x:.6g}"
+                                           for pair in stats for x in pair])
+    return path
 
 
 def _page(sweep: Sweep, store: Path, df: Any, ok: Any, params: List[str],

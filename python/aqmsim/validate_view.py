@@ -29,7 +29,7 @@ __all__ = ["all_errors", "summary_lines", "summary_text", "MAX_ERRORS"]
 MAX_ERRORS = 50
 
 # a field left from another discipline after `kind` changed: the first such error of a table
-# names them all and how to switch (scenario.py's hint), so the others are not repeated
+# names them all and how to switch (engine_messages.py's hint), so the others are not repeated
 _SWITCHED = re.compile(r"not a parameter of \w+(?=.*replace the whole table)")
 
 # a path as the engine prints it: a.b[0].c (a quoted key, a[""], is not taken apart)

@@ -15,6 +15,7 @@ from conftest import seed_text  # noqa: E402
 from aqmsim.papers import Cell, get
 from aqmsim.papers.rtred import PAPER, PAPER_STRATEGIES, SCENARIOS, STRATEGIES, RtredPaper, key
 from aqmsim.papers.runner import run_paper
+from aqmsim.report import _format as F
 
 DURATION = 8.0
 SEEDS = [1, 2]
@@ -263,7 +264,14 @@ def test_analysis_without_figures_and_inputs(tiny, tmp_path):
         # the delay under the derived metric is packets sent x one 592-byte packet's time
         d, sent = cells["Average Delay Time (ms)"], cells["No. of Propagated Packets (sent)"]
         assert d.mean == pytest.approx(sent.mean * 592 * 8 / 700_000)
+        # only the mean of their rows was used: each input is still compared row by row
+        assert sent.row_diff is not None and F.diff(sent).startswith("input, ")
     assert rep.published_count()[1] == 9
+    # issue 23: where "N of 9" is shown it says that 27 published cells became inputs
+    text = F.published_text(rep)
+    assert text.startswith(f"{rep.published_count()[0]} of 9 published numbers within 10 % "
+                           "(27 more published numbers were inputs of derived readings, "
+                           "not counted; row by row ")
 
 
 def test_analysis_follows_the_delay_and_run_length_readings(tiny, tmp_path):

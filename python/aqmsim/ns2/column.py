@@ -238,7 +238,7 @@ def fill(report: Any, col: Ns2Column, runs: Any) -> int:
             cell.ns2, cell.ns2_note = None, f"ns-2 does not measure {name}"
             continue
         mean, half = mean_ci(np.asarray(vals) * scale)
-        cell.ns2, cell.ns2_note = Cell(mean, half), ""
+        cell.ns2, cell.ns2_note = Cell(mean, half, n=len(vals)), ""
         n += 1
     return n
 
@@ -250,7 +250,7 @@ def _keys_text(keys: Sequence[str], limit: int = 6) -> str:
 
 
 def agreement_text(report: Any) -> str:
-    """``ns-2 column: K of L numbers agree with aqmsim within the CIs · ns-2 seeds 1–10
+    """``ns-2 column: K of L numbers agree with aqmsim (…) · ns-2 seeds 1–10
     (10 seeds) · ns-2 cannot run 3 of 12 experiments (…)`` — or why there is no column;
     "" when ns-2 was not asked for."""
     from ..report import _format as F
@@ -266,7 +266,8 @@ def agreement_text(report: Any) -> str:
     with_value = sum(1 for c in report.cells() if getattr(c, "ns2", None) is not None)
     seeds = f"ns-2 seeds {F.seeds_text(col.seeds)}"
     if n:
-        bits = [f"ns-2 column: {k} of {n} numbers agree with aqmsim within the CIs", seeds]
+        bits = [f"ns-2 column: {k} of {n} numbers agree with aqmsim (exactly where they do "
+                "not vary over seeds, else Welch's t-test at 5 %)", seeds]
     elif with_value:
         bits = [f"ns-2 column: {with_value} numbers from ns-2, none comparable within CIs",
                 seeds]

@@ -47,8 +47,10 @@ Rules the exporter keeps (``docs/ns2-faithfulness.md`` explains each):
   would not be marked anyway), ``setbit_ true``, ``use_mark_p_ true`` with ``mark_p_ 2``
   (no forced drop above ``maxthresh_``: mark), ``limit_`` = ``limit`` (both count waiting
   packets). A packet that is not ECT is dropped where it would be marked, in both. Exact
-  for T >= 3; T = 2 misses the arrival finding 2 waiting right after one finding at most
-  1 (RED's ``qlen > 1``); T <= 1 is refused (:data:`THRESHOLD_VS_NS2`).
+  for T >= 3; counted in packets T = 2 misses the arrival finding 2 waiting right after
+  one finding at most 1 (RED's ``qlen > 1``), so it is counted in bytes where every packet
+  reaching the queue is one size, which is exact (:mod:`aqmsim.ns2.threshold2`); T <= 1 is
+  refused (:data:`THRESHOLD_VS_NS2`).
 * **Packet sizes.** ``packet_size``, ``header`` and ``use_headers`` are ns-2's
   ``packetSize_``, ``tcpip_base_hdr_size_`` and ``useHeaders_``, and aqmsim sizes packets
   as ns-2.35's ``output()`` does (sequence 0 never gets the header: without a SYN the first
@@ -90,6 +92,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from .queues import (NOT_IN_NS2, NS2_QUEUE_CLASS, RED4_VS_NS2, THRESHOLD_VS_NS2,  # noqa: F401
                      ared_bottom, normalize_queue, queue_tcl)
 from .routes import manual_routes, routes_tcl
+from .threshold2 import t2_in_bytes
 from .tcl import (Ns2ExportError, _brace, _comment, _num, _tcl_bool, parse_rate,  # noqa: F401
                   parse_time)
 
@@ -543,9 +546,11 @@ def build_plan(scenario: Mapping[str, Any], seed: int) -> Plan:
         raise Ns2ExportError(f"ns2.measure: expected a list among {', '.join(NS2_ON_REQUEST)}, "
                              f"got {measure!r}")
     name = scenario.get("name", "") or ""
-    return Plan(name=str(name), seed=seed, duration=duration, nodes=nodes, links=links, flows=flows,
+    plan = Plan(name=str(name), seed=seed, duration=duration, nodes=nodes, links=links, flows=flows,
                 monitored=list(monitored), sample_interval=sample_interval, draws=draws,
                 measure=tuple(dict.fromkeys(measure)))
+    t2_in_bytes(plan)  # ecn_threshold T = 2 in bytes where that is exact (aqmsim.ns2.threshold2)
+    return plan
 
 
 def pin_draws(scenario: Mapping[str, Any], seed: int) -> Dict[str, Any]:

@@ -89,9 +89,12 @@ THRESHOLD_VS_NS2: Tuple[str, ...] = (
     "the arrival that finds n = T − 1 sets old with p = 0 (u <= 0 never holds: ns-2's "
     "uniform is in (0, 1)), and since n grows by at most one per arrival, every arrival "
     "finding n >= T follows one that found n >= T − 1 >= 2 (qlen > 1) with old still 1",
-    "T = 2: RED acts only on arrivals that find qlen > 1 waiting, so an arrival finding "
-    "n = 2 right after one that found n <= 1 (which resets old) is not marked in ns-2 (aqmsim "
-    "marks it); later arrivals with n >= 2 are marked as in aqmsim",
+    "T = 2: RED acts only on arrivals that find qlen > 1 waiting, so counted in packets an "
+    "arrival finding n = 2 right after one that found n <= 1 (which resets old) is not marked "
+    "in ns-2 (aqmsim marks it). Where every packet reaching the queue has one size S (TCP "
+    "without SYN or headers, no ACKs through it) the export counts bytes instead "
+    "(queue_in_bytes_ true, mean_pktsize_ S: aqmsim.ns2.threshold2): qlen > 1 then holds with "
+    "one packet waiting and T = 2 is exact; otherwise it stays in packets, with that difference",
     "T <= 1 is refused (RED never marks an arrival that finds <= 1 packet waiting, and "
     "thresh_ 0 is ns-2's \"automatic\")",
     "a full buffer (n >= limit, RED's limit_ counts waiting packets as aqmsim's limit does) "
@@ -307,7 +310,7 @@ def _threshold_queue(q: Mapping[str, Any], where: str) -> Dict[str, Any]:
             f"{where}.threshold: T = {t} is not exportable: ns-2's Queue/RED never marks an "
             "arrival that finds at most one packet waiting (enque's qlen > 1), where "
             f"ecn_threshold marks every arrival finding {t} or more; T >= 2 is exported "
-            "(exact from T = 3)")
+            "(exact from T = 3, and at T = 2 where every packet reaching the queue is one size)")
     return {
         "kind": "ecn_threshold",
         "threshold": t,
@@ -361,8 +364,11 @@ def queue_tcl(lk: Any) -> List[str]:
             f"# ecn_threshold mark_tail, T = {t}: Queue/RED on the instantaneous queue (q_weight_ 1),",
             f"# every arrival finding >= {t} waiting marked (p = 1 at maxthresh_; use_mark_p_ skips the",
             f"# forced drop) or dropped if not ECT; thresh_ {t - 1} arms RED's count/old one arrival",
-            "# before (aqmsim.ns2.export.THRESHOLD_VS_NS2" + ("; T = 2 is inexact" if t == 2 else "") + ")",
+            "# before (aqmsim.ns2.export.THRESHOLD_VS_NS2" + ("; T = 2 is inexact" if t == 2 and not q.get("t2_bytes") else "") + ")",
         ]
+        if q.get("t2_bytes"):
+            out += [f"# T = 2 counted in bytes (queue_in_bytes_, mean_pktsize_ {q['mean_pktsize']}, every packet here that size):",
+                    "# qlen > 1 then holds with one packet waiting, so the arrival finding 1 arms old (aqmsim.ns2.threshold2)"]
     out += [
         f"$q set limit_ {q['limit']}",
         f"$q set thresh_ {_num(q['min_th']) if q['min_th'] is not None else 0}"

@@ -26,7 +26,8 @@ from ..scenario import Scenario
 
 __all__ = [
     "Experiment", "RunRecord", "Runs", "FromRun", "Cell", "Table", "Figure", "Claim", "Report",
-    "Paper", "t95", "mean_ci", "ns2_agrees", "save_png_svg", "paper_figure",
+    "Paper", "t95", "mean_ci", "ns2_agrees", "welch_p", "NS2_ALPHA", "save_png_svg",
+    "paper_figure",
 ]
 
 #: Series a run can keep beyond its summary (names of Results tables).
@@ -146,8 +147,9 @@ class Runs:
         """Mean ± 95 % CI of a summary metric over the seeds, beside ``published``; the cell
         remembers where it came from (``source``), so the same number can be read off other
         runs of the same experiment (ns-2's, for the ns-2 column)."""
-        mean, half = mean_ci(self.values(key, metric) * scale)
-        return Cell(mean, half, published, source=(key, metric, scale))
+        vals = self.values(key, metric) * scale
+        mean, half = mean_ci(vals)
+        return Cell(mean, half, published, source=(key, metric, scale), n=_count(vals))
 
     def values_by(self, key: str, fn: Callable[[RunRecord], Any]) -> np.ndarray:
         """``fn(record)`` for every seed of an experiment (seed order)."""
@@ -167,8 +169,9 @@ class Runs:
             keep = self.experiments[key].keep if key in self.experiments else ()
             fn = FromRun(fn, tuple(tables) if tables is not None else tuple(keep),
                          name or getattr(fn, "__name__", ""))
-        mean, half = mean_ci(self.values_by(key, fn) * scale)
-        return Cell(mean, half, published, source=(key, fn, scale))
+        vals = self.values_by(key, fn) * scale
+        mean, half = mean_ci(vals)
+        return Cell(mean, half, published, source=(key, fn, scale), n=_count(vals))
 
 
 @dataclass
@@ -191,12 +194,24 @@ class Cell:
     ns2: Optional["Cell"] = None
     #: Why there is no ns-2 value ("ns-2 cannot run this", …); "" when there is one.
     ns2_note: str = ""
+    #: How many seeds the mean is over (the values that were numbers); None when not known
+    #: (a cell built by hand). The ns-2 agreement test needs it on both sides.
+    n: Optional[int] = None
+
+    @property
+    def row_diff(self) -> Optional[float]:
+        """(ours − published) / |published| even for a published number that was an
+        input (:attr:`input`): an input whose rows were only used through their mean is
+        still compared row by row (reported apart, never counted as a check)."""
+        if self.published is None or self.published == 0 or math.isnan(self.mean):
+            return None
+        return (self.mean - self.published) / abs(self.published)
 
     @property
     def ns2_agrees(self) -> Optional[bool]:
-        """Whether ns-2's mean and ours agree within the confidence intervals:
-        |ns2 − ours| ≤ √(h_ns2² + h_ours²) (h: the 95 % half-widths over seeds). None
-        without an ns-2 value or when a mean or half-width is not a number."""
+        """Whether ns-2's mean and ours agree (:func:`ns2_agrees`: exactly for numbers that
+        do not vary over seeds, else Welch's t-test at :data:`NS2_ALPHA`). None without an
+        ns-2 value or when a mean or half-width is not a number."""
         return ns2_agrees(self, self.ns2)
 
     @property
@@ -214,16 +229,76 @@ class Cell:
         return None if d is None else abs(d) <= 0.10
 
 
+#: The level of the ns-2 ≠ aqmsim test: a number that varies over seeds is flagged when
+#: Welch's two-sided t-test rejects "same mean" at this level, so that about this share
+#: of such numbers is flagged by chance alone even when the two simulators agree.
+NS2_ALPHA = 0.05
+
+
+def _count(values: Any) -> int:
+    x = np.asarray(values, dtype=float)
+    return int(np.count_nonzero(~np.isnan(x)))
+
+
+def _dust(half: float, mean: float) -> bool:
+    """A half-width of zero, or floating-point dust of identical values (as shown: "± 0")."""
+    return half == 0 or abs(half) <= 1e-9 * abs(mean)
+
+
+def welch_p(a: "Cell", b: "Cell") -> float:
+    """The two-sided p-value of Welch's t-test of "same mean" between two cells, from their
+    means, 95 % half-widths and seed counts (the standard deviation back from the half-width:
+    s = h·√n / t95(n)). NaN when a count is unknown or below two."""
+    na, nb = getattr(a, "n", None), getattr(b, "n", None)
+    if not na or not nb or na < 2 or nb < 2:
+        return float("nan")
+    from scipy.stats import ttest_ind_from_stats  # (lazily: scipy is slow to import)
+
+    sa = float(a.half) * math.sqrt(na) / t95(na)
+    sb = float(b.half) * math.sqrt(nb) / t95(nb)
+    if sa == 0 and sb == 0:
+        return 1.0 if float(a.mean) == float(b.mean) else 0.0
+    return float(ttest_ind_from_stats(float(a.mean), sa, na, float(b.mean), sb, nb,
+                                      equal_var=False).pvalue)
+
+
+def _as_ns2_prints(ours: float, ns2: float) -> bool:
+    """Whether a fraction of ours is ns-2's number as ns-2 gives some of its numbers: to 6
+    significant digits (``Samples``' ``mean``, the QueueMonitor's delay samples behind the
+    mean waiting time, is ``resultf("%g")``: tools/integrator.cc), up to the dust of a mean
+    over seeds. Never for a whole number (ns-2 gives counts in full)."""
+    if ours == round(ours):
+        return False
+    shown = float(f"{ours:.6g}")
+    return abs(shown - ns2) <= 1e-9 * max(abs(shown), abs(ns2))
+
+
 def ns2_agrees(ours: Optional["Cell"], ns2: Optional["Cell"]) -> Optional[bool]:
-    """|ns2.mean − ours.mean| ≤ √(ns2.half² + ours.half²), or None when it cannot be told
-    (a cell missing, a mean or half-width NaN: e.g. one seed)."""
+    """Whether ns-2's number and ours agree, or None when it cannot be told (a cell
+    missing, a mean or half-width NaN: e.g. one seed).
+
+    * A number that does not vary over seeds on either side (half-width 0, "± 0": a
+      deterministic run) must be the same: |ns2 − ours| ≤ 10⁻⁹·|ours| (floating-point
+      dust), or ours to the 6 significant digits ns-2 prints some numbers with (its
+      ``Samples`` mean is ``%g``), else it is flagged — chance cannot explain it.
+    * Otherwise, with both seed counts known (:attr:`Cell.n`), Welch's two-sided t-test at
+      :data:`NS2_ALPHA`: flagged when p < 0.05, so about 5 % of the numbers of agreeing
+      simulators are flagged by chance (its false-flag rate is known; the report compares
+      the flags with it).
+    * Cells without seed counts (built by hand): |ns2 − ours| ≤ √(h_ns2² + h_ours²)."""
     if ours is None or ns2 is None:
         return None
     vals = (ours.mean, ours.half, ns2.mean, ns2.half)
     if any(not isinstance(v, (int, float)) or math.isnan(float(v)) for v in vals):
         return None
-    return abs(float(ns2.mean) - float(ours.mean)) <= math.hypot(float(ns2.half),
-                                                                  float(ours.half))
+    d = abs(float(ns2.mean) - float(ours.mean))
+    if _dust(float(ours.half), float(ours.mean)) and _dust(float(ns2.half), float(ns2.mean)):
+        return (d <= 1e-9 * max(abs(float(ours.mean)), abs(float(ns2.mean)))
+                or _as_ns2_prints(float(ours.mean), float(ns2.mean)))
+    p = welch_p(ours, ns2)
+    if not math.isnan(p):
+        return p >= NS2_ALPHA
+    return d <= math.hypot(float(ns2.half), float(ours.half))
 
 
 @dataclass

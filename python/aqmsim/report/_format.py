@@ -11,10 +11,10 @@ from ..papers.base import Cell, Report, Table
 
 __all__ = ["num", "ours", "published", "diff", "status", "text", "row_label", "Compared",
            "cells_of", "compared", "duration", "seeds_text", "runs_text", "has_ns2", "ns2",
-           "ns2_status", "NS2_MARK"]
+           "ns2_status", "NS2_MARK", "published_text", "inputs_text"]
 
 DASH = "—"
-#: After an ns-2 value that differs from ours by more than the confidence intervals.
+#: After an ns-2 value that differs from ours (:func:`aqmsim.papers.base.ns2_agrees`).
 NS2_MARK = "≠"
 
 
@@ -86,11 +86,35 @@ def diff(c: Cell) -> str:
     d = c.diff
     if d is None:
         if getattr(c, "input", False) and c.published is not None:
-            return "input"  # a published number the reproduction used, not a check
+            # a published number the reproduction used, not a check: still compared
+            r = c.row_diff
+            return "input" if r is None else f"input, {r * 100:+.1f} %".replace("-", "−")
         if c.published is not None and c.published == 0 and _finite(c.mean):
             return "n/a (published 0)"
         return DASH
     return f"{d * 100:+.1f} %".replace("-", "−")
+
+
+def inputs_text(report: Report) -> str:
+    """What the published count leaves out: ``27 published numbers were inputs of derived
+    readings, not counted; row by row 20 of 27 within 10 %``; "" when none were."""
+    cs = [c for c in report.cells() if getattr(c, "input", False) and c.row_diff is not None]
+    if not cs:
+        return ""
+    k = sum(1 for c in cs if abs(c.row_diff) <= 0.10)
+    were = "s were inputs" if len(cs) != 1 else " was an input"
+    return (f"{len(cs)} more published number{were} of derived readings, not counted; "
+            f"row by row {k} of {len(cs)} within 10 %")
+
+
+def published_text(report: Report) -> str:
+    """``8 of 9 published numbers within 10 %``, and when published numbers were inputs of
+    derived readings, how many and how they compare row by row (they are not counted);
+    "no published numbers to compare" when none were compared."""
+    k, n = report.published_count()
+    head = f"{k} of {n} published numbers within 10 %" if n else "no published numbers to compare"
+    extra = inputs_text(report)
+    return f"{head} ({extra})" if extra else head
 
 
 def has_ns2(report: Report) -> bool:
@@ -101,7 +125,7 @@ def has_ns2(report: Report) -> bool:
 
 def ns2(c: Cell) -> str:
     """ns-2's ``mean ± half`` of the cell, with :data:`NS2_MARK` when it differs from ours
-    beyond the confidence intervals; a dash when there is none."""
+    (:func:`aqmsim.papers.base.ns2_agrees`); a dash when there is none."""
     v = getattr(c, "ns2", None)
     if v is None:
         return DASH
@@ -109,7 +133,7 @@ def ns2(c: Cell) -> str:
 
 
 def ns2_status(c: Cell) -> str:
-    """``agree`` (within the CIs), ``differs`` (beyond them) or ``none`` (no ns-2 value, or
+    """``agree``, ``differs`` (:func:`aqmsim.papers.base.ns2_agrees`) or ``none`` (no ns-2 value, or
     one that cannot be compared)."""
     a = c.ns2_agrees
     return "none" if a is None else ("agree" if a else "differs")

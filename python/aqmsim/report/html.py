@@ -20,6 +20,7 @@ from urllib.parse import quote
 from ..papers.base import Cell, Figure, Table
 from . import _format as F
 from . import readings_html as R
+from . import verdicts as V
 from .outcome import Failure, Outcome, citation_of, name_of, title_of
 from .templating import render, template_module
 
@@ -39,11 +40,10 @@ HOW_TO_READ = [
     "Where ns-2 (2.35) is installed, the experiments it can run are run in ns-2 too, from "
     "the same scenarios over the same seeds, and a number reads <b>published | ns-2 | "
     "aqmsim | diff</b>, so a gap can be told apart: ours alone, or the paper's against both "
-    "simulators. An ns-2 value that differs from ours by more than the two confidence "
-    "intervals together (|ns-2 − aqmsim| > √(h<sub>ns-2</sub>² + h<sub>aqmsim</sub>²)) is "
-    "<span style=\"background:#fff1c2;color:#7a4d00;padding:0 .2rem\">marked ≠</span>; "
-    "“—” in the ns-2 place: ns-2 cannot run that experiment (RTRED, QRTRED, …), ns-2's "
-    "runs do not measure the number, or the number is not computed from each run.",
+    "simulators. An ns-2 value that differs from ours (the test is in the verdict rule "
+    "below) is <span style=\"background:#fff1c2;color:#7a4d00;padding:0 .2rem\">marked "
+    "≠</span>; “—” in the ns-2 place: ns-2 cannot run that experiment (RTRED, QRTRED, …), "
+    "ns-2's runs do not measure the number, or the number is not computed from each run.",
     "Where a paper leaves a parameter open, every candidate reading is run: the tables show "
     "the primary one, picked by a rule written on each page (never by how well it matches); "
     "the page's <i>Readings</i> shows the others, how far each choice moves each number, "
@@ -51,6 +51,14 @@ HOW_TO_READ = [
     "<b>fails</b>. Figures are redrawn from our runs (the first seed for time series).",
 ]
 
+
+
+def _rule_html() -> List[str]:
+    """The verdict rule as paragraphs of the index's “How to read this”."""
+    from markupsafe import escape
+
+    return [f"<b>Verdicts: whose gap is it.</b> {escape(V.RULE[0])}"] + [
+        str(escape(p)) for p in V.RULE[1:]]
 
 
 def _meter(k: int, n: int) -> str:
@@ -75,8 +83,7 @@ def _facts(o: Outcome) -> List[Tuple[str, Any]]:
         return items
     k, n = o.published_count()
     c, m = o.claims_count()
-    items.append(_fact("published numbers", f"{k} of {n} published numbers within 10 %", (k, n))
-                 if n else _fact("published numbers", "no published numbers to compare"))
+    items.append(_fact("published numbers", F.published_text(o), (k, n) if n else None))
     items.append(_fact("claims", f"{c} of {m} claims hold", (c, m)) if m
                  else _fact("claims", "no claims checked"))
     if getattr(o, "runs", None):
@@ -89,6 +96,17 @@ def _facts(o: Outcome) -> List[Tuple[str, Any]]:
         if text.startswith("ns-2 column: "):
             text = text[len("ns-2 column: "):]
         items.append(_fact("ns-2", text, (a, b) if b else None))
+        ch = V.chance_text(V.chance(o))
+        if ch:
+            items.append(_fact("ns-2 vs chance", ch))
+        cov = V.coverage_text(o)
+        if cov:
+            items.append(_fact("simulator check", cov))
+    vs = V.verdicts(o)
+    if vs:
+        items.append(_fact("verdicts", V.counts_text(vs) or "—"))
+        if any(v.input for v in vs):
+            items.append(_fact("verdicts of inputs", V.counts_text(vs, inputs=True)))
     return items
 
 
@@ -99,6 +117,8 @@ def index_page(outcomes: Sequence[Outcome], pages: Dict[str, str], version: str 
     and a link to its page (``pages[name]``, relative to the index)."""
     generated = generated or datetime.now()
     total_k = total_n = total_c = total_m = ns2_k = ns2_n = failed = 0
+    judged: List[Any] = []
+    chances: List[Any] = []
     cards = []
     for o in outcomes:
         name = name_of(o)
@@ -111,6 +131,10 @@ def index_page(outcomes: Sequence[Outcome], pages: Dict[str, str], version: str 
             if getattr(o, "ns2", None) is not None:
                 a, b = o.ns2_count()
                 ns2_k, ns2_n = ns2_k + a, ns2_n + b
+            judged += V.verdicts(o)
+            ch = V.chance(o)
+            if ch is not None:
+                chances.append(ch)
         cards.append({"name": name, "href": pages[name], "title": title_of(o),
                       "citation": citation_of(o), "facts": _facts(o),
                       "failure": o if isinstance(o, Failure) else None,
@@ -123,18 +147,31 @@ def index_page(outcomes: Sequence[Outcome], pages: Dict[str, str], version: str 
         overall.append({"text": f"{total_c} of {total_m} claims hold", "failed": False})
     if ns2_n:
         overall.append({"text": f"ns-2 agrees with aqmsim on {ns2_k} of {ns2_n} numbers "
-                                "within the CIs", "failed": False})
+                                "(the test: see the verdict rule)", "failed": False})
+    if chances:
+        total = V.Chance(chances[0].alpha, *(sum(getattr(c, f) for c in chances) for f in (
+            "random", "flagged", "deterministic", "det_flagged")))
+        overall.append({"text": "over all papers, " + V.chance_text(total), "failed": False})
+    if V.counts_text(judged):
+        overall.append({"text": "verdicts (rule below): " + V.counts_text(judged),
+                        "failed": False})
+    if V.counts_text(judged, inputs=True):
+        overall.append({"text": "published numbers used as inputs, judged row by row: "
+                                + V.counts_text(judged, inputs=True), "failed": False})
     if failed:
         overall.append({"text": f"{failed} paper{'s' if failed != 1 else ''} failed",
                         "failed": True})
     return render("index.html.j2", title="aqmsim — reproduced papers", outcomes=outcomes,
                   generated=generated.strftime("%Y-%m-%d %H:%M"), version=version,
-                  overall=overall, how=HOW_TO_READ, cards=cards)
+                  overall=overall, how=HOW_TO_READ + _rule_html(),
+                  cards=cards)
 
 
 # --------------------------------------------------------------------------- paper page
-_NS2_TIP = {"agree": "ns-2 and aqmsim agree within their 95 % confidence intervals",
-            "differs": "ns-2 and aqmsim differ by more than their 95 % confidence intervals"}
+_NS2_TIP = {"agree": "ns-2 and aqmsim agree (exactly where the number does not vary over "
+                     "seeds, else Welch's t-test at 5 %)",
+            "differs": "ns-2 and aqmsim differ (not the same deterministic number, or "
+                       "Welch's t-test p < 0.05)"}
 
 
 
@@ -169,10 +206,38 @@ def _td(x: Any, ns2: bool = False) -> str:
     return str(template_module("_report.html.j2").td(_cell(x, ns2)))
 
 
-def _table_view(t: Table, number: int, ns2: bool = False) -> Dict[str, Any]:
+def _judged(c: Dict[str, Any], v: Any) -> Dict[str, Any]:
+    """A table entry's view with its verdict (in the tooltip) and its documented
+    modelling choice (a † with the note), if any."""
+    if v is None:
+        return c
+    c = dict(c, verdict=v.verdict, note=v.note)
+    c["tip"] = f"{c['tip']} — verdict: {v.verdict} ({v.why})"
+    return c
+
+
+def _table_view(t: Table, number: int, ns2: bool = False,
+                judged: Optional[Dict[Tuple[str, str, str], Any]] = None,
+                notes: Sequence[Tuple[str, str, str, str]] = ()) -> Dict[str, Any]:
+    """A table's view; ``notes`` (the paper's modelling.csv) also mark the ns-2 ≠ aqmsim
+    numbers without a published value (no verdict) with their † note."""
     width = max([len(t.columns)] + [len(r) for r in t.rows])
-    rows = [[_cell(x, ns2) for x in r] + [{"kind": "empty"}] * (width - len(r))
-            for r in t.rows]
+    judged = judged or {}
+    rows = []
+    for i, r in enumerate(t.rows):
+        label = F.row_label(t, r) or f"row {i + 1}"
+        row = []
+        for j, x in enumerate(r):
+            if not isinstance(x, Cell):
+                row.append(_cell(x, ns2))
+                continue
+            key = (t.title, label, str(t.columns[j]) if j < len(t.columns) else f"column {j + 1}")
+            view = _judged(_cell(x, ns2), judged.get(key))
+            if key not in judged and x.ns2_agrees is False and notes:
+                note = V.note_for(notes, *key)
+                view = dict(view, note=note) if note else view
+            row.append(view)
+        rows.append(row + [{"kind": "empty"}] * (width - len(r)))
     has_cells = any(isinstance(x, Cell) for r in t.rows for x in r)
     notes = [t.note] if t.note else []
     if any(isinstance(x, Cell) and x.input for r in t.rows for x in r):
@@ -224,6 +289,24 @@ def _ns2_view(o: Any) -> Optional[Dict[str, Any]]:
     return view
 
 
+def _verdicts_view(o: Any, vs: List[Any], with_ns2: bool) -> Optional[Dict[str, Any]]:
+    """The Verdicts section: the rule, the counts, the ns-2 flags against chance, what the
+    simulator check covers, and every compared number with its verdict and, beside a
+    number ns-2 and aqmsim differ on, its documented modelling choice."""
+    if not vs:
+        return None
+    rows = [{"table": v.table, "row": v.row, "column": v.column,
+             "published": F.published(v.cell), "ns2": F.ns2(v.cell) if with_ns2 else "",
+             "ours": F.ours(v.cell), "verdict": v.verdict, "why": v.why,
+             "input": v.input, "note": v.note,
+             "cls": "v-" + v.verdict.replace("the ", "").replace("'s", "")}
+            for v in vs]
+    return {"rule": V.RULE, "counts": V.counts_text(vs),
+            "inputs": V.counts_text(vs, inputs=True), "with_ns2": with_ns2,
+            "chance": V.chance_text(V.chance(o)), "coverage": V.coverage_text(o),
+            "modelling": V.MODELLING_FILE, "rows": rows}
+
+
 def figure_src(fig: Figure, paper_dir: Path) -> Optional[str]:
     """The figure's path relative to the paper's page, or None when the file is missing.
     A figure written outside the paper's directory is copied into ``figures/`` there so
@@ -262,6 +345,10 @@ def paper_page(o: Outcome, paper_dir: Path, index_href: str = "../index.html") -
         toc.append(("readings", f"Readings ({len(sens.choices)} open choices)"))
     toc.append(("assumptions", f"Assumptions ({len(o.assumptions)})"))
     with_ns2 = F.has_ns2(o)
+    vs = V.verdicts(o)
+    judged = {(v.table, v.row, v.column): v for v in vs}
+    if vs:
+        toc.insert(1, ("verdicts", f"Verdicts ({len(vs)})"))
     labels = {c.text: c for c in sens.claims} if sens is not None else {}
     claims = [{"holds": c.holds, "text": c.text, "evidence": c.evidence,
                "label": labels.get(c.text),
@@ -270,7 +357,10 @@ def paper_page(o: Outcome, paper_dir: Path, index_href: str = "../index.html") -
     failed = list(getattr(o, "failed_runs", []) or [])
     ctx.update(
         toc=toc, ns2=_ns2_view(o),
-        tables=[_table_view(t, i + 1, with_ns2) for i, t in enumerate(o.tables)],
+        tables=[_table_view(t, i + 1, with_ns2, judged,
+                            V.modelling_notes(getattr(o, "paper", None)) if with_ns2 else ())
+                for i, t in enumerate(o.tables)],
+        verdicts=_verdicts_view(o, vs, with_ns2),
         figures=[{"src": figure_src(f, paper_dir), "path": f.path, "caption": f.caption}
                  for f in o.figures],
         claims=claims, labelled=bool(labels),

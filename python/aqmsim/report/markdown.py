@@ -11,6 +11,7 @@ from typing import List, Optional, Sequence
 
 from ..papers.base import Report
 from . import _format as F
+from . import verdicts as V
 from .outcome import Failure, Outcome, citation_of, name_of, title_of
 
 __all__ = ["summary_markdown"]
@@ -24,9 +25,18 @@ def _md(x: object) -> str:
 def _counts(o: Report) -> str:
     k, n = o.published_count()
     c, m = o.claims_count()
-    pub = f"**{k} of {n}** published numbers within 10 %" if n else "no published numbers"
+    extra = F.inputs_text(o)
+    pub = (f"**{k} of {n}** published numbers within 10 %" + (f" ({extra})" if extra else "")
+           if n else "no published numbers")
     cl = f"**{c} of {m}** claims hold" if m else "no claims checked"
     return f"{pub}; {cl}"
+
+
+def _verdict(judged: dict, r: "F.Compared") -> str:
+    v = judged.get((r.table, r.row, r.column))
+    if v is None:
+        return ""
+    return v.verdict + (f" ({v.note})" if v.note else "")
 
 
 def _paper(o: Outcome, page: str) -> List[str]:
@@ -50,11 +60,20 @@ def _paper(o: Outcome, page: str) -> List[str]:
         from ..ns2.column import agreement_text
 
         lines += [f"*{_md(agreement_text(o))}.*", ""]
+    vs = V.verdicts(o)
+    judged = {(v.table, v.row, v.column): v for v in vs}
+    if vs:
+        lines += [f"Verdicts: {V.counts_text(vs)}"
+                  + (f"; inputs, row by row: {V.counts_text(vs, inputs=True)}"
+                     if V.counts_text(vs, inputs=True) else "") + ".", ""]
+        for t in (V.chance_text(V.chance(o)), V.coverage_text(o)):
+            if t:
+                lines += [f"{_md(t)}.", ""]
     rows = F.compared(o)
     with_ns2 = F.has_ns2(o)
     if rows and with_ns2:
         lines += ["| table | row | column | published | ns-2 (± 95 % CI) | aqmsim (± 95 % CI) "
-                  "| diff |", "|---|---|---|--:|--:|--:|--:|"]
+                  "| diff | verdict |", "|---|---|---|--:|--:|--:|--:|---|"]
         for r in rows:
             d = F.diff(r.cell)
             if r.cell.within10 is False:
@@ -64,19 +83,22 @@ def _paper(o: Outcome, page: str) -> List[str]:
                 n2 = f"**{n2}**"
             lines.append(f"| {_md(r.table)} | {_md(r.row)} | {_md(r.column)} | "
                          f"{_md(F.published(r.cell))} | {_md(n2)} | {_md(F.ours(r.cell))} | "
-                         f"{_md(d)} |")
-        lines += ["", f"{F.NS2_MARK} (bold): ns-2 and aqmsim differ by more than their 95 % "
-                  "confidence intervals; — in the ns-2 column: ns-2 cannot run this "
-                  "experiment, or ns-2's runs do not give the number.", ""]
+                         f"{_md(d)} | {_md(_verdict(judged, r))} |")
+        lines += ["", f"{F.NS2_MARK} (bold): ns-2 and aqmsim differ (exactly where the number "
+                  "does not vary over seeds, else Welch's t-test at 5 %); — in the ns-2 "
+                  "column: ns-2 cannot run this experiment, or ns-2's runs do not give the "
+                  "number. Verdicts: the rule is on the HTML report and in "
+                  "docs/reproducing.md.", ""]
     elif rows:
-        lines += ["| table | row | column | ours (± 95 % CI) | published | diff |",
-                  "|---|---|---|--:|--:|--:|"]
+        lines += ["| table | row | column | ours (± 95 % CI) | published | diff | verdict |",
+                  "|---|---|---|--:|--:|--:|---|"]
         for r in rows:
             d = F.diff(r.cell)
             if r.cell.within10 is False:
                 d = f"**{d}**"
             lines.append(f"| {_md(r.table)} | {_md(r.row)} | {_md(r.column)} | "
-                         f"{_md(F.ours(r.cell))} | {_md(F.published(r.cell))} | {_md(d)} |")
+                         f"{_md(F.ours(r.cell))} | {_md(F.published(r.cell))} | {_md(d)} | "
+                         f"{_md(_verdict(judged, r))} |")
         lines.append("")
     others = sum(1 for _ in F.cells_of(o, only_published=False)) - len(rows)
     if others:
@@ -127,6 +149,15 @@ def _readings(sens) -> List[str]:
     return lines
 
 
+def _inputs(o: Report) -> str:
+    """`` + 27 inputs (25 within 10 % row by row)`` when published numbers were inputs."""
+    cs = [c for c in o.cells() if getattr(c, "input", False) and c.row_diff is not None]
+    if not cs:
+        return ""
+    k = sum(1 for c in cs if abs(c.row_diff) <= 0.10)
+    return f"; + {len(cs)} inputs, not counted ({k} within 10 % row by row)"
+
+
 def _ns2_cell(o: Report) -> str:
     """The top table's ns-2 entry: ``K of L`` numbers agreeing, or why there is none."""
     col = getattr(o, "ns2", None)
@@ -151,7 +182,7 @@ def summary_markdown(outcomes: Sequence[Outcome], pages: dict, version: str = ""
     ns2_col = any(getattr(o, "ns2", None) is not None and o.ns2.status != "missing"
                   for o in outcomes if not isinstance(o, Failure))
     if ns2_col:
-        lines[-2] += " ns-2 agrees with aqmsim (within the CIs) |"
+        lines[-2] += " ns-2 agrees with aqmsim (exact where ± 0, else Welch t at 5 %) |"
         lines[-1] += "---|"
     for o in outcomes:
         name = name_of(o)
@@ -175,7 +206,8 @@ def summary_markdown(outcomes: Sequence[Outcome], pages: dict, version: str = ""
         else:
             claims = f"{c} of {m}"
         lines.append(f"| `{name}` {_md(title_of(o))} | {F.seeds_text(o.seeds)} | "
-                     f"{F.duration(o.wall_seconds)} | {k} of {n}{_md(alt)} | {claims} |"
+                     f"{F.duration(o.wall_seconds)} | {k} of {n}{_md(alt)}{_md(_inputs(o))} | "
+                     f"{claims} |"
                      + (f" {_ns2_cell(o)} |" if ns2_col else ""))
     lines.append("")
     for o in outcomes:

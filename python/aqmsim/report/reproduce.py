@@ -302,12 +302,26 @@ def headline_tables(report: Report, limit: int = HEADLINE_ROWS) -> List[RichTabl
         tables[-1].caption = f"… and {len(rows) - limit} more in the report"
         tables[-1].caption_justify = "left"
     if with_ns2 and tables:
-        note = (f"{F.NS2_MARK}: ns-2 and aqmsim differ by more than their 95 % CIs; "
+        note = (f"{F.NS2_MARK}: ns-2 and aqmsim differ (exactly where ± 0, else Welch's "
+                "t-test at 5 %); "
                 "— : no ns-2 number (ns-2 cannot run it, or its runs do not give it)")
         cap = tables[-1].caption
         tables[-1].caption = f"{cap}\n{note}" if cap else note
         tables[-1].caption_justify = "left"
     return tables
+
+
+def _print_verdicts(o: Report, console: Console) -> None:
+    """The verdicts' counts (the rule: docs/reproducing.md and the report), the ns-2 flags
+    against chance and what the simulator check covers."""
+    from . import verdicts as V
+
+    vs = V.verdicts(o)
+    for head, text in (("verdicts: ", V.counts_text(vs)),
+                       ("verdicts of inputs (row by row): ", V.counts_text(vs, inputs=True)),
+                       ("", V.chance_text(V.chance(o))), ("", V.coverage_text(o))):
+        if text:
+            console.print(Text(head + text))
 
 
 def print_outcome(o: Outcome, console: Console) -> None:
@@ -323,9 +337,10 @@ def print_outcome(o: Outcome, console: Console) -> None:
         console.print(t)
     k, n = o.published_count()
     c, m = o.claims_count()
+    extra = F.inputs_text(o)
     console.print(Text.assemble(
         (f"{k} of {n}", "bold green" if n and k == n else "bold"),
-        " published numbers within 10 % · ",
+        " published numbers within 10 %" + (f" ({extra})" if extra else "") + " · ",
         (f"{c} of {m}", "bold green" if m and c == m else "bold"),
         f" claims hold · seeds {F.seeds_text(o.seeds)} · {F.duration(o.wall_seconds)}"
         + (f" · {F.runs_text(o.runs)}" if o.runs else "")))
@@ -335,6 +350,7 @@ def print_outcome(o: Outcome, console: Console) -> None:
 
         k2, n2 = o.ns2_count()
         console.print(Text(agreement_text(o), style="bold" if n2 and k2 == n2 else ""))
+    _print_verdicts(o, console)
     if o.failed_runs:
         console.print(Text(f"warning: {_failed_runs_text(o.failed_runs)}: left out of the "
                            "analysis", style="yellow"))

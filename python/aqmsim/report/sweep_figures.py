@@ -155,7 +155,24 @@ def draw_metric(ax: Any, df: pd.DataFrame, key: str, axis: Optional[Axis],
         ticks = ["/".join(fmt_value(v if p == param else partner.at[v, p])
                           for p in axis.params) if partner is not None else fmt_value(v)
                  for v in pos]
-        ax.set_xticks(list(pos.values()), ticks)
+        rotate = False
+        if categorical and max(len(t) for t in ticks) > 12:
+            # named tables (``RED (max_p=0.1)``): the parameters under the discipline,
+            # or, where even those lines would run into each other (a tick label's
+            # character is about 6.2 pt wide; the plot takes ~3/4 of its panel), the
+            # names whole and slanted
+            wrapped = [t.replace(" (", "\n(", 1) for t in ticks]
+            widest = max(len(line) for t in wrapped for line in t.split("\n"))
+            spec = ax.get_subplotspec()
+            cols = spec.get_gridspec().ncols if spec is not None else 1
+            slot = 0.75 * ax.figure.get_figwidth() * 72 / cols / len(ticks)
+            rotate = widest * 6.2 + 6 > slot
+            ticks = ticks if rotate else wrapped
+        if rotate:
+            ax.set_xticks(list(pos.values()), ticks, rotation=25, ha="right",
+                          rotation_mode="anchor")
+        else:
+            ax.set_xticks(list(pos.values()), ticks)
     elif len(distinct) <= 8:
         ax.set_xticks(list(pos.values()), [fmt_value(v) for v in pos])
     if categorical:

@@ -56,7 +56,8 @@ The package: :mod:`~aqmsim.sweep.spec` (sweep files, values, seeds, labels),
 :mod:`~aqmsim.sweep.cluster`: :class:`DaskPool`, :class:`SharedPool`), the driver
 (:mod:`~aqmsim.sweep.tasks`, :mod:`~aqmsim.sweep.driver`: :func:`run_tasks`,
 :func:`run_sweep`), :mod:`~aqmsim.sweep.cli` (``aqmsim sweep``) and
-:mod:`~aqmsim.sweep.throughput` (the benchmark).
+:mod:`~aqmsim.sweep.throughput` (the benchmark), :mod:`~aqmsim.sweep.labels` (names of
+table values), :mod:`~aqmsim.sweep.terminate` (SIGTERM as an interruption).
 """
 
 from .cli import cli_sweep
@@ -66,6 +67,7 @@ from .driver import StaleRunsError, run_sweep, run_tasks
 from .local import LocalPool
 from .spec import DEFAULT_TIMEOUT, SERIES, Group, Sweep, Task, expand_values, short_labels
 from .tasks import Counts, RunOutcome, SweepResult
+from .terminate import Terminated
 from .throughput import BENCH_BASE, bench_throughput
 from .worker import execute
 
@@ -74,4 +76,5 @@ __all__ = [
     "SharedPool", "SchedulerAddressError", "check_scheduler_address", "DEFAULT_TIMEOUT",
     "CONNECT_TIMEOUT", "StaleRunsError", "cli_sweep", "short_labels", "BENCH_BASE",
     "run_sweep", "run_tasks", "execute", "expand_values", "bench_throughput", "SERIES",
+    "Terminated",
 ]

@@ -21,6 +21,7 @@ from .local import LocalPool
 from .outcome import _REQUEUE, command_line, engine_hash
 from .spec import DEFAULT_TIMEOUT, Sweep, Task
 from .tasks import Counts, RunOutcome, SweepResult, _prepare, _Unit
+from .terminate import sigterm_as_interrupt
 from .worker import execute
 
 __all__ = ["run_tasks", "run_sweep", "StaleRunsError"]
@@ -79,12 +80,13 @@ def run_tasks(tasks: Iterable[Task], store: Any, *, workers: Optional[int] = Non
         raise ValueError(f"stale must be 'refuse' or 'rerun', not {stale!r}")
     _refuse_reentry()
     units, order = _prepare(tasks)
-    return _run_units(units, order, store, workers=workers, scheduler=scheduler,
-                      client=client, pool=pool, retries=retries, retry_failed=retry_failed,
-                      metrics=metrics, progress=progress, run_fn=run_fn,
-                      sweep_name=sweep_name, on_pool=on_pool, register=register,
-                      engine=engine, timeout=timeout, fresh=fresh,
-                      command=command_line(), stale=stale)
+    with sigterm_as_interrupt():
+        return _run_units(units, order, store, workers=workers, scheduler=scheduler,
+                          client=client, pool=pool, retries=retries,
+                          retry_failed=retry_failed, metrics=metrics, progress=progress,
+                          run_fn=run_fn, sweep_name=sweep_name, on_pool=on_pool,
+                          register=register, engine=engine, timeout=timeout, fresh=fresh,
+                          command=command_line(), stale=stale)
 
 
 def _refuse_reentry() -> None:
@@ -190,6 +192,13 @@ def _run_units(units: List[_Unit], order: List[Tuple[str, int]], store: Any, *,
         if t_done is None:
             t_done = t_end
         _attach_errors(st, units)
+    except BaseException:
+        # (Ctrl-C, SIGTERM, a store error: no temporary file left for the next run)
+        try:
+            st.clean_temporary()
+        except Exception:  # noqa: BLE001 - the first error is the one to report
+            pass
+        raise
     finally:
         if own_store:
             st.close()
@@ -307,7 +316,19 @@ def run_sweep(sweep: Sweep, store: Optional[PathLike] = None, *,
     the engine are refused (:class:`StaleRunsError`) unless ``fresh``, which runs every run
     of the sweep again (:func:`run_tasks`)."""
     _refuse_reentry()
-    command = command_line()
+    with sigterm_as_interrupt():
+        return _run_sweep(sweep, store, workers=workers, scheduler=scheduler, client=client,
+                          retries=retries, retry_failed=retry_failed, progress=progress,
+                          run_fn=run_fn, on_pool=on_pool, timeout=timeout, fresh=fresh,
+                          command=command_line())
+
+
+def _run_sweep(sweep: Sweep, store: Optional[PathLike], *, workers: Optional[int],
+               scheduler: Optional[str], client: Any, retries: int, retry_failed: bool,
+               progress: Optional[Callable[[Counts], None]],
+               run_fn: Optional[Callable[[Any], Dict[str, Any]]],
+               on_pool: Optional[Callable[[str], None]], timeout: Optional[float],
+               fresh: bool, command: str) -> SweepResult:
     units, order = _prepare(sweep.tasks())
     path = Path(store) if store is not None else sweep.default_store()
     limit = sweep.timeout if timeout is None else timeout

@@ -21,6 +21,7 @@ else:  # pragma: no cover
 from ..errors import ScenarioError
 from ..scenario import Scenario
 from ..store import canonical_json
+from .labels import value_labels
 
 __all__ = ["Sweep", "Group", "Task", "SERIES", "DEFAULT_TIMEOUT", "expand_values",
            "short_labels"]
@@ -76,6 +77,11 @@ class Sweep:
     description: str = ""
     timeout: Optional[float] = DEFAULT_TIMEOUT
     spec: Dict[str, Any] = field(default_factory=dict)
+    #: The folder relative paths of the file are resolved against (the sweep file's);
+    #: None: the working directory.
+    folder: Optional[Path] = None
+    _names: Optional[Dict[str, Dict[str, str]]] = field(default=None, repr=False,
+                                                         compare=False)
 
     # ---------------------------------------------------------------- loading
     @classmethod
@@ -94,11 +100,14 @@ class Sweep:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], path: Optional[PathLike] = None,
                   base_dir: Optional[PathLike] = None) -> "Sweep":
-        """A sweep from the structure a sweep file holds. A ``base`` path is relative to
-        ``base_dir``, else to the sweep file's folder, else to the working directory."""
+        """A sweep from the structure a sweep file holds. Its relative paths — ``base``,
+        ``store`` and the default store ``out/sweeps/NAME`` — are relative to ``base_dir``,
+        else to the sweep file's folder, else to the working directory. Every point of the
+        grid is validated (:meth:`check_points`)."""
         p = Path(path) if path is not None else None
         where = str(p) if p is not None else "sweep"
-        folder = Path(base_dir) if base_dir is not None else (p.parent if p else Path("."))
+        anchor = Path(base_dir) if base_dir is not None else (p.parent if p else None)
+        folder = anchor if anchor is not None else Path(".")
 
         def err(field_: str, msg: str) -> ScenarioError:
             return ScenarioError(f"{where}: {field_}: {msg}")
@@ -166,56 +175,37 @@ class Sweep:
                     store=(folder / store) if store else None, path=p,
                     description=desc if isinstance(desc, str) else "",
                     timeout=float(timeout),
-                    spec=copy.deepcopy(dict(data)))
-        sweep._check_keys(sc, err)
+                    spec=copy.deepcopy(dict(data)), folder=anchor)
+        sweep.check_points()
         return sweep
 
-    def _check_keys(self, base: Any, err: Callable[[str, str], ScenarioError]) -> None:
-        """A misspelt field (varied or in [set]) stops the sweep before it starts, as every
-        run would fail alike; an invalid value in one corner of the grid does not. A field
-        that only some points accept (``risk_th`` where ``kind`` is also varied) is fine."""
-        def structural(msg: str, key: str) -> bool:
-            return (msg.startswith(key + ":") or f": {key}:" in msg) and any(
-                w in msg for w in ("unknown field", "not a parameter", "no such field",
-                                   "out of range"))
-
-        def error_of(sc: Any) -> str:
+    def check_points(self) -> None:
+        """Build and validate every point of the grid with the engine (the scenario parsed
+        and resolved, nothing simulated: ~0.3 ms a point), so that a grid one of whose
+        points cannot run stops before any run starts: a :class:`ScenarioError` of one
+        line naming the first bad point by its parameter values, and the field's error.
+        Nothing is checked when the engine cannot be loaded."""
+        where = str(self.path) if self.path is not None else "sweep"
+        points = self.points()
+        bad: List[Tuple[Dict[str, Any], str]] = []
+        for point in points:
             try:
-                sc.validate()
+                Scenario.from_dict(self.base).with_overrides(**point).validate()
             except ScenarioError as exc:
-                return str(exc)
-            return ""
-
-        try:
-            base_error = error_of(base)
-        except ImportError:  # no engine: nothing to check against
-            return
-        suspects: Dict[str, str] = {}
-        for g in self.groups:
-            for key, values in g.params.items():
-                try:
-                    msg = error_of(base.with_overrides(**{key: values[0]}))
-                except ScenarioError as exc:
-                    msg = str(exc)
-                if structural(msg, key):
-                    suspects[key] = msg
-        for key in self.spec.get("set", {}) or {}:
-            if structural(base_error, key):
-                suspects[key] = base_error
-        if not suspects:
-            return
-        # a suspect is refused only if no point of the grid accepts it
-        for point in self.points():
-            try:
-                msg = error_of(Scenario.from_dict(self.scenario(point)))
-            except ScenarioError as exc:
-                msg = str(exc)
-            for key in [k for k in suspects if not structural(msg, k)]:
-                del suspects[key]
-            if not suspects:
+                bad.append((point, str(exc)))
+            except ImportError:  # no engine: nothing to check against
                 return
-        key, msg = next(iter(suspects.items()))
-        raise err(("set " if key in (self.spec.get("set") or {}) else "vary ") + key, msg)
+        if not bad:
+            return
+        point, msg = bad[0]
+        if not self.params:
+            raise ScenarioError(f"{where}: base and set: {msg}")
+        n = len(points)
+        which = (f"every one of the {n} grid points is invalid" if len(bad) == n else
+                 f"{len(bad)} of the {n} grid points {'is' if len(bad) == 1 else 'are'} "
+                 "invalid")
+        raise ScenarioError(f"{where}: {which}, so nothing was run; the first, "
+                            f"{self.key_of(point)}: {msg}")
 
     # ---------------------------------------------------------------- the grid
     @property
@@ -242,8 +232,46 @@ class Sweep:
         return short_labels(self.params)
 
     def key_of(self, point: Mapping[str, Any]) -> str:
+        """The point's name: ``max_p=0.1 queue=CoDel`` (a table value by its readable name,
+        :meth:`value_label`)."""
         short = self.labels()
-        return " ".join(f"{short[k]}={_fmt_value(v)}" for k, v in point.items()) or self.name
+        return " ".join(f"{short[k]}={self.value_label(k, v)}"
+                        for k, v in point.items()) or self.name
+
+    def value_label(self, param: str, value: Any) -> str:
+        """How ``value`` of the varied ``param`` is named in point names, figures and
+        tables: a table (a whole queue table) by its discipline and the fields that tell
+        it apart from the other values (:func:`aqmsim.sweep.labels.value_labels`), any
+        other value as it is written (0.1, true, 15ms)."""
+        names = self.table_value_names().get(param)
+        if names is not None:
+            got = names.get(canonical_json(value))
+            if got is not None:
+                return got
+        return _fmt_value(value)
+
+    def name_values(self, df: Any) -> Any:
+        """``df`` (``aqmsim.store.open(store, sweep=name)``) with each table-valued
+        parameter's JSON replaced by the value's name (``RED (max_p=0.1)``, ``CoDel``),
+        in place; returned for chaining."""
+        for param, names in self.table_value_names().items():
+            if param in df.columns:
+                df[param] = df[param].map(lambda v, n=names: n.get(v, v))
+        return df
+
+    def table_value_names(self) -> Dict[str, Dict[str, str]]:
+        """``{param: {canonical JSON of a value: its name}}`` for the varied parameters
+        some of whose values are tables or lists (computed once)."""
+        if self._names is not None:
+            return self._names
+        out: Dict[str, Dict[str, str]] = {}
+        for g in self.groups:
+            for k, values in g.params.items():
+                if any(isinstance(v, (dict, list)) for v in values):
+                    out[k] = {canonical_json(v): name
+                              for v, name in zip(values, value_labels(values))}
+        self._names = out
+        return out
 
     def tasks(self) -> List[Task]:
         """``(key, scenario dict, seed, series)`` for every point and seed."""
@@ -256,11 +284,13 @@ class Sweep:
         return out
 
     def default_store(self) -> Path:
-        """The ``store`` of the file, else ``out/sweeps/<name>`` in the working directory."""
+        """The ``store`` of the file, else ``out/sweeps/<name>`` beside the sweep file (in
+        the working directory for a sweep without a file), so that ``aqmsim sweep`` and
+        ``aqmsim report`` find the same store from any directory."""
         if self.store is not None:
             return self.store
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in self.name)
-        return Path("out") / "sweeps" / safe
+        return (self.folder or Path(".")) / "out" / "sweeps" / safe
 
     def __len__(self) -> int:
         return len(self.points()) * len(self.seeds)

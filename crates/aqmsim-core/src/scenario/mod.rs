@@ -1,17 +1,23 @@
 //! Scenarios: the schema, its validation, and the resolved model the simulation runs.
 
 pub mod build;
+mod fields;
+mod flows;
+pub mod model;
+mod monitor_spec;
 pub mod queue_modern;
 pub mod queue_spec;
 #[cfg(test)]
 mod queue_defaults_tests;
 pub mod schema;
+mod tcp_spec;
 pub mod tcp_stack;
+mod topology;
 mod trace_path;
 pub mod traffic;
 pub mod units;
 
-pub use build::{AppModel, FlowModel, LinkModel, Model};
+pub use model::{AppModel, FlowModel, LinkModel, Model};
 pub use schema::ScenarioSpec;
 
 use crate::error::{Result, ScenarioError};

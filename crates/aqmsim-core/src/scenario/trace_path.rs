@@ -1,7 +1,7 @@
 //! `trace.path` checked when the scenario is built, so that `aqmsim validate` (which writes
 //! nothing) refuses the paths the run would refuse when it opens the trace.
 
-use super::build::TraceFormat;
+use super::model::TraceFormat;
 use crate::error::{Result, ScenarioError};
 
 fn err<T>(field: &str, msg: String) -> Result<T> {

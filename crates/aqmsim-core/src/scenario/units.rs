@@ -16,8 +16,8 @@ pub const MIN_RATE_BPS: f64 = 1.0;
 pub const MAX_RATE_BPS: f64 = 1e12;
 /// Largest packet, header or ACK size, bytes (the largest IP datagram).
 pub const MAX_PACKET_BYTES: u32 = 65_535;
-/// Largest advertised or initial window, packets (2^24: sequence arithmetic stays in i32).
-pub const MAX_WINDOW: f64 = 16_777_216.0;
+/// Largest advertised or initial window, packets (defined with the TCP parameters).
+pub use crate::tcp::params::MAX_WINDOW;
 
 /// A number (SI base unit) or a string with a unit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

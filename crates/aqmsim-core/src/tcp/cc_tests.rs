@@ -1,7 +1,7 @@
 //! CUBIC and DCTCP senders driven by hand-made ACKs (no network): a FIFO bottleneck of
 //! fixed service time and a fixed base RTT, no losses, ACKs from the real sink.
 
-use super::cc::Cc;
+use super::sender::Cc;
 use super::cubic::Cubic;
 use super::{TcpParams, TcpSender, TcpSink, Variant};
 use crate::packet::{ecn, Packet};

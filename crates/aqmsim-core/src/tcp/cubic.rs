@@ -2,7 +2,7 @@
 //!
 //! Only the arithmetic lives here (`IncreaseWindow`, `Update`, `PktsAcked`, HyStart,
 //! `GetSsThresh`, `CongestionStateSet(CA_LOSS)`); loss recovery is the Sack1 machinery of
-//! `sack.rs` and the glue is in `cc.rs`.
+//! `sender/sack1.rs` and the glue is in `sender/cc_glue.rs` (behind `cc::CongestionOps`).
 //!
 //! Window units: ns-3 keeps cwnd in bytes and converts with `GetCwndInSegments()` =
 //! ⌊cwnd / segmentSize⌋; aqmsim counts packets, so a CUBIC sender's `cwnd` is a whole
@@ -33,7 +33,7 @@
 //! - after a retransmission timeout W_lastmax, K, delay_min and HyStart are reset
 //!   (`CubicReset`), so the next epoch is Reno-like (cnt ≤ 20) until the next loss.
 
-use super::seg;
+use super::cc::{seg, AckEvent, CongestionOps};
 use crate::time::SimTime;
 
 /// ns-3.37 `TcpCubic` attributes not exposed as scenario fields (their defaults).
@@ -82,6 +82,28 @@ pub struct Cubic {
     friendly_scale: u32,
     /// The last `cnt` computed (for tests and the monitor).
     pub last_cnt: u32,
+}
+
+impl CongestionOps for Cubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+    #[inline]
+    fn pkts_acked(&mut self, cwnd: f64, ssthresh: &mut i32, ev: &AckEvent) {
+        Cubic::pkts_acked(self, cwnd, ssthresh, ev.rtt_ns, ev.now)
+    }
+    #[inline]
+    fn increase_window(&mut self, cwnd: &mut f64, ssthresh: i32, ev: &AckEvent) {
+        Cubic::increase_window(self, cwnd, ssthresh, ev.acked, ev.ack_seq, ev.max_sent, ev.now)
+    }
+    #[inline]
+    fn get_ssthresh(&mut self, cwnd: f64) -> i32 {
+        Cubic::ssthresh(self, seg(cwnd)) as i32
+    }
+    #[inline]
+    fn on_rto(&mut self, now: SimTime, max_sent: i32) {
+        Cubic::on_rto(self, now, max_sent)
+    }
 }
 
 impl Cubic {

@@ -1,6 +1,6 @@
 //! DCTCP congestion control (RFC 8257), as ns-3.37's `TcpDctcp` (a `TcpLinuxReno`).
 //!
-//! Sender side only (the receiver's exact CE echo is in `sink.rs`; the glue in `cc.rs`):
+//! Sender side only (the receiver's exact CE echo is in `sink.rs`; the glue in `sender/cc_glue.rs`):
 //! - α starts at `dctcp_alpha_init` (1) and is updated once per window of data
 //!   (`PktsAcked`: when the cumulative ACK passes the `next_seq` recorded at the last
 //!   update): α ← (1 − g)·α + g·M, M = marked / acked packets of that window (ns-3 counts
@@ -19,7 +19,7 @@
 //! it adds up to one); ssthresh is kept ≥ 2 packets as Linux's `dctcp_ssthresh` (ns-3.37 has
 //! no floor) and an ECN reduction never raises cwnd.
 
-use super::seg;
+use super::cc::{seg, AckEvent, CongestionOps};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Dctcp {
@@ -36,6 +36,24 @@ pub struct Dctcp {
     pub next_seq: Option<i32>,
     /// TcpLinuxReno's `m_cWndCnt`.
     pub cwnd_cnt: u32,
+}
+
+impl CongestionOps for Dctcp {
+    fn name(&self) -> &'static str {
+        "dctcp"
+    }
+    #[inline]
+    fn pkts_acked(&mut self, _cwnd: f64, _ssthresh: &mut i32, ev: &AckEvent) {
+        Dctcp::pkts_acked(self, ev.acked, ev.ece, ev.ack_seq, ev.next_seq);
+    }
+    #[inline]
+    fn increase_window(&mut self, cwnd: &mut f64, ssthresh: i32, ev: &AckEvent) {
+        Dctcp::increase_window(self, cwnd, ssthresh, ev.acked)
+    }
+    #[inline]
+    fn get_ssthresh(&mut self, cwnd: f64) -> i32 {
+        Dctcp::ssthresh(self, cwnd)
+    }
 }
 
 impl Dctcp {

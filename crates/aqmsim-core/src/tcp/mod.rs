@@ -6,8 +6,37 @@
 //! `docs/ns2-faithfulness.md` for what is followed and where we differ.
 //!
 //! CUBIC and DCTCP (`Variant::Cubic`, `Variant::Dctcp`) run on the Sack1 loss recovery with
-//! ns-3.37's congestion-control arithmetic (`cubic.rs`, `dctcp.rs`, glued in by `cc.rs`;
-//! `docs/tcp/cubic.md`, `docs/tcp/dctcp.md`); the ns-2 variants never enter that code.
+//! ns-3.37's congestion-control arithmetic (`cubic.rs`, `dctcp.rs`, glued in by
+//! `sender/cc_glue.rs`; `docs/tcp/cubic.md`, `docs/tcp/dctcp.md`); the ns-2 variants never enter
+//! that code.
+//!
+//! # The shape, for every sender model
+//!
+//! Modules depend on each other in one direction only (no cycles):
+//!
+//! ```text
+//! sender/ ──► cc (trait) ◄── cubic, dctcp      (one file per congestion control)
+//!    │   └──► cubic, dctcp, scoreboard, rtt
+//!    └──────► params (Variant, TcpParams)       ◄── everything, and scenario/
+//! ```
+//!
+//! - [`params`]: what a flow is configured with; depends on nothing in `tcp/`.
+//! - [`cc`]: the congestion-control trait [`cc::CongestionOps`] (ns-3's `TcpCongestionOps`:
+//!   `pkts_acked`, `increase_window`, `get_ssthresh`, `on_rto`) and the [`cc::AckEvent`] a
+//!   sender hands it. A control is one file implementing it (`cubic.rs`, `dctcp.rs`); it
+//!   sees the window only through the arguments, never a sender, so a second sender model
+//!   (bytes windows, its own recovery) can call the same controls or add its own files
+//!   behind the same trait.
+//! - [`scoreboard`]: ns-2 Sack1's SACK scoreboard, a data structure fed with ACKs that
+//!   knows nothing of the sender (an RFC 6675 scoreboard for another model sits beside it).
+//! - [`rtt`]: the RTT estimator and RTO; [`sink`]: the receiver.
+//! - [`sender`]: the ns-2 model's sender, which owns window, timer and loss recovery:
+//!   `sender/mod.rs` (state, sending, new ACKs, timeouts), `ns2.rs` (Tahoe/Reno/NewReno),
+//!   `sack1.rs` (Sack1 recovery), `cc_glue.rs` (its glue to `CongestionOps`), `state.rs` (what
+//!   the state monitor reads). Nothing in `tcp/` depends on it.
+//! - [`linux`]: the second sender model (`stack = "linux"`, Linux/ns-3.37: bytes, RFC 6675
+//!   scoreboard, PRR), one directory beside `sender/`; it uses `params` (and `sender`'s
+//!   counters), nothing in `tcp/` uses it.
 
 pub mod cc;
 #[cfg(test)]
@@ -15,166 +44,13 @@ mod cc_tests;
 pub mod cubic;
 pub mod dctcp;
 pub mod linux;
+pub mod params;
 pub mod rtt;
-pub mod sack;
+pub mod scoreboard;
 pub mod sender;
 pub mod sink;
-pub mod state;
 
-pub use sender::{TcpSender, Variant};
-
-/// The window in whole packets (ns-3's `GetCwndInSegments`), as CUBIC and DCTCP count it.
-#[inline]
-pub fn seg(cwnd: f64) -> u32 {
-    cwnd.max(0.0) as u32
-}
+pub use cc::seg;
+pub use params::{TcpParams, Variant};
+pub use sender::{CwndAction, TcpSender};
 pub use sink::TcpSink;
-
-/// Sender parameters, with ns-2 2.35's `Agent/TCP` defaults.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TcpParams {
-    pub variant: Variant,
-    /// Payload bytes per packet (`packetSize_`, 1000).
-    pub packet_size: u32,
-    /// TCP/IP header bytes (`tcpip_base_hdr_size_`, 40): the size of a SYN, and added to
-    /// every data packet but sequence 0 when `use_headers`.
-    pub header: u32,
-    /// Add `header` to data packets (`useHeaders_`, true; ns-2 before 2.1b8 had no headers:
-    /// a data packet was `packetSize_` bytes on the wire).
-    pub use_headers: bool,
-    /// Advertised-window cap in packets (`window_`, 20).
-    pub window: f64,
-    /// Initial congestion window (`windowInit_`, 2).
-    pub window_init: f64,
-    /// Open with a 40-byte SYN as packet 0 (`syn_`, true) and hold the window at 1 until it
-    /// is acknowledged (`delay_growth_`, true).
-    pub syn: bool,
-    pub delay_growth: bool,
-    /// Clock granularity of the RTT estimator, s (`tcpTick_`, 0.01).
-    pub tick: f64,
-    pub min_rto: f64,
-    pub max_rto: f64,
-    /// RTO before the first measurement (`rtxcur_init_`, 3 s).
-    pub rto_init: f64,
-    /// Duplicate ACKs that trigger fast retransmit (`numdupacks_`, 3).
-    pub dupacks: u32,
-    /// Packets sent per ACK at most, 0 = unlimited (`maxburst_`).
-    pub max_burst: u32,
-    /// ECN capable (`ecn_`).
-    pub ecn: bool,
-    /// Limited transmit on the first two duplicate ACKs (`singledup_`, 1).
-    pub limited_transmit: bool,
-    /// ACK size in bytes (sink `packetSize_`, 40).
-    pub ack_size: u32,
-    /// Sink delays ACKs (`Agent/TCPSink/DelAck`), with this interval (`interval_`, 0.1 s).
-    pub delayed_ack: bool,
-    pub delack_interval: f64,
-    /// CUBIC (variant `cubic`, see `cubic.rs`): β of the multiplicative decrease (0.7),
-    /// C (0.4), fast convergence (true), the TCP-friendly region (true, RFC 9438
-    /// and Linux; ns-3.37 has none: false agrees with it), HyStart (true, as ns-3 and Linux).
-    pub cubic_beta: f64,
-    pub cubic_c: f64,
-    pub fast_convergence: bool,
-    pub tcp_friendliness: bool,
-    pub hystart: bool,
-    /// DCTCP (variant `dctcp`, see `dctcp.rs`): gain g (1/16) and initial α (1).
-    pub dctcp_g: f64,
-    pub dctcp_alpha_init: f64,
-    /// Sender model (`stack`, "ns2" default). The fields below are the `linux` stack's.
-    pub stack: linux::Stack,
-    /// Linux stack: in-order segments per delayed ACK (ns-3 `DelAckCount`, 2).
-    pub delack_count: u32,
-    /// Linux stack: SACK (ns-3 `Sack`, true).
-    pub sack: bool,
-    /// Linux stack: reproduce ns-3.37's arithmetic slips too (false: PRR in 64 bits).
-    pub ns3_quirks: bool,
-}
-
-impl TcpParams {
-    /// Bytes on the wire of data packet `seqno`, as ns-2.35's `TcpAgent::output`: sequence 0
-    /// never gets the header added. With a SYN it is the SYN (`header` bytes); without one it
-    /// is the first data packet, `packet_size` bytes. Every other packet is `packet_size`,
-    /// plus `header` when `use_headers`.
-    pub fn wire_size(&self, seqno: i32) -> u32 {
-        match (seqno, self.syn) {
-            (0, true) => self.header,
-            (0, false) => self.packet_size,
-            _ if self.use_headers => self.packet_size + self.header,
-            _ => self.packet_size,
-        }
-    }
-
-    /// Payload bytes of a data packet (goodput counts these).
-    pub fn payload(&self) -> u32 {
-        self.packet_size
-    }
-}
-
-impl Default for TcpParams {
-    fn default() -> Self {
-        TcpParams {
-            variant: Variant::Reno,
-            packet_size: 1000,
-            header: 40,
-            use_headers: true,
-            window: 20.0,
-            window_init: 2.0,
-            syn: true,
-            delay_growth: true,
-            tick: 0.01,
-            min_rto: 0.2,
-            max_rto: 60.0,
-            rto_init: 3.0,
-            dupacks: 3,
-            max_burst: 0,
-            ecn: false,
-            limited_transmit: true,
-            ack_size: 40,
-            delayed_ack: false,
-            delack_interval: 0.1,
-            cubic_beta: 0.7,
-            cubic_c: 0.4,
-            fast_convergence: true,
-            tcp_friendliness: true,
-            hystart: true,
-            dctcp_g: 0.0625,
-            dctcp_alpha_init: 1.0,
-            stack: linux::Stack::Ns2,
-            delack_count: 2,
-            sack: true,
-            ns3_quirks: false,
-        }
-    }
-}
-
-impl TcpParams {
-    /// The `linux` stack's defaults, as ns-3.37 sets them (see `docs/tcp/stack-linux.md`):
-    /// NewReno, initial window 10 segments, delayed ACKs (2 segments, 200 ms), min RTO 1 s,
-    /// initial RTO 1 s, SACK, no SYN, receive window 131 072 bytes (`RcvBufSize`).
-    pub fn linux() -> Self {
-        let d = TcpParams::default();
-        TcpParams {
-            variant: Variant::NewReno,
-            window: 131_072.0 / d.packet_size as f64,
-            window_init: 10.0,
-            syn: false,
-            delay_growth: false,
-            min_rto: 1.0,
-            rto_init: 1.0,
-            delayed_ack: true,
-            delack_interval: 0.2,
-            stack: linux::Stack::Linux,
-            ..d
-        }
-    }
-}
-
-/// Why the congestion window last changed (ns-2 `last_cwnd_action_`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum CwndAction {
-    None,
-    Ecn,
-    Timeout,
-    DupAck,
-    Exited,
-}

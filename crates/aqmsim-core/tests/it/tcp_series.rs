@@ -50,7 +50,11 @@ fn the_series_is_the_senders_state_at_every_instant() {
 fn check_window_rules(l: &TcpLog, variant: &str, window: f64) -> (u32, u32) {
     let (mut halvings, mut timeouts) = (0, 0);
     for i in 0..l.t.len() {
-        assert!(l.cwnd[i] >= 1.0 && l.ssthresh[i] >= 2 && l.outstanding[i] >= 0, "{variant} row {i}");
+        // ns-2 halves the window on a fast retransmit without a floor (tcp.cc, slowdown():
+        // CLOSE_CWND_HALF sets cwnd_ = windowd() / 2), so three duplicate ACKs right after
+        // a timeout (cwnd 1) give 0.5; a window under 1 sends nothing until the next timeout
+        // sets it to 1 again, so it is never halved twice.
+        assert!(l.cwnd[i] >= 0.5 && l.ssthresh[i] >= 2 && l.outstanding[i] >= 0, "{variant} row {i}");
         let Some(p) = l.flow[..i].iter().rposition(|&f| f == l.flow[i]) else { continue };
         let (was, now) = (l.state[p], l.state[i]);
         let half = l.cwnd[p].min(window) / 2.0;

@@ -19,31 +19,5 @@ pub mod sender;
 #[cfg(test)]
 mod tests;
 
+pub use super::params::Stack;
 pub use sender::{CongState, LinuxSender};
-
-/// Which sender model a TCP flow runs.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
-pub enum Stack {
-    /// ns-2 2.35's agents, packet-counted (the default: the papers' model).
-    #[default]
-    Ns2,
-    /// Linux / ns-3.37: bytes, RFC 6675 SACK recovery, PRR.
-    Linux,
-}
-
-impl Stack {
-    pub fn parse(s: &str) -> Option<Stack> {
-        match s.to_ascii_lowercase().as_str() {
-            "ns2" => Some(Stack::Ns2),
-            "linux" => Some(Stack::Linux),
-            _ => None,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Stack::Ns2 => "ns2",
-            Stack::Linux => "linux",
-        }
-    }
-    pub const NAMES: &'static str = "ns2, linux";
-}

@@ -32,7 +32,7 @@ const GRANULARITY_NS: i64 = 1_000_000;
 /// Largest RTO after backoff (ns-3: 60 s).
 const MAX_RTO_NS: i64 = 60_000_000_000;
 /// The last segment a bulk flow sends.
-const MAXSEQ: i32 = i32::MAX - 2 * crate::scenario::units::MAX_WINDOW as i32;
+const MAXSEQ: i32 = i32::MAX - 2 * crate::tcp::params::MAX_WINDOW as i32;
 
 #[derive(Clone, Debug)]
 pub struct LinuxSender {

@@ -7,55 +7,38 @@
 //!
 //! I/O is sans-IO: methods take `now` and push packets to `out`; the retransmission timer
 //! is a deadline the simulation arms through [`TcpSender::rtx_deadline`].
+//!
+//! Its parts: this file holds the state and what every variant shares (sending, new ACKs,
+//! the window, the timer, timeouts); `ns2.rs` the Tahoe/Reno/NewReno ACK processing,
+//! `sack1.rs` Sack1's, `cc_glue.rs` the glue to the congestion controls of `tcp/cubic.rs` and
+//! `tcp/dctcp.rs` (behind [`crate::tcp::cc::CongestionOps`]), `state.rs` what the state
+//! monitor reads. It depends on `tcp::{params, cc, cubic, dctcp, rtt, scoreboard}`; none of
+//! them depends on it.
 
+mod cc_glue;
+mod ns2;
+mod sack1;
+mod state;
+
+pub(crate) use cc_glue::Cc;
+pub use sack1::SackState;
+
+use super::cc::CongestionOps;
+use super::params::{TcpParams, Variant};
 use super::rtt::RttEstimator;
-use super::{CwndAction, TcpParams};
 use crate::packet::{ecn, Kind, Packet};
 use crate::time::SimTime;
 
+/// Why the congestion window last changed (ns-2 `last_cwnd_action_`).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Variant {
-    Tahoe,
-    Reno,
-    NewReno,
-    Sack,
-    /// CUBIC (ns-3.37 `TcpCubic`) over the Sack1 loss recovery.
-    Cubic,
-    /// DCTCP (ns-3.37 `TcpDctcp`, RFC 8257) over the Sack1 loss recovery.
-    Dctcp,
+pub enum CwndAction {
+    None,
+    Ecn,
+    Timeout,
+    DupAck,
+    Exited,
 }
 
-impl Variant {
-    pub fn parse(s: &str) -> Option<Variant> {
-        match s.to_ascii_lowercase().as_str() {
-            "tahoe" => Some(Variant::Tahoe),
-            "reno" => Some(Variant::Reno),
-            "newreno" => Some(Variant::NewReno),
-            "sack" | "sack1" => Some(Variant::Sack),
-            "cubic" => Some(Variant::Cubic),
-            "dctcp" => Some(Variant::Dctcp),
-            _ => None,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Variant::Tahoe => "tahoe",
-            Variant::Reno => "reno",
-            Variant::NewReno => "newreno",
-            Variant::Sack => "sack",
-            Variant::Cubic => "cubic",
-            Variant::Dctcp => "dctcp",
-        }
-    }
-    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp";
-
-    /// Loss recovery with SACK (the sink sends SACK blocks): Sack1, and CUBIC and DCTCP
-    /// (ns-3 and Linux run them with SACK).
-    #[inline]
-    pub fn uses_sack(self) -> bool {
-        matches!(self, Variant::Sack | Variant::Cubic | Variant::Dctcp)
-    }
-}
 
 /// Cumulative counters of a sender.
 #[derive(Clone, Debug, Default)]
@@ -100,9 +83,9 @@ pub struct TcpSender {
     ecn_backoff: bool,
     ecn_burst: bool,
     pub(crate) firstpartial: bool,
-    pub(crate) sack: super::sack::SackState,
+    pub(crate) sack: SackState,
     /// Congestion control beside ns-2's arithmetic (CUBIC, DCTCP; `Ns2` for the rest).
-    pub(crate) cc: super::cc::Cc,
+    pub(crate) cc: Cc,
     /// Packets newly ACKed by the ACK being processed and its arrival (CUBIC/DCTCP only).
     pub(crate) cc_acked: u32,
     // RTT
@@ -119,7 +102,7 @@ pub struct TcpSender {
 
 /// The last sequence number a flow sends (ns-2's FTP sends "forever"); far enough below
 /// i32::MAX that `highest_ack + window` (window ≤ MAX_WINDOW) cannot overflow.
-const MAXSEQ: i32 = i32::MAX - 2 * crate::scenario::units::MAX_WINDOW as i32;
+const MAXSEQ: i32 = i32::MAX - 2 * super::params::MAX_WINDOW as i32;
 
 impl TcpSender {
     /// `boot_time` is this agent's random clock phase in [0, tick) (ns-2 `boot_time_`).
@@ -149,8 +132,8 @@ impl TcpSender {
             ecn_backoff: false,
             ecn_burst: false,
             firstpartial: false,
-            sack: super::sack::SackState::default(),
-            cc: super::cc::Cc::new(&p),
+            sack: SackState::default(),
+            cc: Cc::new(&p),
             cc_acked: 0,
             rtt,
             rtt_active: false,
@@ -437,159 +420,6 @@ impl TcpSender {
         }
     }
 
-    fn recv_tahoe(&mut self, ack: &Packet, now: SimTime, out: &mut Vec<Packet>) {
-        let seqno = ack.seq;
-        if seqno > self.last_ack {
-            self.recv_newack_helper(ack, now);
-            if self.last_ack == 0 && self.p.delay_growth {
-                self.cwnd = self.initial_window();
-            }
-        } else if seqno == self.last_ack {
-            self.dupacks += 1;
-            if self.dupacks == self.p.dupacks {
-                self.dupack_action_tahoe(now);
-            } else if self.dupacks < self.p.dupacks && self.p.limited_transmit {
-                self.send_one(now, out);
-            }
-        }
-        // aggressive_maxburst_ 1: always try to send.
-        self.send_much(false, now, out);
-    }
-
-    fn dupack_action_tahoe(&mut self, now: SimTime) {
-        let recovered = self.highest_ack > self.recover;
-        if !(recovered || self.highest_ack == 0) {
-            if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
-                self.last_cwnd_action = CwndAction::DupAck;
-                self.slowdown(Self::CLOSE_CWND_ONE);
-                self.reset_rtx_timer(false, false, now);
-                self.stats.fast_retransmits += 1;
-            }
-            return; // bug_fix_
-        }
-        self.recover = self.maxseq;
-        self.last_cwnd_action = CwndAction::DupAck;
-        self.slowdown(Self::CLOSE_SSTHRESH_HALF | Self::CLOSE_CWND_ONE);
-        self.reset_rtx_timer(false, false, now);
-        self.stats.fast_retransmits += 1;
-    }
-
-    fn recv_reno(&mut self, ack: &Packet, now: SimTime, out: &mut Vec<Packet>) {
-        let seqno = ack.seq;
-        if seqno > self.last_ack {
-            if self.last_cwnd_action == CwndAction::DupAck {
-                self.last_cwnd_action = CwndAction::Exited;
-            }
-            self.dupwnd = 0;
-            self.recv_newack_helper(ack, now);
-            if self.last_ack == 0 && self.p.delay_growth {
-                self.cwnd = self.initial_window();
-            }
-        } else if seqno == self.last_ack {
-            self.dupacks += 1;
-            if self.dupacks == self.p.dupacks {
-                self.dupack_action_reno(now, out, false);
-            } else if self.dupacks > self.p.dupacks && self.last_cwnd_action == CwndAction::DupAck {
-                self.dupwnd += 1;
-            } else if self.dupacks < self.p.dupacks && self.p.limited_transmit {
-                self.send_one(now, out);
-            }
-        }
-        if self.dupacks == 0 || self.dupacks > self.p.dupacks - 1 {
-            self.send_much(false, now, out);
-        }
-    }
-
-    /// Reno and NewReno fast retransmit (they differ only in `allow_fast_retransmit`).
-    fn dupack_action_reno(&mut self, now: SimTime, out: &mut Vec<Packet>, newreno: bool) {
-        let recovered = self.highest_ack > self.recover;
-        let allow = !newreno && self.last_cwnd_action == CwndAction::DupAck;
-        if !(recovered || allow || self.highest_ack == 0) {
-            if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
-                self.last_cwnd_action = CwndAction::DupAck;
-                self.reset_rtx_timer(true, false, now);
-                let s = self.last_ack + 1;
-                self.output(s, now, out);
-                self.dupwnd = self.p.dupacks;
-                self.stats.fast_retransmits += 1;
-            }
-            return; // bug_fix_
-        }
-        self.recover = self.maxseq;
-        self.last_cwnd_action = CwndAction::DupAck;
-        if newreno {
-            self.reset_rtx_timer(true, false, now);
-            self.slowdown(Self::CLOSE_SSTHRESH_HALF | Self::CLOSE_CWND_HALF);
-        } else {
-            self.slowdown(Self::CLOSE_SSTHRESH_HALF | Self::CLOSE_CWND_HALF);
-            self.reset_rtx_timer(true, false, now);
-        }
-        let s = self.last_ack + 1;
-        self.output(s, now, out);
-        self.dupwnd = self.p.dupacks;
-        self.stats.fast_retransmits += 1;
-    }
-
-    fn recv_newreno(&mut self, ack: &Packet, now: SimTime, out: &mut Vec<Packet>) {
-        let seqno = ack.seq;
-        if seqno > self.last_ack {
-            if seqno >= self.recover || self.last_cwnd_action != CwndAction::DupAck {
-                if self.dupwnd > 0 {
-                    self.dupwnd = 0;
-                    if self.last_cwnd_action == CwndAction::DupAck {
-                        self.last_cwnd_action = CwndAction::Exited;
-                    }
-                }
-                self.firstpartial = false;
-                self.recv_newack_helper(ack, now);
-                if self.last_ack == 0 && self.p.delay_growth {
-                    self.cwnd = self.initial_window();
-                }
-            } else {
-                // Partial ACK (partial_window_deflation_ 1, newreno_changes1_ 1).
-                if !self.firstpartial {
-                    self.firstpartial = true;
-                    self.newtimer(seqno, now);
-                }
-                let deflate = (seqno - self.last_ack) as u32;
-                if self.dupwnd > deflate {
-                    self.dupwnd -= deflate - 1;
-                } else {
-                    self.cwnd -= (deflate - self.dupwnd) as f64;
-                    self.dupwnd = 1;
-                }
-                if self.cwnd < 1.0 {
-                    self.cwnd = 1.0;
-                }
-                self.last_ack = seqno;
-                self.highest_ack = seqno;
-                if self.t_seqno < seqno + 1 {
-                    self.t_seqno = seqno + 1;
-                }
-                if self.rtt_active && seqno >= self.rtt_seq {
-                    self.rtt_active = false;
-                    self.rtt.reset_backoff();
-                }
-                let s = self.last_ack + 1;
-                self.output(s, now, out);
-            }
-        } else if seqno == self.last_ack {
-            self.dupacks += 1;
-            if self.dupacks == self.p.dupacks {
-                self.dupack_action_reno(now, out, true);
-            } else if self.dupacks > self.p.dupacks && self.last_cwnd_action == CwndAction::DupAck {
-                self.dupwnd += 1;
-            } else if self.dupacks < self.p.dupacks && self.p.limited_transmit {
-                self.send_one(now, out);
-            }
-        }
-        // aggressive_maxburst_ 1: whether or not the ACK was valid.
-        if self.dupacks == 0 {
-            self.send_much(false, now, out);
-        } else if self.dupacks > self.p.dupacks - 1 {
-            self.send_much_burst(now, out, 2);
-        }
-    }
 
     /// The retransmission timer fired at `now` (the caller checked the deadline).
     pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
@@ -620,9 +450,11 @@ impl TcpSender {
             self.last_cwnd_action = CwndAction::Timeout;
             self.slowdown(Self::CLOSE_SSTHRESH_HALF | Self::CLOSE_CWND_RESTART);
         }
-        if let super::cc::Cc::Cubic(c) = &mut self.cc {
-            // ns-3: CongestionStateSet(CA_LOSS) after GetSsThresh, on every RTO.
-            c.on_rto(now, self.maxseq);
+        // ns-3: CongestionStateSet(CA_LOSS) after GetSsThresh, on every RTO.
+        match &mut self.cc {
+            Cc::Cubic(c) => CongestionOps::on_rto(c, now, self.maxseq),
+            Cc::Dctcp(d) => CongestionOps::on_rto(d, now, self.maxseq),
+            Cc::Ns2 => {}
         }
         self.reset_rtx_timer(false, !idle, now);
         self.last_cwnd_action = CwndAction::Timeout;

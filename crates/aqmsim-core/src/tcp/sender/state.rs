@@ -1,7 +1,7 @@
 //! What the state monitor reads off a sender (`monitor.tcp_flows`).
 
-use super::sender::{TcpSender, Variant};
-use super::CwndAction;
+use super::{CwndAction, TcpSender};
+use crate::tcp::Variant;
 use crate::monitor::tcp::{TcpRow, TcpState};
 
 impl TcpSender {

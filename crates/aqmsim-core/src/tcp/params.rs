@@ -1,0 +1,217 @@
+//! What a TCP flow is configured with: its variant and its parameters (ns-2 2.35's
+//! `Agent/TCP` defaults). Shared by every part of `tcp/` and by the scenario builder; it
+//! depends on nothing else in `tcp/`.
+
+/// Largest advertised or initial window, packets (2^24: sequence arithmetic stays in i32).
+pub const MAX_WINDOW: f64 = 16_777_216.0;
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Tahoe,
+    Reno,
+    NewReno,
+    Sack,
+    /// CUBIC (ns-3.37 `TcpCubic`) over the Sack1 loss recovery.
+    Cubic,
+    /// DCTCP (ns-3.37 `TcpDctcp`, RFC 8257) over the Sack1 loss recovery.
+    Dctcp,
+}
+
+impl Variant {
+    pub fn parse(s: &str) -> Option<Variant> {
+        match s.to_ascii_lowercase().as_str() {
+            "tahoe" => Some(Variant::Tahoe),
+            "reno" => Some(Variant::Reno),
+            "newreno" => Some(Variant::NewReno),
+            "sack" | "sack1" => Some(Variant::Sack),
+            "cubic" => Some(Variant::Cubic),
+            "dctcp" => Some(Variant::Dctcp),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Tahoe => "tahoe",
+            Variant::Reno => "reno",
+            Variant::NewReno => "newreno",
+            Variant::Sack => "sack",
+            Variant::Cubic => "cubic",
+            Variant::Dctcp => "dctcp",
+        }
+    }
+    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp";
+
+    /// Loss recovery with SACK (the sink sends SACK blocks): Sack1, and CUBIC and DCTCP
+    /// (ns-3 and Linux run them with SACK).
+    #[inline]
+    pub fn uses_sack(self) -> bool {
+        matches!(self, Variant::Sack | Variant::Cubic | Variant::Dctcp)
+    }
+}
+
+
+/// Sender parameters, with ns-2 2.35's `Agent/TCP` defaults.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpParams {
+    pub variant: Variant,
+    /// Payload bytes per packet (`packetSize_`, 1000).
+    pub packet_size: u32,
+    /// TCP/IP header bytes (`tcpip_base_hdr_size_`, 40): the size of a SYN, and added to
+    /// every data packet but sequence 0 when `use_headers`.
+    pub header: u32,
+    /// Add `header` to data packets (`useHeaders_`, true; ns-2 before 2.1b8 had no headers:
+    /// a data packet was `packetSize_` bytes on the wire).
+    pub use_headers: bool,
+    /// Advertised-window cap in packets (`window_`, 20).
+    pub window: f64,
+    /// Initial congestion window (`windowInit_`, 2).
+    pub window_init: f64,
+    /// Open with a 40-byte SYN as packet 0 (`syn_`, true) and hold the window at 1 until it
+    /// is acknowledged (`delay_growth_`, true).
+    pub syn: bool,
+    pub delay_growth: bool,
+    /// Clock granularity of the RTT estimator, s (`tcpTick_`, 0.01).
+    pub tick: f64,
+    pub min_rto: f64,
+    pub max_rto: f64,
+    /// RTO before the first measurement (`rtxcur_init_`, 3 s).
+    pub rto_init: f64,
+    /// Duplicate ACKs that trigger fast retransmit (`numdupacks_`, 3).
+    pub dupacks: u32,
+    /// Packets sent per ACK at most, 0 = unlimited (`maxburst_`).
+    pub max_burst: u32,
+    /// ECN capable (`ecn_`).
+    pub ecn: bool,
+    /// Limited transmit on the first two duplicate ACKs (`singledup_`, 1).
+    pub limited_transmit: bool,
+    /// ACK size in bytes (sink `packetSize_`, 40).
+    pub ack_size: u32,
+    /// Sink delays ACKs (`Agent/TCPSink/DelAck`), with this interval (`interval_`, 0.1 s).
+    pub delayed_ack: bool,
+    pub delack_interval: f64,
+    /// CUBIC (variant `cubic`, see `cubic.rs`): β of the multiplicative decrease (0.7),
+    /// C (0.4), fast convergence (true), the TCP-friendly region (true, RFC 9438
+    /// and Linux; ns-3.37 has none: false agrees with it), HyStart (true, as ns-3 and Linux).
+    pub cubic_beta: f64,
+    pub cubic_c: f64,
+    pub fast_convergence: bool,
+    pub tcp_friendliness: bool,
+    pub hystart: bool,
+    /// DCTCP (variant `dctcp`, see `dctcp.rs`): gain g (1/16) and initial α (1).
+    pub dctcp_g: f64,
+    pub dctcp_alpha_init: f64,
+    /// Sender model (`stack`, "ns2" default). The fields below are the `linux` stack's.
+    pub stack: Stack,
+    /// Linux stack: in-order segments per delayed ACK (ns-3 `DelAckCount`, 2).
+    pub delack_count: u32,
+    /// Linux stack: SACK (ns-3 `Sack`, true).
+    pub sack: bool,
+    /// Linux stack: reproduce ns-3.37's arithmetic slips too (false: PRR in 64 bits).
+    pub ns3_quirks: bool,
+}
+
+impl TcpParams {
+    /// Bytes on the wire of data packet `seqno`, as ns-2.35's `TcpAgent::output`: sequence 0
+    /// never gets the header added. With a SYN it is the SYN (`header` bytes); without one it
+    /// is the first data packet, `packet_size` bytes. Every other packet is `packet_size`,
+    /// plus `header` when `use_headers`.
+    pub fn wire_size(&self, seqno: i32) -> u32 {
+        match (seqno, self.syn) {
+            (0, true) => self.header,
+            (0, false) => self.packet_size,
+            _ if self.use_headers => self.packet_size + self.header,
+            _ => self.packet_size,
+        }
+    }
+
+    /// Payload bytes of a data packet (goodput counts these).
+    pub fn payload(&self) -> u32 {
+        self.packet_size
+    }
+}
+
+impl Default for TcpParams {
+    fn default() -> Self {
+        TcpParams {
+            variant: Variant::Reno,
+            packet_size: 1000,
+            header: 40,
+            use_headers: true,
+            window: 20.0,
+            window_init: 2.0,
+            syn: true,
+            delay_growth: true,
+            tick: 0.01,
+            min_rto: 0.2,
+            max_rto: 60.0,
+            rto_init: 3.0,
+            dupacks: 3,
+            max_burst: 0,
+            ecn: false,
+            limited_transmit: true,
+            ack_size: 40,
+            delayed_ack: false,
+            delack_interval: 0.1,
+            cubic_beta: 0.7,
+            cubic_c: 0.4,
+            fast_convergence: true,
+            tcp_friendliness: true,
+            hystart: true,
+            dctcp_g: 0.0625,
+            dctcp_alpha_init: 1.0,
+            stack: Stack::Ns2,
+            delack_count: 2,
+            sack: true,
+            ns3_quirks: false,
+        }
+    }
+}
+
+impl TcpParams {
+    /// The `linux` stack's defaults, as ns-3.37 sets them (see `docs/tcp/stack-linux.md`):
+    /// NewReno, initial window 10 segments, delayed ACKs (2 segments, 200 ms), min RTO 1 s,
+    /// initial RTO 1 s, SACK, no SYN, receive window 131 072 bytes (`RcvBufSize`).
+    pub fn linux() -> Self {
+        let d = TcpParams::default();
+        TcpParams {
+            variant: Variant::NewReno,
+            window: 131_072.0 / d.packet_size as f64,
+            window_init: 10.0,
+            syn: false,
+            delay_growth: false,
+            min_rto: 1.0,
+            rto_init: 1.0,
+            delayed_ack: true,
+            delack_interval: 0.2,
+            stack: Stack::Linux,
+            ..d
+        }
+    }
+}
+
+/// Which sender model a TCP flow runs (`tcp.stack`; re-exported as `tcp::linux::Stack`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Stack {
+    /// ns-2 2.35's agents, packet-counted (the default: the papers' model).
+    #[default]
+    Ns2,
+    /// Linux / ns-3.37: bytes, RFC 6675 SACK recovery, PRR (`tcp/linux/`).
+    Linux,
+}
+
+impl Stack {
+    pub fn parse(s: &str) -> Option<Stack> {
+        match s.to_ascii_lowercase().as_str() {
+            "ns2" => Some(Stack::Ns2),
+            "linux" => Some(Stack::Linux),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Stack::Ns2 => "ns2",
+            Stack::Linux => "linux",
+        }
+    }
+    pub const NAMES: &'static str = "ns2, linux";
+}
