@@ -11,7 +11,7 @@ use super::prr::Prr;
 use super::rtt::RttMeanDev;
 use super::scoreboard::Scoreboard;
 use crate::packet::{Kind, Packet};
-use crate::tcp::sender::SenderStats;
+use crate::tcp::stats::SenderStats;
 use crate::tcp::TcpParams;
 use crate::time::{Dur, SimTime};
 use std::collections::VecDeque;
