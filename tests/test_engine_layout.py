@@ -110,6 +110,16 @@ def test_tcp_direction() -> None:
     assert g["cubic"] == {"cc"} and g["dctcp"] == {"cc"}
 
 
+def test_linux_stack_direction() -> None:
+    """The second sender model (`tcp/linux/`) sits beside the ns-2 sender, not on it: it
+    uses only the parameters and the counters both senders keep, and nothing else in
+    `tcp/` uses it."""
+    g = sibling_graph("tcp")
+    assert g["linux"] <= {"params", "stats"}, g["linux"]
+    assert [m for m, deps in g.items() if "linux" in deps] == []
+    assert g["stats"] == set()
+
+
 def test_cycle_finder_finds_one() -> None:
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"a": {"b"}, "b": set()}) == []

@@ -63,6 +63,9 @@ pub(super) fn flow_app(tr: &Traffic, top_tcp: &TcpSpec, duration: f64, path: &st
                 return err(format!("{path}.web"), "app = \"web\" needs a web table { arrival_rate, size, max_transfers }");
             };
             let p = tcp_params(top_tcp, tr.tcp, &format!("{path}.tcp"))?;
+            if p.stack == crate::tcp::linux::Stack::Linux {
+                return err(format!("{path}.tcp.stack"), "stack = \"linux\" runs app = \"ftp\" only in this version (web transfers use stack = \"ns2\")");
+            }
             let wm = parse_web(w, &format!("{path}.web"))?;
             check_transfer_packets(&wm, &p, &format!("{path}.web.size"))?;
             let j = json!({"app": "web", "tcp": tcp_json(&p), "web": wm.to_json()});

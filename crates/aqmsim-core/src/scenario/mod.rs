@@ -11,6 +11,7 @@ pub mod queue_spec;
 mod queue_defaults_tests;
 pub mod schema;
 mod tcp_spec;
+pub mod tcp_stack;
 mod topology;
 mod trace_path;
 pub mod traffic;

@@ -58,6 +58,8 @@ fn one() -> u64 {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TcpSpec {
+    /// Sender model: "ns2" (default) or "linux" (`scenario/tcp_stack.rs`).
+    pub stack: Option<String>,
     pub variant: Option<String>,
     pub packet_size: Option<u64>,
     pub header: Option<u64>,
@@ -86,6 +88,10 @@ pub struct TcpSpec {
     // DCTCP (variant = "dctcp")
     pub dctcp_g: Option<f64>,
     pub dctcp_alpha_init: Option<f64>,
+    // stack = "linux"
+    pub delack_count: Option<u32>,
+    pub sack: Option<bool>,
+    pub ns3_quirks: Option<bool>,
 }
 
 /// A queue table: `kind` plus that discipline's parameters (checked per kind).

@@ -9,9 +9,11 @@ use crate::error::Result;
 use crate::tcp::{TcpParams, Variant};
 use serde_json::{json, Value};
 
-/// Merge TCP tables: `over` wins over `base`, unset fields fall to ns-2 defaults.
+/// Merge TCP tables: `over` wins over `base`, unset fields fall to the stack's defaults
+/// (ns-2's, or the `linux` stack's: `tcp_stack.rs`).
 pub(super) fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<TcpParams> {
-    let d = TcpParams::default();
+    let stack = super::tcp_stack::stack(base, over, path)?;
+    let d = super::tcp_stack::defaults(stack);
     macro_rules! pick {
         ($f:ident) => {
             over.$f.clone().or(base.$f.clone())
@@ -109,7 +111,10 @@ pub(super) fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<T
         hystart: pick!(hystart).unwrap_or(d.hystart),
         dctcp_g: pick!(dctcp_g).unwrap_or(d.dctcp_g),
         dctcp_alpha_init: pick!(dctcp_alpha_init).unwrap_or(d.dctcp_alpha_init),
+        ..d
     };
+    let mut p = p;
+    super::tcp_stack::apply(&mut p, base, over, path)?;
     if !(p.cubic_beta > 0.0 && p.cubic_beta < 1.0) {
         return err(at!(cubic_beta), format!("must be in (0, 1), got {}", p.cubic_beta));
     }
@@ -142,6 +147,9 @@ pub(super) fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<T
 
 /// The resolved `tcp` table; a congestion control's own fields only for its variant.
 pub(super) fn tcp_json(p: &TcpParams) -> Value {
+    if p.stack == crate::tcp::linux::Stack::Linux {
+        return super::tcp_stack::linux_json(p);
+    }
     let mut j = tcp_json_common(p);
     match p.variant {
         Variant::Cubic => {

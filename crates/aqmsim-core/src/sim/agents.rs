@@ -14,7 +14,7 @@ impl Simulation {
         let fi = pkt.flow as usize;
         let flow = &mut self.flows[fi];
         match (&mut flow.agent, pkt.kind) {
-            (Agent::Tcp { sink, .. }, Kind::Data) => {
+            (Agent::Tcp { sink, .. } | Agent::Linux { sink, .. }, Kind::Data) => {
                 let dst = flow.dst;
                 if self.delays.on {
                     self.delays.add_e2e(fi, now.saturating_since(pkt.t_sent).secs());
@@ -37,6 +37,11 @@ impl Simulation {
                 if flow.transfer.is_some() {
                     self.check_transfer(fi);
                 }
+                self.flush(fi, out);
+            }
+            (Agent::Linux { snd, .. }, Kind::Ack) => {
+                let mut out = std::mem::take(&mut self.out);
+                snd.recv_ack(&pkt, now, &mut out);
                 self.flush(fi, out);
             }
             (Agent::Cbr(c), Kind::Udp) => {
@@ -69,12 +74,15 @@ impl Simulation {
 
     pub(super) fn sync_timer(&mut self, fi: usize) {
         let flow = &mut self.flows[fi];
-        if let Agent::Tcp { snd, .. } = &flow.agent {
-            if let Some(d) = snd.rtx_deadline() {
-                if flow.timer_at.map_or(true, |e| e > d) {
-                    flow.timer_at = Some(d);
-                    self.sched.schedule(d, Event::RtxTimer { flow: fi as u32, gen: 0 });
-                }
+        let deadline = match &flow.agent {
+            Agent::Tcp { snd, .. } => snd.rtx_deadline(),
+            Agent::Linux { snd, .. } => snd.rtx_deadline(),
+            Agent::Cbr(_) => None,
+        };
+        if let Some(d) = deadline {
+            if flow.timer_at.map_or(true, |e| e > d) {
+                flow.timer_at = Some(d);
+                self.sched.schedule(d, Event::RtxTimer { flow: fi as u32, gen: 0 });
             }
         }
     }
@@ -88,14 +96,17 @@ impl Simulation {
         }
         let fire = match &flow.agent {
             Agent::Tcp { snd, .. } => snd.rtx_deadline() == Some(now),
+            Agent::Linux { snd, .. } => snd.rtx_deadline() == Some(now),
             Agent::Cbr(_) => false,
         };
         if fire {
-            if let Agent::Tcp { snd, .. } = &mut self.flows[fi].agent {
-                let mut out = std::mem::take(&mut self.out);
-                snd.on_timeout(now, &mut out);
-                self.flush(fi, out);
+            let mut out = std::mem::take(&mut self.out);
+            match &mut self.flows[fi].agent {
+                Agent::Tcp { snd, .. } => snd.on_timeout(now, &mut out),
+                Agent::Linux { snd, .. } => snd.on_timeout(now, &mut out),
+                Agent::Cbr(_) => {}
             }
+            self.flush(fi, out);
         } else {
             self.sync_timer(fi);
         }
@@ -106,7 +117,7 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     pub(super) fn send_early_ack(&mut self, fi: usize, dst: u32) {
-        let Agent::Tcp { sink, .. } = &mut self.flows[fi].agent else { return };
+        let (Agent::Tcp { sink, .. } | Agent::Linux { sink, .. }) = &mut self.flows[fi].agent else { return };
         if let Some(early) = sink.flushed.take() {
             self.send_from(dst, early);
         }
@@ -115,7 +126,7 @@ impl Simulation {
     /// Arm flow `fi`'s delayed-ACK timer for the packet its sink just held back.
     #[inline]
     pub(super) fn arm_delack(&mut self, fi: usize) {
-        let Agent::Tcp { sink, .. } = &self.flows[fi].agent else { return };
+        let (Agent::Tcp { sink, .. } | Agent::Linux { sink, .. }) = &self.flows[fi].agent else { return };
         let (interval, gen) = (sink.delack_interval, sink.delack_gen);
         let at = self.now + Dur::from_secs(interval);
         if let Some(t) = &mut self.tracer {
@@ -128,7 +139,7 @@ impl Simulation {
         let now = self.now;
         let flow = &mut self.flows[f as usize];
         let dst = flow.dst;
-        if let Agent::Tcp { sink, .. } = &mut flow.agent {
+        if let Agent::Tcp { sink, .. } | Agent::Linux { sink, .. } = &mut flow.agent {
             if let Some(ack) = sink.on_delack_timer(gen, now) {
                 self.send_from(dst, ack);
             }
@@ -146,6 +157,11 @@ impl Simulation {
                     Some(t) => snd.advance(t.to_send(), now, &mut out),
                     None => snd.start_bulk(now, &mut out),
                 }
+                self.flush(fi, out);
+            }
+            Agent::Linux { snd, .. } => {
+                let mut out = std::mem::take(&mut self.out);
+                snd.start_bulk(now, &mut out);
                 self.flush(fi, out);
             }
             Agent::Cbr(c) => {
@@ -167,6 +183,7 @@ impl Simulation {
     pub(super) fn stop(&mut self, f: u32) {
         match &mut self.flows[f as usize].agent {
             Agent::Tcp { snd, .. } => snd.stop(),
+            Agent::Linux { snd, .. } => snd.stop(),
             Agent::Cbr(c) => c.running = false,
         }
     }

@@ -10,7 +10,8 @@
 //! and UDP agents' glue (deliveries, timers, starts and stops); `monitors.rs` the periodic
 //! queue samples and utilisation bins; `summary.rs` the results at the end. Beside them:
 //! `capacity.rs` (rate schedules), `limits.rs` (event and memory guards), `delays.rs`,
-//! `tcp_watch.rs`, `trace_hooks.rs`, `web.rs`, `udp.rs`, `onoff.rs`.
+//! `tcp_watch.rs`, `trace_hooks.rs`, `web.rs`, `udp.rs`, `onoff.rs`, `linux_hooks.rs` (a
+//! `stack = "linux"` flow's agent; its other arms sit beside the ns-2 agent's).
 
 use crate::monitor::{DropLog, FlowTable, LinkBins, QueueSamples, RttLog, Spilling, Summary, TcpLog};
 
@@ -19,6 +20,7 @@ mod capacity;
 mod delays;
 mod limits;
 mod links;
+mod linux_hooks;
 mod monitors;
 pub mod onoff;
 mod run;
@@ -35,6 +37,7 @@ use crate::net::{Link, Routes};
 use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::sched::Scheduler;
+use crate::tcp::linux::LinuxSender;
 use crate::tcp::{TcpSender, TcpSink};
 use crate::time::{Dur, SimTime};
 
@@ -44,6 +47,8 @@ pub const LOSS: u8 = 3;
 
 pub enum Agent {
     Tcp { snd: TcpSender, sink: TcpSink },
+    /// A `stack = "linux"` TCP flow (`tcp::linux`).
+    Linux { snd: Box<LinuxSender>, sink: TcpSink },
     Cbr(Cbr),
 }
 

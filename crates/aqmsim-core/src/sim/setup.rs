@@ -59,6 +59,9 @@ impl Simulation {
                     let boot = r.uniform() * p.tick;
                     let mut sink = TcpSink::new(i as u32, f.src, p.ack_size, p.payload(), p.delayed_ack, p.delack_interval, p.syn, p.variant.uses_sack());
                     sink.dctcp = p.variant == crate::tcp::Variant::Dctcp;
+                    if p.stack == crate::tcp::linux::Stack::Linux {
+                        return super::linux_hooks::linux_agent(p, i as u32, f.src, f.dst);
+                    }
                     Agent::Tcp { snd: TcpSender::new(p, i as u32, f.dst, boot), sink }
                 };
                 let mut transfer = None;

@@ -81,15 +81,23 @@ impl Simulation {
             ft.queue_drops.push(q.drops);
             ft.queue_marks.push(q.marks);
             ft.queue_marks_departed.push(q.marked_departures);
-            match &f.agent {
-                Agent::Tcp { snd, sink } => {
+            let linux_tcp = match &f.agent {
+                Agent::Linux { snd, sink } => Some((&snd.stats, sink, snd.cc.name())),
+                _ => None,
+            };
+            let tcp = match &f.agent {
+                Agent::Tcp { snd, sink } => Some((&snd.stats, sink, snd.p.variant.name())),
+                _ => linux_tcp,
+            };
+            match (&f.agent, tcp) {
+                (_, Some((stats, sink, variant))) => {
                     let thr = sink.stats.received_bytes as f64 * 8.0 / dur;
                     let good = sink.stats.delivered_payload as f64 * 8.0 / dur;
                     ft.app.push(if f.transfer.is_some() { "web" } else { "ftp" }.into());
-                    ft.variant.push(snd.p.variant.name().into());
-                    ft.sent.push(snd.stats.sent);
-                    ft.retransmitted.push(snd.stats.retransmitted);
-                    ft.timeouts.push(snd.stats.timeouts);
+                    ft.variant.push(variant.into());
+                    ft.sent.push(stats.sent);
+                    ft.retransmitted.push(stats.retransmitted);
+                    ft.timeouts.push(stats.timeouts);
                     ft.received.push(sink.stats.received);
                     ft.delivered.push(sink.stats.delivered);
                     ft.throughput_bps.push(thr);
@@ -100,15 +108,15 @@ impl Simulation {
                     tot_good += good;
                     dsum += sink.stats.delay_sum_ns;
                     dn += sink.stats.received;
-                    tot_sent += snd.stats.sent;
-                    tot_rtx += snd.stats.retransmitted;
-                    tot_to += snd.stats.timeouts;
+                    tot_sent += stats.sent;
+                    tot_rtx += stats.retransmitted;
+                    tot_to += stats.timeouts;
                     // Jain's index is over the long-lived flows: not web transfers
                     if f.transfer.is_none() {
                         tputs.push(thr);
                     }
                 }
-                Agent::Cbr(c) => {
+                (Agent::Cbr(c), _) => {
                     let thr = c.received_bytes as f64 * 8.0 / dur;
                     ft.app.push(if c.is_onoff() { "onoff" } else { "cbr" }.into());
                     ft.variant.push("udp".into());
@@ -126,6 +134,7 @@ impl Simulation {
                     dsum += c.delay_sum_ns;
                     dn += c.received;
                 }
+                _ => unreachable!("every TCP agent has a sender and a sink"),
             }
         }
         s.put("throughput_bps", tot_thr);

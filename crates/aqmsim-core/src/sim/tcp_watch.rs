@@ -19,6 +19,13 @@ impl Simulation {
             if !every {
                 self.tcp_log.record(t, fi as u32, snd.snapshot(), false);
             }
+        } else if let Agent::Linux { snd, .. } = &mut self.flows[fi].agent {
+            if let Some(rtt) = snd.take_rtt_sample() {
+                self.rtt_log.push(t, fi as u32, rtt);
+            }
+            if !every {
+                self.tcp_log.record(t, fi as u32, snd.snapshot(), false);
+            }
         }
     }
 
@@ -27,8 +34,10 @@ impl Simulation {
         let t = self.now.secs();
         for k in 0..self.tcp_flows.len() {
             let fi = self.tcp_flows[k] as usize;
-            if let Agent::Tcp { snd, .. } = &self.flows[fi].agent {
-                self.tcp_log.record(t, fi as u32, snd.snapshot(), true);
+            match &self.flows[fi].agent {
+                Agent::Tcp { snd, .. } => self.tcp_log.record(t, fi as u32, snd.snapshot(), true),
+                Agent::Linux { snd, .. } => self.tcp_log.record(t, fi as u32, snd.snapshot(), true),
+                Agent::Cbr(_) => {}
             }
         }
         if let Some(dt) = self.tcp_dt {

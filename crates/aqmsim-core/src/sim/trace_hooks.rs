@@ -229,6 +229,7 @@ impl Tracer {
 pub(super) fn flow_info(f: &super::Flow) -> FlowInfo {
     match &f.agent {
         Agent::Tcp { snd, .. } => FlowInfo { src: f.src, dst: f.dst, tcp: true, payload: snd.p.packet_size, header: snd.p.header, syn: snd.p.syn },
+        Agent::Linux { snd, .. } => FlowInfo { src: f.src, dst: f.dst, tcp: true, payload: snd.p.packet_size, header: snd.p.header, syn: false },
         Agent::Cbr(c) => FlowInfo { src: f.src, dst: f.dst, tcp: false, payload: c.size, header: 0, syn: false },
     }
 }

@@ -16,8 +16,9 @@
 //!
 //! ```text
 //! sender/ ──► cc (trait) ◄── cubic, dctcp      (one file per congestion control)
-//!    │   └──► cubic, dctcp, scoreboard, rtt
+//!    │   └──► cubic, dctcp, scoreboard, rtt, stats
 //!    └──────► params (Variant, TcpParams)       ◄── everything, and scenario/
+//! linux/  ──► params, stats                     (the second sender model, beside sender/)
 //! ```
 //!
 //! - [`params`]: what a flow is configured with; depends on nothing in `tcp/`.
@@ -34,17 +35,23 @@
 //!   `sender/mod.rs` (state, sending, new ACKs, timeouts), `ns2.rs` (Tahoe/Reno/NewReno),
 //!   `sack1.rs` (Sack1 recovery), `cc_glue.rs` (its glue to `CongestionOps`), `state.rs` (what
 //!   the state monitor reads). Nothing in `tcp/` depends on it.
+//! - [`linux`]: the second sender model (`stack = "linux"`, Linux/ns-3.37: bytes, RFC 6675
+//!   scoreboard, PRR, its own bytes-window congestion-control trait), one directory beside
+//!   `sender/`; it uses only `params` and [`stats`] (the counters both senders keep), and
+//!   nothing in `tcp/` uses it.
 
 pub mod cc;
 #[cfg(test)]
 mod cc_tests;
 pub mod cubic;
 pub mod dctcp;
+pub mod linux;
 pub mod params;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 pub mod sink;
+pub mod stats;
 
 pub use cc::seg;
 pub use params::{TcpParams, Variant};

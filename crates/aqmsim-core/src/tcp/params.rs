@@ -100,6 +100,14 @@ pub struct TcpParams {
     /// DCTCP (variant `dctcp`, see `dctcp.rs`): gain g (1/16) and initial α (1).
     pub dctcp_g: f64,
     pub dctcp_alpha_init: f64,
+    /// Sender model (`stack`, "ns2" default). The fields below are the `linux` stack's.
+    pub stack: Stack,
+    /// Linux stack: in-order segments per delayed ACK (ns-3 `DelAckCount`, 2).
+    pub delack_count: u32,
+    /// Linux stack: SACK (ns-3 `Sack`, true).
+    pub sack: bool,
+    /// Linux stack: reproduce ns-3.37's arithmetic slips too (false: PRR in 64 bits).
+    pub ns3_quirks: bool,
 }
 
 impl TcpParams {
@@ -151,6 +159,59 @@ impl Default for TcpParams {
             hystart: true,
             dctcp_g: 0.0625,
             dctcp_alpha_init: 1.0,
+            stack: Stack::Ns2,
+            delack_count: 2,
+            sack: true,
+            ns3_quirks: false,
         }
     }
+}
+
+impl TcpParams {
+    /// The `linux` stack's defaults, as ns-3.37 sets them (see `docs/tcp/stack-linux.md`):
+    /// NewReno, initial window 10 segments, delayed ACKs (2 segments, 200 ms), min RTO 1 s,
+    /// initial RTO 1 s, SACK, no SYN, receive window 131 072 bytes (`RcvBufSize`).
+    pub fn linux() -> Self {
+        let d = TcpParams::default();
+        TcpParams {
+            variant: Variant::NewReno,
+            window: 131_072.0 / d.packet_size as f64,
+            window_init: 10.0,
+            syn: false,
+            delay_growth: false,
+            min_rto: 1.0,
+            rto_init: 1.0,
+            delayed_ack: true,
+            delack_interval: 0.2,
+            stack: Stack::Linux,
+            ..d
+        }
+    }
+}
+
+/// Which sender model a TCP flow runs (`tcp.stack`; re-exported as `tcp::linux::Stack`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum Stack {
+    /// ns-2 2.35's agents, packet-counted (the default: the papers' model).
+    #[default]
+    Ns2,
+    /// Linux / ns-3.37: bytes, RFC 6675 SACK recovery, PRR (`tcp/linux/`).
+    Linux,
+}
+
+impl Stack {
+    pub fn parse(s: &str) -> Option<Stack> {
+        match s.to_ascii_lowercase().as_str() {
+            "ns2" => Some(Stack::Ns2),
+            "linux" => Some(Stack::Linux),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Stack::Ns2 => "ns2",
+            Stack::Linux => "linux",
+        }
+    }
+    pub const NAMES: &'static str = "ns2, linux";
 }

@@ -59,6 +59,9 @@ pub struct TcpSink {
     /// A packet waiting for its delayed ACK (its seq, flags, send time).
     pending: Option<Packet>,
     pub delack_gen: u32,
+    /// Delay the ACK of segment 0 too (ns-3: the first data segment after the handshake
+    /// counts like any other; ns-2's sink never delays packet 0). Set for `stack = "linux"`.
+    pub delay_first: bool,
     pub stats: SinkStats,
 }
 
@@ -82,6 +85,7 @@ impl TcpSink {
             delack_interval,
             pending: None,
             delack_gen: 0,
+            delay_first: false,
             stats: SinkStats::default(),
         }
     }
@@ -219,7 +223,7 @@ impl TcpSink {
         }
         if self.delayed {
             let in_order = data.seq == self.cum_ack();
-            if self.pending.is_none() && in_order && data.seq >= self.maxseen && data.seq != 0 {
+            if self.pending.is_none() && in_order && data.seq >= self.maxseen && (data.seq != 0 || self.delay_first) {
                 self.pending = Some(*data);
                 self.delack_gen = self.delack_gen.wrapping_add(1);
                 return None;

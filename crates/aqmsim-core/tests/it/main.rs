@@ -4,6 +4,7 @@ mod cc_dumbbell;
 mod common;
 mod cut_through;
 mod invariants;
+mod linux_stack;
 mod markfront;
 mod pcap;
 mod properties;

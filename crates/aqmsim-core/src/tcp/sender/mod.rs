@@ -12,7 +12,7 @@
 //! the window, the timer, timeouts); `ns2.rs` the Tahoe/Reno/NewReno ACK processing,
 //! `sack1.rs` Sack1's, `cc_glue.rs` the glue to the congestion controls of `tcp/cubic.rs` and
 //! `tcp/dctcp.rs` (behind [`crate::tcp::cc::CongestionOps`]), `state.rs` what the state
-//! monitor reads. It depends on `tcp::{params, cc, cubic, dctcp, rtt, scoreboard}`; none of
+//! monitor reads. It depends on `tcp::{params, stats, cc, cubic, dctcp, rtt, scoreboard}`; none of
 //! them depends on it.
 
 mod cc_glue;
@@ -26,6 +26,7 @@ pub use sack1::SackState;
 use super::cc::CongestionOps;
 use super::params::{TcpParams, Variant};
 use super::rtt::RttEstimator;
+pub use super::stats::SenderStats;
 use crate::packet::{ecn, Kind, Packet};
 use crate::time::SimTime;
 
@@ -39,23 +40,6 @@ pub enum CwndAction {
     Exited,
 }
 
-
-/// Cumulative counters of a sender.
-#[derive(Clone, Debug, Default)]
-pub struct SenderStats {
-    /// Data packets sent (SYN included), retransmissions included.
-    pub sent: u64,
-    pub sent_bytes: u64,
-    /// Retransmitted packets.
-    pub retransmitted: u64,
-    /// Retransmission timeouts.
-    pub timeouts: u64,
-    /// Fast retransmits.
-    pub fast_retransmits: u64,
-    /// Window reductions in response to ECN-Echo.
-    pub ecn_responses: u64,
-    pub acks: u64,
-}
 
 #[derive(Clone, Debug)]
 pub struct TcpSender {

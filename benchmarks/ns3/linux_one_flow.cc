@@ -1,0 +1,106 @@
+// One NewReno flow through a DropTail bottleneck in ns-3.37, for the value-for-value check
+// of aqmsim's `tcp.stack = "linux"` (tests/test_stack_linux_ns3.py, docs/tcp/stack-linux.md).
+//
+//   S --(100 Mb/s, 1 ms)-- R --(rate, delay; DropTail `limit` packets, no queue disc)-- D
+//
+// ns-3's defaults except: SegmentSize 1000, timestamps off (aqmsim has none yet), send and
+// receive buffers `buf` bytes (large: the flow is then limited by cwnd, not the receive
+// window, which ns-3 fills with sub-MSS segments). The bottleneck's traffic-control layer
+// is removed so the device queue (which holds `limit` packets beside the one on the wire)
+// is the only queue. Prints "cwnd <t> <bytes>", "ssthresh <t> <bytes>" and
+// "state <t> <TcpCongState_t>" lines, from the sender's trace sources.
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <iostream>
+
+using namespace ns3;
+
+static void
+OnCwnd(uint32_t, uint32_t now)
+{
+    std::cout << "cwnd " << Simulator::Now().GetSeconds() << " " << now << "\n";
+}
+
+static void
+OnSsthresh(uint32_t, uint32_t now)
+{
+    std::cout << "ssthresh " << Simulator::Now().GetSeconds() << " " << now << "\n";
+}
+
+static void
+OnState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    std::cout << "state " << Simulator::Now().GetSeconds() << " " << now << "\n";
+}
+
+static void
+Connect()
+{
+    const std::string s = "/NodeList/0/$ns3::TcpL4Protocol/SocketList/0/";
+    Config::ConnectWithoutContext(s + "CongestionWindow", MakeCallback(&OnCwnd));
+    Config::ConnectWithoutContext(s + "SlowStartThreshold", MakeCallback(&OnSsthresh));
+    Config::ConnectWithoutContext(s + "CongState", MakeCallback(&OnState));
+}
+
+int
+main(int argc, char** argv)
+{
+    double duration = 10;
+    uint32_t buf = 4000000;
+    uint32_t limit = 50;
+    std::string rate = "10Mbps";
+    std::string delay = "20ms";
+    CommandLine cmd;
+    cmd.AddValue("duration", "simulated seconds", duration);
+    cmd.AddValue("buf", "send and receive buffer, bytes", buf);
+    cmd.AddValue("limit", "bottleneck device queue, packets", limit);
+    cmd.AddValue("rate", "bottleneck rate", rate);
+    cmd.AddValue("delay", "bottleneck one-way delay", delay);
+    cmd.Parse(argc, argv);
+
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpNewReno"));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1000));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(buf));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(buf));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+
+    NodeContainer nodes;
+    nodes.Create(3);
+    PointToPointHelper access;
+    access.SetDeviceAttribute("DataRate", StringValue("100Mbps"));
+    access.SetChannelAttribute("Delay", StringValue("1ms"));
+    PointToPointHelper bottleneck;
+    bottleneck.SetDeviceAttribute("DataRate", StringValue(rate));
+    bottleneck.SetChannelAttribute("Delay", StringValue(delay));
+    bottleneck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue(std::to_string(limit) + "p"));
+    NetDeviceContainer a = access.Install(nodes.Get(0), nodes.Get(1));
+    NetDeviceContainer b = bottleneck.Install(nodes.Get(1), nodes.Get(2));
+    InternetStackHelper stack;
+    stack.Install(nodes);
+    Ipv4AddressHelper ip;
+    ip.SetBase("10.1.1.0", "255.255.255.0");
+    ip.Assign(a);
+    ip.SetBase("10.1.2.0", "255.255.255.0");
+    Ipv4InterfaceContainer bi = ip.Assign(b);
+    TrafficControlHelper().Uninstall(b);
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+
+    BulkSendHelper source("ns3::TcpSocketFactory", InetSocketAddress(bi.GetAddress(1), 9));
+    source.SetAttribute("MaxBytes", UintegerValue(0));
+    ApplicationContainer apps = source.Install(nodes.Get(0));
+    apps.Start(Seconds(0));
+    apps.Stop(Seconds(duration));
+    PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), 9));
+    sink.Install(nodes.Get(2)).Start(Seconds(0));
+
+    Simulator::Schedule(MicroSeconds(100), &Connect); // the socket exists once the app starts
+    Simulator::Stop(Seconds(duration));
+    Simulator::Run();
+    Simulator::Destroy();
+    return 0;
+}

@@ -1,0 +1,116 @@
+//! The `stack` field of a TCP table: which sender model runs ("ns2", the default, or
+//! "linux"), the `linux` stack's own fields and the ns-2 fields it refuses.
+
+use super::schema::TcpSpec;
+use crate::error::{Result, ScenarioError};
+use crate::tcp::linux::Stack;
+use crate::tcp::{TcpParams, Variant};
+use serde_json::{json, Value};
+
+/// Fields only the ns-2 stack reads (a `linux` table that sets one is refused).
+const NS2_ONLY: &[&str] = &["tick", "syn", "delay_growth", "max_burst", "limited_transmit", "use_headers"];
+/// Receive buffer of ns-3's sink (`TcpSocket::RcvBufSize`), bytes: the linux stack's
+/// default receive-window cap.
+pub const RCVBUF_BYTES: f64 = 131_072.0;
+
+/// The stack a TCP table resolves to (its own `stack`, else the top level's, else ns2).
+pub fn stack(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<Stack> {
+    let (v, at) = match (&over.stack, &base.stack) {
+        (Some(v), _) => (v, format!("{path}.stack")),
+        (None, Some(v)) => (v, "tcp.stack".to_string()),
+        (None, None) => return Ok(Stack::Ns2),
+    };
+    Stack::parse(v).ok_or_else(|| ScenarioError::new(at, format!("unknown TCP stack {v:?} (expected one of: {})", Stack::NAMES)))
+}
+
+/// The defaults a table of this stack starts from.
+pub fn defaults(s: Stack) -> TcpParams {
+    match s {
+        Stack::Ns2 => TcpParams::default(),
+        Stack::Linux => TcpParams::linux(),
+    }
+}
+
+/// Resolve and check the stack's own fields on `p` (already resolved otherwise).
+pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<()> {
+    let at = |f: &str, set_here: bool| if set_here { format!("{path}.{f}") } else { format!("tcp.{f}") };
+    let err = |f: &str, here: bool, msg: String| -> Result<()> { Err(ScenarioError::new(at(f, here), msg)) };
+    let b = serde_json::to_value(base).unwrap_or(Value::Null);
+    let o = serde_json::to_value(over).unwrap_or(Value::Null);
+    let set = |f: &str| -> Option<bool> {
+        if !o[f].is_null() {
+            Some(true)
+        } else if !b[f].is_null() {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    match p.stack {
+        Stack::Ns2 => {
+            for f in ["delack_count", "sack", "ns3_quirks"] {
+                // a top-level linux field is not inherited by a table of another stack
+                if set(f) == Some(true) || (set(f) == Some(false) && stack(base, &TcpSpec::default(), "tcp")? != Stack::Linux) {
+                    let here = set(f) == Some(true);
+                    return err(f, here, "only used with stack = \"linux\" (the stack here is \"ns2\")".into());
+                }
+            }
+        }
+        Stack::Linux => {
+            for &f in NS2_ONLY {
+                if let Some(here) = set(f) {
+                    if here || stack(base, &TcpSpec::default(), "tcp")? == Stack::Linux {
+                        return err(f, here, "only used with stack = \"ns2\" (the stack here is \"linux\")".into());
+                    }
+                }
+            }
+            if p.variant != Variant::NewReno {
+                let here = set("variant") == Some(true);
+                return err(
+                    "variant",
+                    here,
+                    format!("stack = \"linux\" runs variant = \"newreno\" in this version, got {:?}", p.variant.name()),
+                );
+            }
+            if let Some(v) = over.delack_count.or(base.delack_count) {
+                if !(1..=2).contains(&v) {
+                    return err("delack_count", over.delack_count.is_some(), format!("must be 1 or 2 segments, got {v}"));
+                }
+                p.delack_count = v;
+            }
+            if let Some(v) = over.sack.or(base.sack) {
+                if !v {
+                    return err("sack", over.sack.is_some(), "stack = \"linux\" needs SACK in this version: leave tcp.sack unset or true".into());
+                }
+                p.sack = v;
+            }
+            if let Some(v) = over.ns3_quirks.or(base.ns3_quirks) {
+                p.ns3_quirks = v;
+            }
+            if set("window").is_none() {
+                p.window = RCVBUF_BYTES / p.packet_size as f64;
+            }
+            if !(p.min_rto > 0.0) {
+                return err("min_rto", set("min_rto") == Some(true), format!("must be > 0 s on stack = \"linux\", got {}", p.min_rto));
+            }
+            if !(p.rto_init > 0.0) {
+                return err("rto_init", set("rto_init") == Some(true), format!("must be > 0 s, got {}", p.rto_init));
+            }
+            if p.window * (p.packet_size as f64) < p.packet_size as f64 {
+                return err("window", set("window") == Some(true), format!("must be ≥ 1 segment, got {}", p.window));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The resolved `tcp` table of a linux-stack flow (no ns-2-only fields).
+pub fn linux_json(p: &TcpParams) -> Value {
+    json!({
+        "stack": "linux", "variant": p.variant.name(), "packet_size": p.packet_size, "header": p.header,
+        "window": p.window, "window_init": p.window_init, "min_rto": p.min_rto, "max_rto": p.max_rto,
+        "rto_init": p.rto_init, "dupacks": p.dupacks, "ecn": p.ecn, "ack_size": p.ack_size,
+        "delayed_ack": p.delayed_ack, "delack_count": p.delack_count, "delack_interval": p.delack_interval,
+        "sack": p.sack, "ns3_quirks": p.ns3_quirks,
+    })
+}

@@ -1,0 +1,73 @@
+//! The congestion-control interface of the Linux/ns-3 sender (ns-3.37's
+//! `TcpCongestionOps`): one implementation per file, windows in bytes.
+
+/// What a congestion control reads and writes: windows in bytes.
+#[derive(Clone, Debug)]
+pub struct Tcb {
+    pub cwnd: u32,
+    pub ssthresh: u32,
+    pub mss: u32,
+}
+
+pub trait CongestionOps: std::fmt::Debug {
+    fn name(&self) -> &'static str;
+    /// The slow-start threshold after a congestion event with `bytes_in_flight` in flight
+    /// (SACKed and lost bytes excluded, retransmissions included).
+    fn ssthresh(&self, t: &Tcb, bytes_in_flight: u32) -> u32;
+    /// Grow the window on an ACK that acknowledged `segs_acked` segments (in Open).
+    fn increase_window(&mut self, t: &mut Tcb, segs_acked: u32);
+    fn clone_box(&self) -> Box<dyn CongestionOps>;
+}
+
+impl Clone for Box<dyn CongestionOps> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+/// NewReno (RFC 5681 with RFC 3465 L = 1 SMSS), as ns-3.37's `TcpNewReno`.
+#[derive(Clone, Debug, Default)]
+pub struct NewReno;
+
+impl NewReno {
+    /// Slow start: one SMSS per ACK that acknowledges at least one segment, whatever
+    /// their number (appropriate byte counting with L = 1 SMSS). Returns the segments
+    /// left over for congestion avoidance.
+    fn slow_start(t: &mut Tcb, segs_acked: u32) -> u32 {
+        if segs_acked >= 1 {
+            t.cwnd = t.cwnd.saturating_add(t.mss);
+            segs_acked - 1
+        } else {
+            0
+        }
+    }
+
+    /// Congestion avoidance: max(1, ⌊SMSS²/cwnd⌋) bytes per ACK that acknowledges
+    /// anything (not per segment: ns-3's rule).
+    fn congestion_avoidance(t: &mut Tcb, segs_acked: u32) {
+        if segs_acked > 0 {
+            let adder = ((t.mss as f64 * t.mss as f64) / t.cwnd as f64).max(1.0);
+            t.cwnd = t.cwnd.saturating_add(adder as u32);
+        }
+    }
+}
+
+impl CongestionOps for NewReno {
+    fn name(&self) -> &'static str {
+        "newreno"
+    }
+    fn ssthresh(&self, t: &Tcb, bytes_in_flight: u32) -> u32 {
+        (2 * t.mss).max(bytes_in_flight / 2)
+    }
+    fn increase_window(&mut self, t: &mut Tcb, mut segs_acked: u32) {
+        if t.cwnd < t.ssthresh {
+            segs_acked = Self::slow_start(t, segs_acked);
+        }
+        if t.cwnd >= t.ssthresh {
+            Self::congestion_avoidance(t, segs_acked);
+        }
+    }
+    fn clone_box(&self) -> Box<dyn CongestionOps> {
+        Box::new(self.clone())
+    }
+}

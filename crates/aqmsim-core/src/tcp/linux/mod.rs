@@ -1,0 +1,23 @@
+//! The second sender model, `stack = "linux"`: TCP as Linux and ns-3.37 run it today.
+//!
+//! Windows in bytes with appropriate byte counting (RFC 3465, L = 1 SMSS), an RFC 6675
+//! SACK scoreboard (IsLost with DupThresh, NextSeg, pipe = bytes in flight), ssthresh from
+//! the bytes in flight at the congestion event (ns-3's `GetSsThresh` convention), PRR
+//! (RFC 6937, SSRB) for the reduction, and ns-3's RTT estimator and RTO rules. One file per
+//! part: `scoreboard.rs`, `prr.rs`, `rtt.rs`, `cc.rs` (the congestion-control trait and
+//! NewReno), `sender.rs`. The sink is the shared `TcpSink` with SACK and ns-3's delayed
+//! ACK. Departures from the RFCs and from ns-3 are listed in `docs/tcp/stack-linux.md`.
+//!
+//! Nothing here is reached by a flow of the default `stack = "ns2"`.
+
+pub mod cc;
+pub mod ecn;
+pub mod prr;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
+#[cfg(test)]
+mod tests;
+
+pub use super::params::Stack;
+pub use sender::{CongState, LinuxSender};

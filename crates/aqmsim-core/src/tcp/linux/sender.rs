@@ -1,0 +1,412 @@
+//! The Linux/ns-3 sender: windows in bytes, RFC 6675 SACK loss recovery with PRR, ns-3.37's
+//! `TcpSocketBase` ACK processing (`ReceivedAck`, `ProcessAck`, `DupAck`, `EnterRecovery`,
+//! `ReTxTimeout`, `SendPendingData`) re-expressed over segment-numbered packets.
+//!
+//! Packets carry segment numbers (segment `n` holds bytes `n·MSS .. (n+1)·MSS`), the sink is
+//! the packet-counting one with SACK and ns-3's delayed ACKs; every window (cwnd, ssthresh,
+//! pipe, PRR's counters) is in bytes and has no packet rounding.
+
+use super::cc::{CongestionOps, NewReno, Tcb};
+use super::prr::Prr;
+use super::rtt::RttMeanDev;
+use super::scoreboard::Scoreboard;
+use crate::packet::{Kind, Packet};
+use crate::tcp::stats::SenderStats;
+use crate::tcp::TcpParams;
+use crate::time::{Dur, SimTime};
+use std::collections::VecDeque;
+
+/// ns-3's congestion states (`TcpSocketState::TcpCongState_t`; CWR comes with ECN).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CongState {
+    Open,
+    Disorder,
+    Recovery,
+    Loss,
+    /// Reducing after an ECN-Echo (`ecn.rs`).
+    Cwr,
+}
+
+/// ns-3's clock granularity G of the RTO rule (`ClockGranularity`, 1 ms).
+const GRANULARITY_NS: i64 = 1_000_000;
+/// Largest RTO after backoff (ns-3: 60 s).
+const MAX_RTO_NS: i64 = 60_000_000_000;
+/// The last segment a bulk flow sends.
+const MAXSEQ: i32 = i32::MAX - 2 * crate::tcp::params::MAX_WINDOW as i32;
+
+#[derive(Clone, Debug)]
+pub struct LinuxSender {
+    pub p: TcpParams,
+    pub flow: u32,
+    pub dst: u32,
+    pub tcb: Tcb,
+    /// Receiver window cap, bytes.
+    pub rwnd: u64,
+    pub sb: Scoreboard,
+    /// One past the last segment the application has given.
+    pub curseq: i32,
+    pub state: CongState,
+    pub dupacks: u32,
+    /// RecoveryPoint (HighData at the last congestion event), segment number.
+    pub recover: i32,
+    recover_active: bool,
+    first_partial: bool,
+    rtx_data_acked: bool,
+    pub prr: Prr,
+    pub cc: Box<dyn CongestionOps>,
+    pub rtt: RttMeanDev,
+    /// Current RTO, ns (backoff included).
+    pub rto_ns: i64,
+    min_rto_ns: i64,
+    /// Sends not yet acknowledged for RTT samples: (first seg, end seg, time, retransmitted).
+    history: VecDeque<(i32, i32, SimTime, bool)>,
+    rtx_deadline: Option<SimTime>,
+    pub(crate) rtt_sample: f64,
+    pub stats: SenderStats,
+    pub(super) ecn: super::ecn::EcnSender,
+}
+
+impl LinuxSender {
+    pub fn new(p: TcpParams, flow: u32, dst: u32) -> LinuxSender {
+        let mss = p.packet_size;
+        let tcb = Tcb { cwnd: (p.window_init * mss as f64) as u32, ssthresh: u32::MAX, mss };
+        LinuxSender {
+            flow,
+            dst,
+            tcb,
+            rwnd: (p.window * mss as f64) as u64,
+            sb: Scoreboard::new(p.dupacks),
+            curseq: 0,
+            state: CongState::Open,
+            dupacks: 0,
+            recover: 0,
+            recover_active: false,
+            first_partial: true,
+            rtx_data_acked: false,
+            prr: Prr { wrap32: p.ns3_quirks, ..Prr::default() },
+            cc: Box::new(NewReno),
+            rtt: RttMeanDev::new(),
+            rto_ns: (p.rto_init * 1e9) as i64,
+            min_rto_ns: (p.min_rto * 1e9) as i64,
+            history: VecDeque::new(),
+            rtx_deadline: None,
+            rtt_sample: f64::NAN,
+            stats: SenderStats::default(),
+            ecn: super::ecn::EcnSender::new(p.ecn),
+            p,
+        }
+    }
+
+    pub fn rtx_deadline(&self) -> Option<SimTime> {
+        self.rtx_deadline
+    }
+    #[inline]
+    fn mss(&self) -> u32 {
+        self.tcb.mss
+    }
+    /// Bytes in flight (RFC 6675 pipe, ns-3 `BytesInFlight`).
+    pub fn bytes_in_flight(&self) -> u32 {
+        self.sb.in_flight() * self.mss()
+    }
+    fn unacked_bytes(&self) -> u64 {
+        self.sb.outstanding() as u64 * self.mss() as u64
+    }
+
+    // ------------------------------------------------------------------ application
+
+    pub fn start_bulk(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.curseq = MAXSEQ;
+        self.send_pending(now, out);
+    }
+    pub fn stop(&mut self) {
+        self.curseq = self.sb.high;
+    }
+    pub fn advance(&mut self, n: i32, now: SimTime, out: &mut Vec<Packet>) {
+        self.curseq = self.curseq.saturating_add(n).min(MAXSEQ);
+        self.send_pending(now, out);
+    }
+
+    // ------------------------------------------------------------------ sending
+
+    fn send_seg(&mut self, seg: i32, now: SimTime, out: &mut Vec<Packet>) {
+        let rtx = seg < self.sb.high;
+        if rtx {
+            self.sb.mark_retrans(seg);
+            self.stats.retransmitted += 1;
+            // Karn: a sample never comes from a retransmitted segment
+            // entries are one per segment, consecutive from the front's
+            if let Some(first) = self.history.front().map(|h| h.0) {
+                if let Some(h) = self.history.get_mut((seg - first).max(0) as usize).filter(|h| h.0 == seg) {
+                    h.3 = true;
+                }
+            }
+        } else {
+            self.sb.sent_new();
+            self.history.push_back((seg, seg + 1, now, false));
+        }
+        let size = self.p.packet_size + self.p.header;
+        let mut pkt = Packet::new(Kind::Data, self.flow, seg, size, self.dst, now);
+        pkt.tag = rtx as u8;
+        pkt.ecn = self.ecn.data_bits(seg, rtx);
+        out.push(pkt);
+        self.stats.sent += 1;
+        self.stats.sent_bytes += size as u64;
+        if self.rtx_deadline.is_none() {
+            self.rtx_deadline = Some(now + Dur(self.rto_ns as u64));
+        }
+        if matches!(self.state, CongState::Recovery | CongState::Cwr) {
+            self.prr.sent(self.mss());
+        }
+    }
+
+    /// RFC 6675 (C) / ns-3 `SendPendingData`: while a full segment fits in
+    /// min(cwnd, rwnd) − pipe, send NextSeg.
+    fn send_pending(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        loop {
+            let win = (self.tcb.cwnd as u64).min(self.rwnd);
+            let pipe = self.bytes_in_flight() as u64;
+            if pipe + self.mss() as u64 > win {
+                break;
+            }
+            let (r1, r3) = self.sb.next_seg(self.state == CongState::Recovery);
+            let seg = match r1 {
+                Some(s) => s,
+                None if self.sb.high < self.curseq && self.unacked_bytes() + self.mss() as u64 <= self.rwnd => self.sb.high,
+                None => match r3 {
+                    Some(s) => s,
+                    None => break,
+                },
+            };
+            self.send_seg(seg, now, out);
+        }
+    }
+
+    /// ns-3 `DoRetransmit`: the first lost segment not yet retransmitted, else the head.
+    fn retransmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let seg = self.sb.next_seg(false).0.unwrap_or(self.sb.una);
+        if seg < self.sb.high {
+            self.send_seg(seg, now, out);
+        }
+    }
+
+    // ------------------------------------------------------------------ ACKs
+
+    fn estimate_rtt(&mut self, ack: i32, now: SimTime) {
+        let mut m = None;
+        if let Some(&(_, end, t, retx)) = self.history.front() {
+            if !retx && ack >= end {
+                m = Some(now.saturating_since(t).0 as i64);
+            }
+        }
+        while self.history.front().is_some_and(|h| h.1 <= ack) {
+            self.history.pop_front();
+        }
+        if let Some(m) = m {
+            self.rtt.sample(m);
+            self.rto_ns = self.rtt.rto(GRANULARITY_NS, self.min_rto_ns);
+            self.rtt_sample = m as f64 * 1e-9;
+        }
+    }
+
+    /// ns-3 `NewAck`: restart the timer with the estimator's RTO (backoff cleared).
+    fn new_ack(&mut self, reset_rto: bool, now: SimTime) {
+        if reset_rto {
+            if self.rtt.samples > 0 {
+                self.rto_ns = self.rtt.rto(GRANULARITY_NS, self.min_rto_ns);
+            }
+            self.rtx_deadline = Some(now + Dur(self.rto_ns as u64));
+        }
+        if self.sb.outstanding() == 0 && self.sb.high >= self.curseq {
+            self.rtx_deadline = None;
+        }
+    }
+
+    /// An ACK arrived: `ack.seq` is the highest in-order segment, so the cumulative ACK
+    /// (next segment expected) is `ack.seq + 1`.
+    pub fn recv_ack(&mut self, pkt: &Packet, now: SimTime, out: &mut Vec<Packet>) {
+        self.stats.acks += 1;
+        let ack = pkt.seq + 1;
+        self.estimate_rtt(ack, now);
+        let blocks = (0..pkt.nsack as usize).map(|i| pkt.sack_block(i));
+        let newly_sacked = self.sb.update_sack(blocks);
+        let old_una = self.sb.una;
+        if ack < old_una {
+            return;
+        }
+        if ack > old_una && ack < self.recover && self.state == CongState::Recovery {
+            self.rtx_data_acked = (old_una..ack).any(|s| self.sb.is_retransmitted(s) && !self.sb.is_sacked(s));
+        }
+        let newly_acked = self.sb.discard_upto(ack);
+        let delivered = (newly_sacked + newly_acked) * self.mss();
+        self.on_ecn_echo(pkt, ack, old_una, delivered);
+        self.process_ack(ack, newly_sacked > 0, delivered, old_una, now, out);
+        self.rtx_data_acked = false;
+        self.send_pending(now, out);
+    }
+
+    fn process_ack(&mut self, ack: i32, is_dupack: bool, delivered: u32, old_una: i32, now: SimTime, out: &mut Vec<Packet>) {
+        let mut exited_recovery = false;
+        if is_dupack {
+            self.dup_ack(ack, delivered, now, out);
+        }
+        if ack == old_una {
+            return; // a duplicate ACK (PktsAcked does nothing for NewReno)
+        }
+        let mut segs_acked = (ack - old_una) as u32;
+        if !is_dupack {
+            self.dupacks = 0;
+        }
+        if ack < self.recover && self.state == CongState::Recovery {
+            // partial ACK (RFC 6675 (B))
+            if segs_acked >= 1 {
+                self.prr_ack(delivered);
+            }
+            if !(self.sb.is_retransmitted(ack) && !self.sb.is_sacked(ack)) {
+                self.retransmit(now, out);
+            }
+            let first = self.first_partial;
+            self.new_ack(first, now);
+            self.first_partial = false;
+            return;
+        }
+        if ack < self.recover && self.state == CongState::Loss {
+            self.cc.increase_window(&mut self.tcb, segs_acked);
+            self.new_ack(true, now);
+            return;
+        }
+        if self.state == CongState::Cwr {
+            if segs_acked >= 1 {
+                self.prr_ack(delivered);
+            }
+            self.new_ack(true, now);
+            return;
+        }
+        match self.state {
+            CongState::Disorder if !is_dupack => self.state = CongState::Open,
+            CongState::Recovery => {
+                self.first_partial = true;
+                self.state = CongState::Open;
+                exited_recovery = true;
+                self.dupacks = 0;
+            }
+            CongState::Loss => {
+                self.first_partial = true;
+                segs_acked = (ack - self.recover).max(0) as u32;
+                self.state = CongState::Open;
+            }
+            _ => {}
+        }
+        if ack >= self.recover {
+            self.recover_active = false;
+        }
+        if exited_recovery {
+            self.new_ack(true, now);
+            self.tcb.cwnd = self.tcb.ssthresh;
+        }
+        if self.state == CongState::Open {
+            self.cc.increase_window(&mut self.tcb, segs_acked);
+            self.new_ack(true, now);
+        }
+    }
+
+    pub(super) fn prr_ack(&mut self, delivered: u32) {
+        let (fl, mss) = (self.bytes_in_flight(), self.mss());
+        self.tcb.cwnd = self.prr.on_ack(delivered, fl, self.tcb.ssthresh, mss, self.rtx_data_acked);
+    }
+
+    /// RFC 6675 §5 on a duplicate ACK (one that SACKs new data), ns-3 `DupAck`.
+    fn dup_ack(&mut self, ack: i32, delivered: u32, now: SimTime, out: &mut Vec<Packet>) {
+        match self.state {
+            CongState::Loss => return,
+            CongState::Recovery => {}
+            _ => self.dupacks += 1,
+        }
+        if self.state == CongState::Open {
+            self.state = CongState::Disorder;
+        }
+        if self.state == CongState::Recovery {
+            self.prr_ack(delivered);
+        } else if self.state == CongState::Disorder {
+            let by_count = self.dupacks == self.sb.dupthresh && (ack >= self.recover || !self.recover_active);
+            // ns-3 asks IsLost(HighACK + SMSS), one segment above the cumulative ACK
+            if by_count || self.sb.is_lost(ack + 1) {
+                self.enter_recovery(delivered, now, out);
+            }
+        }
+    }
+
+    fn enter_recovery(&mut self, delivered: u32, now: SimTime, out: &mut Vec<Packet>) {
+        if !self.sb.is_lost(self.sb.una) && !self.sb.is_marked_lost(self.sb.una) {
+            self.sb.mark_head_lost();
+        }
+        self.recover = self.sb.high;
+        self.recover_active = true;
+        self.state = CongState::Recovery;
+        self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, self.bytes_in_flight());
+        self.prr.enter(self.unacked_bytes());
+        self.prr_ack(delivered);
+        self.stats.fast_retransmits += 1;
+        self.retransmit(now, out);
+    }
+
+    // ------------------------------------------------------------------ timeout
+
+    /// The retransmission timer fired (ns-3 `ReTxTimeout`).
+    pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.rtx_deadline = None;
+        if self.sb.outstanding() == 0 {
+            return;
+        }
+        self.stats.timeouts += 1;
+        let in_flight_before = self.bytes_in_flight();
+        self.dupacks = 0;
+        self.sb.rto_all_lost();
+        // ns-3 asks whether the head was retransmitted after clearing every retransmitted
+        // flag, so the answer is always no and every timeout recomputes ssthresh (RFC 5681
+        // holds it on a repeated timeout): followed here, for agreement with ns-3.
+        let head_rtx = self.sb.head_retransmitted();
+        self.recover = self.sb.high;
+        self.recover_active = true;
+        self.rto_ns = (2 * self.rto_ns).min(MAX_RTO_NS);
+        self.history.clear();
+        if self.state != CongState::Loss || !head_rtx {
+            self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, in_flight_before);
+        }
+        self.state = CongState::Loss;
+        self.tcb.cwnd = self.mss();
+        self.send_pending(now, out);
+    }
+}
+
+// ---------------------------------------------------------------------- monitor
+
+impl LinuxSender {
+    /// One row of the state series (`monitor.tcp_flows`): cwnd and ssthresh in segments
+    /// (bytes / MSS: cwnd exact, ssthresh rounded down), `outstanding` in segments.
+    pub fn snapshot(&self) -> crate::monitor::tcp::TcpRow {
+        use crate::monitor::tcp::{TcpRow, TcpState};
+        let mss = self.mss() as f64;
+        let state = match self.state {
+            CongState::Loss => TcpState::Timeout,
+            CongState::Recovery | CongState::Cwr => TcpState::FastRecovery,
+            _ if self.tcb.cwnd < self.tcb.ssthresh => TcpState::SlowStart,
+            _ => TcpState::CongestionAvoidance,
+        };
+        TcpRow {
+            cwnd: self.tcb.cwnd as f64 / mss,
+            ssthresh: (self.tcb.ssthresh as f64 / mss).min(i32::MAX as f64) as i32,
+            srtt: self.rtt.srtt as f64 * 1e-9,
+            rttvar: self.rtt.rttvar as f64 * 1e-9,
+            rto: self.rto_ns as f64 * 1e-9,
+            outstanding: self.sb.outstanding() as i32,
+            state,
+        }
+    }
+
+    /// The RTT sample taken since the last call, if any, s.
+    pub fn take_rtt_sample(&mut self) -> Option<f64> {
+        let s = self.rtt_sample;
+        self.rtt_sample = f64::NAN;
+        (!s.is_nan()).then_some(s)
+    }
+}
