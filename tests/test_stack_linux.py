@@ -171,3 +171,17 @@ def test_list_names_the_stacks_and_the_default(core):
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert 'tcp.stack = "ns2" (the default everywhere' in text and '"linux"' in text
+
+
+def test_switching_an_examples_tcp_table_to_linux_says_how(core):
+    """`--set tcp.stack=linux` on an ns-2 example keeps its ns-2-only fields: the one-line
+    error names them all and gives a `--set` that works (the test runs it)."""
+    bad = runner.invoke(app, ["validate", str(RED), "--set", "tcp.stack=linux"])
+    assert bad.exit_code == 2 and "Traceback" not in bad.output
+    lines = bad.output.strip().splitlines()
+    assert sum("ns-2-only fields" in x for x in lines) == 1, "said once for the table"
+    text = lines[0]
+    assert "tick" in text and "limited_transmit" in text and "replace the whole table" in text
+    fix = text.split("--set '", 1)[1].split("'", 1)[0]
+    good = runner.invoke(app, ["validate", str(RED), "--set", fix, "--json"])
+    assert good.exit_code == 0, good.output

@@ -30,7 +30,7 @@ MAX_ERRORS = 50
 
 # a field left from another discipline after `kind` changed: the first such error of a table
 # names them all and how to switch (engine_messages.py's hint), so the others are not repeated
-_SWITCHED = re.compile(r"not a parameter of \w+(?=.*replace the whole table)")
+_SWITCHED = re.compile(r"(not a parameter of \w+|ns-2-only fields)(?=.*replace the whole table)")
 
 # a path as the engine prints it: a.b[0].c (a quoted key, a[""], is not taken apart)
 _PATH = re.compile(r"^[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*|\[\d+\])*$")
@@ -107,7 +107,7 @@ def all_errors(sc: Any, limit: int = MAX_ERRORS) -> List[str]:
         if errors and (not path or any(_within(path, r) for r in removed)):
             break  # a consequence of taking a field out, not an error of the file
         switched = _SWITCHED.search(rest)
-        key = (path.rpartition(".")[0], switched.group(0)) if switched else None
+        key = (path.rpartition(".")[0], switched.group(1)) if switched else None
         if key is None or key not in said:
             errors.append(message)  # a table keeping another kind's fields: its first says all
         if key is not None:

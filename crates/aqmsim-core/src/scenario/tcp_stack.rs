@@ -57,12 +57,28 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
             }
         }
         Stack::Linux => {
+            let mut kept: Vec<(&str, bool)> = Vec::new();
             for &f in NS2_ONLY {
                 if let Some(here) = set(f) {
                     if here || stack(base, &TcpSpec::default(), "tcp")? == Stack::Linux {
-                        return err(f, here, "only used with stack = \"ns2\" (the stack here is \"linux\")".into());
+                        kept.push((f, here));
                     }
                 }
+            }
+            if let Some(&(f, here)) = kept.first() {
+                // the trap of switching a table's stack with one --set: say how to do it
+                let names: Vec<&str> = kept.iter().map(|k| k.0).collect();
+                let table = if here { path } else { "tcp" };
+                return err(
+                    f,
+                    here,
+                    format!(
+                        "only used with stack = \"ns2\" (the stack here is \"linux\"); the table keeps ns-2-only fields \
+                         ({}): to switch it to the linux stack, replace the whole table, e.g. --set '{table}={{ stack = \"linux\" }}' \
+                         (the linux stack's fields and defaults: docs/tcp/stack-linux.md)",
+                        names.join(", ")
+                    ),
+                );
             }
             if p.variant != Variant::NewReno {
                 let here = set("variant") == Some(true);
