@@ -139,11 +139,15 @@ def test_ecn_marks_reduce_through_prr_without_loss(core):
 BAD = [
     ({"tcp.stack": "bsd"}, "tcp.stack", "ns2, linux"),
     ({"tcp.delack_count": 3}, "tcp.delack_count", "1 or 2"),
-    ({"tcp.variant": "cubic"}, "tcp.variant", "newreno"),
+    ({"tcp.variant": "reno"}, "tcp.variant", "newreno\" or \"cubic"),
     ({"tcp.tick": 0.01}, "tcp.tick", 'stack = "ns2"'),
     ({"tcp.syn": True}, "tcp.syn", 'stack = "ns2"'),
     ({"tcp.sack": False}, "tcp.sack", "SACK"),
     ({"tcp.min_rto": 0}, "tcp.min_rto", "> 0"),
+    ({"tcp.syn_rtt": -1}, "tcp.syn_rtt", "[0, 1e6]"),
+    ({"tcp.syn_rtt": 61}, "tcp.syn_rtt", "[0, 60]"),
+    ({"tcp.variant": "cubic", "tcp.tcp_friendliness": True}, "tcp.tcp_friendliness", "no TCP-friendly region"),
+    ({"dumbbell.groups.0.tcp": {"stack": "ns2", "syn_rtt": 0.04}}, "dumbbell.groups[0].tcp.syn_rtt", 'stack = "linux"'),
     ({"dumbbell.groups.0.tcp": {"stack": "ns2", "sack": True}}, "dumbbell.groups[0].tcp.sack", 'stack = "linux"'),
     ({"dumbbell.groups.0.tcp": {"stack": "ns2", "ns3_quirks": True}}, "dumbbell.groups[0].tcp.ns3_quirks", 'stack = "linux"'),
     ({"dumbbell.groups.0.app": "web",
@@ -171,3 +175,16 @@ def test_list_names_the_stacks_and_the_default(core):
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert 'tcp.stack = "ns2" (the default everywhere' in text and '"linux"' in text
+
+
+def test_cubic_runs_on_the_linux_stack(core):
+    """variant = "cubic" is accepted with stack = "linux" (ns-3.37's TcpCubic, tcp/linux/cubic.rs)."""
+    sc = one_flow(**{"tcp.variant": "cubic", "duration": 3.0, "dumbbell.groups.0.stop": 3.0})
+    assert sc.validate()["flows"][0]["tcp"]["variant"] == "cubic"
+    tcp = sc.run().tcp.reset_index(drop=True)
+    # slow start counts bytes (2 segments per delayed ACK), then HyStart leaves it before a loss
+    ss = tcp[tcp["state"] == "slow_start"]["cwnd"].to_numpy()
+    assert (np.diff(ss)[1:] == 2).all()
+    first = tcp.index[tcp["state"] == "fast_recovery"][0]
+    # ssthresh = ⌊0.7 · cwnd in segments⌋ (CUBIC's β), not half the flight
+    assert tcp.loc[first, "ssthresh"] == int(0.7 * int(tcp.loc[first - 1, "cwnd"]))

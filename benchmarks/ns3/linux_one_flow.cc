@@ -1,4 +1,4 @@
-// One NewReno flow through a DropTail bottleneck in ns-3.37, for the value-for-value check
+// One NewReno (or `--tcp` CUBIC, DCTCP...) flow through a DropTail bottleneck in ns-3.37, for the value-for-value check
 // of aqmsim's `tcp.stack = "linux"` (tests/test_stack_linux_ns3.py, docs/tcp/stack-linux.md).
 //
 //   S --(100 Mb/s, 1 ms)-- R --(rate, delay; DropTail `limit` packets, no queue disc)-- D
@@ -55,7 +55,9 @@ main(int argc, char** argv)
     uint32_t limit = 50;
     std::string rate = "10Mbps";
     std::string delay = "20ms";
+    std::string tcp = "ns3::TcpNewReno";
     CommandLine cmd;
+    cmd.AddValue("tcp", "congestion control (TypeId name)", tcp);
     cmd.AddValue("duration", "simulated seconds", duration);
     cmd.AddValue("buf", "send and receive buffer, bytes", buf);
     cmd.AddValue("limit", "bottleneck device queue, packets", limit);
@@ -63,7 +65,7 @@ main(int argc, char** argv)
     cmd.AddValue("delay", "bottleneck one-way delay", delay);
     cmd.Parse(argc, argv);
 
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpNewReno"));
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue(tcp));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1000));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(buf));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(buf));

@@ -11,6 +11,7 @@
 //! Nothing here is reached by a flow of the default `stack = "ns2"`.
 
 pub mod cc;
+pub mod cubic;
 pub mod ecn;
 pub mod prr;
 pub mod rtt;
