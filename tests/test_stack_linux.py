@@ -139,7 +139,8 @@ def test_ecn_marks_reduce_through_prr_without_loss(core):
 BAD = [
     ({"tcp.stack": "bsd"}, "tcp.stack", "ns2, linux"),
     ({"tcp.delack_count": 3}, "tcp.delack_count", "1 or 2"),
-    ({"tcp.variant": "reno"}, "tcp.variant", "newreno\" or \"cubic"),
+    ({"tcp.variant": "reno"}, "tcp.variant", "newreno\", \"cubic\" or \"dctcp"),
+    ({"tcp.variant": "dctcp", "tcp.ecn": False}, "tcp.ecn", "DCTCP needs ECN"),
     ({"tcp.tick": 0.01}, "tcp.tick", 'stack = "ns2"'),
     ({"tcp.syn": True}, "tcp.syn", 'stack = "ns2"'),
     ({"tcp.sack": False}, "tcp.sack", "SACK"),
@@ -188,3 +189,17 @@ def test_cubic_runs_on_the_linux_stack(core):
     first = tcp.index[tcp["state"] == "fast_recovery"][0]
     # ssthresh = ⌊0.7 · cwnd in segments⌋ (CUBIC's β), not half the flight
     assert tcp.loc[first, "ssthresh"] == int(0.7 * int(tcp.loc[first - 1, "cwnd"]))
+
+
+def test_dctcp_runs_on_the_linux_stack(core):
+    """variant = "dctcp" with stack = "linux" (tcp/linux/dctcp.rs): ECN on, α and windows in
+    bytes with no packet rounding, reductions through CWR and PRR, no loss behind a marker."""
+    q = {"kind": "ecn_threshold", "threshold": 20, "limit": 100}
+    sc = one_flow(**{"tcp.variant": "dctcp", "dumbbell.bottleneck.queue": q})
+    tcp = sc.validate()["flows"][0]["tcp"]
+    assert (tcp["variant"], tcp["ecn"], tcp["dctcp_g"], tcp["dctcp_alpha_init"]) == ("dctcp", True, 0.0625, 1.0)
+    r = sc.run()
+    s = r.summary
+    assert s["marks"] > 100 and s["bottleneck_drops"] == 0 and s["utilisation"] > 0.95
+    cwnd = np.round(r.tcp["cwnd"].to_numpy() * MSS)
+    assert (cwnd % MSS != 0).any(), "windows in bytes, not whole segments"

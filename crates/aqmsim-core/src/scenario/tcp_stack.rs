@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 /// Fields only the ns-2 stack reads (a `linux` table that sets one is refused).
 const NS2_ONLY: &[&str] = &["tick", "syn", "delay_growth", "max_burst", "limited_transmit", "use_headers"];
 /// The congestion controls the linux stack runs (`tcp/linux/`, one file each).
-const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic];
+const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp];
 /// Receive buffer of ns-3's sink (`TcpSocket::RcvBufSize`), bytes: the linux stack's
 /// default receive-window cap.
 pub const RCVBUF_BYTES: f64 = 131_072.0;
@@ -71,7 +71,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                 return err(
                     "variant",
                     here,
-                    format!("stack = \"linux\" runs variant = \"newreno\" or \"cubic\" in this version, got {:?}", p.variant.name()),
+                    format!("stack = \"linux\" runs variant = \"newreno\", \"cubic\" or \"dctcp\" in this version, got {:?}", p.variant.name()),
                 );
             }
             if let Some(v) = over.delack_count.or(base.delack_count) {
@@ -139,6 +139,10 @@ pub fn linux_json(p: &TcpParams) -> Value {
         ] {
             j[k] = v;
         }
+    }
+    if p.variant == Variant::Dctcp {
+        j["dctcp_g"] = json!(p.dctcp_g);
+        j["dctcp_alpha_init"] = json!(p.dctcp_alpha_init);
     }
     j
 }

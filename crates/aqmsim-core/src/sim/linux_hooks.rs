@@ -12,5 +12,7 @@ pub(super) fn linux_agent(p: TcpParams, flow: u32, src: u32, dst: u32) -> Agent 
     let delayed = p.delayed_ack && p.delack_count >= 2;
     let mut sink = TcpSink::new(flow, src, p.ack_size, p.payload(), delayed, p.delack_interval, false, p.sack);
     sink.delay_first = false;
+    // DCTCP's receiver echoes CE exactly and ACKs at once when the CE state changes
+    sink.dctcp = p.variant == crate::tcp::Variant::Dctcp;
     Agent::Linux { snd: Box::new(LinuxSender::new(p, flow, dst)), sink }
 }

@@ -14,11 +14,13 @@ pub struct Tcb {
     pub last_acked: i32,
     pub high_tx: i32,
     pub last_rtt_ns: i64,
+    /// The sender's ECN state is "ECE received" (ns-3 `ECN_ECE_RCVD`), for DCTCP.
+    pub ece_rcvd: bool,
 }
 
 impl Tcb {
     pub fn new(cwnd: u32, ssthresh: u32, mss: u32) -> Tcb {
-        Tcb { cwnd, ssthresh, mss, now_ns: 0, last_acked: 0, high_tx: 0, last_rtt_ns: 0 }
+        Tcb { cwnd, ssthresh, mss, now_ns: 0, last_acked: 0, high_tx: 0, last_rtt_ns: 0, ece_rcvd: false }
     }
 }
 
@@ -26,6 +28,7 @@ impl Tcb {
 pub fn for_variant(p: &crate::tcp::TcpParams) -> Box<dyn CongestionOps> {
     match p.variant {
         crate::tcp::Variant::Cubic => Box::new(super::cubic::Cubic::from_params(p)),
+        crate::tcp::Variant::Dctcp => Box::new(super::dctcp::Dctcp::new(p.dctcp_g, p.dctcp_alpha_init)),
         _ => Box::new(NewReno),
     }
 }

@@ -12,6 +12,7 @@
 
 pub mod cc;
 pub mod cubic;
+pub mod dctcp;
 pub mod ecn;
 pub mod prr;
 pub mod rtt;

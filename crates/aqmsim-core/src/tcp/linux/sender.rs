@@ -248,6 +248,7 @@ impl LinuxSender {
         self.tcb.last_rtt_ns = self.rtt.srtt;
         let delivered = (newly_sacked + newly_acked) * self.mss();
         self.on_ecn_echo(pkt, ack, old_una, delivered);
+        self.tcb.ece_rcvd = self.ecn.state == super::ecn::EcnState::EceRcvd;
         self.process_ack(ack, newly_sacked > 0, delivered, old_una, now, out);
         self.rtx_data_acked = false;
         self.send_pending(now, out);
