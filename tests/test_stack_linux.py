@@ -176,6 +176,7 @@ def test_list_names_the_stacks_and_the_default(core):
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert 'tcp.stack = "ns2" (the default everywhere' in text and '"linux"' in text
+    assert "newreno, cubic, dctcp" in text
 
 
 def test_cubic_runs_on_the_linux_stack(core):
