@@ -139,11 +139,16 @@ def test_ecn_marks_reduce_through_prr_without_loss(core):
 BAD = [
     ({"tcp.stack": "bsd"}, "tcp.stack", "ns2, linux"),
     ({"tcp.delack_count": 3}, "tcp.delack_count", "1 or 2"),
-    ({"tcp.variant": "cubic"}, "tcp.variant", "newreno"),
+    ({"tcp.variant": "reno"}, "tcp.variant", "newreno\", \"cubic\" or \"dctcp"),
+    ({"tcp.variant": "dctcp", "tcp.ecn": False}, "tcp.ecn", "DCTCP needs ECN"),
     ({"tcp.tick": 0.01}, "tcp.tick", 'stack = "ns2"'),
     ({"tcp.syn": True}, "tcp.syn", 'stack = "ns2"'),
     ({"tcp.sack": False}, "tcp.sack", "SACK"),
     ({"tcp.min_rto": 0}, "tcp.min_rto", "> 0"),
+    ({"tcp.syn_rtt": -1}, "tcp.syn_rtt", "[0, 1e6]"),
+    ({"tcp.syn_rtt": 61}, "tcp.syn_rtt", "[0, 60]"),
+    ({"tcp.variant": "cubic", "tcp.tcp_friendliness": True}, "tcp.tcp_friendliness", "no TCP-friendly region"),
+    ({"dumbbell.groups.0.tcp": {"stack": "ns2", "syn_rtt": 0.04}}, "dumbbell.groups[0].tcp.syn_rtt", 'stack = "linux"'),
     ({"dumbbell.groups.0.tcp": {"stack": "ns2", "sack": True}}, "dumbbell.groups[0].tcp.sack", 'stack = "linux"'),
     ({"dumbbell.groups.0.tcp": {"stack": "ns2", "ns3_quirks": True}}, "dumbbell.groups[0].tcp.ns3_quirks", 'stack = "linux"'),
     ({"dumbbell.groups.0.app": "web",
@@ -171,6 +176,34 @@ def test_list_names_the_stacks_and_the_default(core):
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert 'tcp.stack = "ns2" (the default everywhere' in text and '"linux"' in text
+    assert "newreno, cubic, dctcp" in text
+
+
+def test_cubic_runs_on_the_linux_stack(core):
+    """variant = "cubic" is accepted with stack = "linux" (ns-3.37's TcpCubic, tcp/linux/cubic.rs)."""
+    sc = one_flow(**{"tcp.variant": "cubic", "duration": 3.0, "dumbbell.groups.0.stop": 3.0})
+    assert sc.validate()["flows"][0]["tcp"]["variant"] == "cubic"
+    tcp = sc.run().tcp.reset_index(drop=True)
+    # slow start counts bytes (2 segments per delayed ACK), then HyStart leaves it before a loss
+    ss = tcp[tcp["state"] == "slow_start"]["cwnd"].to_numpy()
+    assert (np.diff(ss)[1:] == 2).all()
+    first = tcp.index[tcp["state"] == "fast_recovery"][0]
+    # ssthresh = ⌊0.7 · cwnd in segments⌋ (CUBIC's β), not half the flight
+    assert tcp.loc[first, "ssthresh"] == int(0.7 * int(tcp.loc[first - 1, "cwnd"]))
+
+
+def test_dctcp_runs_on_the_linux_stack(core):
+    """variant = "dctcp" with stack = "linux" (tcp/linux/dctcp.rs): ECN on, α and windows in
+    bytes with no packet rounding, reductions through CWR and PRR, no loss behind a marker."""
+    q = {"kind": "ecn_threshold", "threshold": 20, "limit": 100}
+    sc = one_flow(**{"tcp.variant": "dctcp", "dumbbell.bottleneck.queue": q})
+    tcp = sc.validate()["flows"][0]["tcp"]
+    assert (tcp["variant"], tcp["ecn"], tcp["dctcp_g"], tcp["dctcp_alpha_init"]) == ("dctcp", True, 0.0625, 1.0)
+    r = sc.run()
+    s = r.summary
+    assert s["marks"] > 100 and s["bottleneck_drops"] == 0 and s["utilisation"] > 0.95
+    cwnd = np.round(r.tcp["cwnd"].to_numpy() * MSS)
+    assert (cwnd % MSS != 0).any(), "windows in bytes, not whole segments"
 
 
 def test_switching_an_examples_tcp_table_to_linux_says_how(core):

@@ -6,8 +6,10 @@ sequence of values through slow start, two loss recoveries with PRR and congesti
 avoidance. Aligned by what ns-3 has and aqmsim models differently, each documented in
 docs/tcp/stack-linux.md: ns-3's device queue holds `limit` packets beside the one on the
 wire (aqmsim's DropTail counts it: limit + 1), PPP adds 2 bytes to every packet, ns-3 opens
-with a handshake (one RTT, 42 ms, before the first data), and its PRR multiplies in 32 bits
-(`ns3_quirks = true`)."""
+with a handshake (one RTT, 42 ms, before the first data; its receiver ACKs the first data
+segment at once, as aqmsim's linux sink does), and its PRR multiplies in 32 bits
+(`ns3_quirks = true`); the handshake also gives ns-3's RTT estimator its first sample
+(`syn_rtt` = 42.088 ms here). CUBIC (`--tcp=ns3::TcpCubic`) is checked the same way."""
 
 from __future__ import annotations
 
@@ -28,10 +30,14 @@ HANDSHAKE_S = 0.042088  # SYN out and SYN-ACK back: 2 × (1 + 20 ms) + serialisa
 
 @pytest.fixture(scope="module")
 def ns3_cwnd():
+    return ns3_run()
+
+
+def ns3_run(*args):
     b = subprocess.run(["bash", str(ROOT / "benchmarks/ns3/build.sh"), "linux_one_flow"],
                        capture_output=True, text=True, check=True)
     binary = b.stdout.strip().splitlines()[-1]
-    out = subprocess.run([binary, f"--duration={DURATION}", "--limit=50"],
+    out = subprocess.run([binary, f"--duration={DURATION}", "--limit=50", *args],
                          capture_output=True, text=True, check=True, timeout=600).stdout
     rows = [line.split() for line in out.splitlines() if line.startswith("cwnd ")]
     states = [int(line.split()[2]) for line in out.splitlines() if line.startswith("state ")]
@@ -41,7 +47,7 @@ def ns3_cwnd():
 def aqmsim_cwnd(**over):
     r = one_flow(**{"duration": DURATION, "dumbbell.groups.0.stop": DURATION,
                     "tcp.window": 4000, "dumbbell.bottleneck.queue.limit": 51,
-                    "tcp.header": 42, "tcp.ack_size": 42, **over}).run()
+                    "tcp.header": 42, "tcp.ack_size": 42, "tcp.syn_rtt": HANDSHAKE_S, **over}).run()
     t = r.tcp
     w = np.round(t["cwnd"].to_numpy() * 1000).astype(np.int64)
     keep = np.r_[True, w[1:] != w[:-1]]
@@ -55,9 +61,10 @@ def test_cwnd_equals_ns3_value_for_value(core, ns3_cwnd):
     n = len(nw)
     assert len(aw) >= n
     assert (aw[:n] == nw).all(), np.flatnonzero(aw[:n] != nw)[:5]
-    # the same values at the same times, but for ns-3's handshake (ACK sizes differ a little)
+    # the same values at the same times, but for ns-3's handshake (ACK sizes differ a little:
+    # within 20 µs, so the first data segment is ACKed at once in both)
     lag = nt - at[:n]
-    assert lag.max() == pytest.approx(HANDSHAKE_S, abs=1e-6) and lag.min() > HANDSHAKE_S - 0.002
+    assert np.abs(lag - HANDSHAKE_S).max() < 20e-6, np.abs(lag - HANDSHAKE_S).max()
 
 
 def test_64_bit_prr_departs_where_ns3_wraps(core, ns3_cwnd):
@@ -69,3 +76,54 @@ def test_64_bit_prr_departs_where_ns3_wraps(core, ns3_cwnd):
     # (58 000 × 75 000 bytes): ns-3's cwnd falls to pipe there, Linux's arithmetic does not
     assert len(diff) > 0 and diff[0] == 200
     assert nw[diff[0]] < aw[diff[0]]
+
+
+@pytest.fixture(scope="module")
+def ns3_cubic():
+    return ns3_run("--tcp=ns3::TcpCubic")
+
+
+def test_cubic_cwnd_equals_ns3_value_for_value(core, ns3_cubic):
+    """ns-3.37's TcpCubic (HyStart, fast convergence, β 0.7, C 0.4) against tcp/linux/cubic.rs:
+    slow start by bytes, HyStart's exit (ssthresh = cwnd = 125 000 B), three recoveries with
+    ssthresh ⌊0.7·cwnd_segments⌋·MSS and PRR, the cubic curve between them: every one of
+    ns-3's cwnd values, in order, at the same times (within 30 µs: ACK sizes)."""
+    nt, nw, states = ns3_cubic
+    assert len(nw) > 300 and states.count(3) == 3, "three recoveries (CA_RECOVERY = 3)"
+    # HyStart leaves slow start before any loss: the first recovery starts above 125 000 B
+    first_rec = np.searchsorted(nt, 0.32)
+    assert 125000 < nw[first_rec] < 130000
+    at, aw = aqmsim_cwnd(**{"tcp.ns3_quirks": True, "tcp.variant": "cubic"})
+    assert len(aw) == len(nw)
+    assert (aw == nw).all(), np.flatnonzero(aw != nw)[:5]
+    assert np.abs(nt - at - HANDSHAKE_S).max() < 30e-6
+
+
+def test_cubic_needs_the_handshake_rtt_sample(core, ns3_cubic):
+    """Without `syn_rtt` the minimum RTT CUBIC's curve adds to its clock is 0.87 ms longer
+    (the first sample is a data packet's): the same values, but avoidance's steps come an
+    ACK early now and then (the field is what makes the times agree)."""
+    nt, nw, _ = ns3_cubic
+    at, aw = aqmsim_cwnd(**{"tcp.ns3_quirks": True, "tcp.variant": "cubic", "tcp.syn_rtt": 0})
+    n = min(len(nw), len(aw))
+    lag = nt[:n] - at[:n] - HANDSHAKE_S
+    assert np.abs(lag).max() > 1.5e-3
+
+
+def test_dctcp_agrees_with_ns3_until_the_first_mark(core):
+    """DCTCP (tcp/linux/dctcp.rs) against ns-3.37's TcpDctcp behind a RED step marker
+    (`--markTh=20`: QW 1, MinTh = MaxTh = 20 packets over a 1-packet device queue; here
+    `ecn_threshold` 24 over the whole buffer). Equal value for value and in time through slow
+    start — ECT on every segment, Linux Reno's byte-counted growth, the receiver's first-ACK
+    rule — up to the first CE mark. The first divergence is value 57, the ACK ns-3's DCTCP
+    receiver sends on the CE change (it acknowledges 3 segments there, aqmsim's sink 2);
+    past it the runs part (ns-3 enters CWR 62 times in 10 s, aqmsim 17): not value for value
+    yet (docs/tcp/stack-linux.md, "DCTCP")."""
+    nt, nw, states = ns3_run("--tcp=ns3::TcpDctcp", "--markTh=20")
+    assert 2 in states and 3 not in states, "CWR (2), no loss recovery (3)"
+    q = {"kind": "ecn_threshold", "threshold": 24, "limit": 52}
+    at, aw = aqmsim_cwnd(**{"tcp.ns3_quirks": True, "tcp.variant": "dctcp", "dumbbell.bottleneck.queue": q})
+    n = min(len(nw), len(aw))
+    diff = np.flatnonzero(aw[:n] != nw[:n])
+    assert diff[0] == 57 and nw[57] - nw[56] == 3000 and aw[57] - aw[56] != 3000
+    assert np.abs(nt[:57] - at[:57] - HANDSHAKE_S).max() < 20e-6

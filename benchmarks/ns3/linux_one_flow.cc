@@ -1,4 +1,4 @@
-// One NewReno flow through a DropTail bottleneck in ns-3.37, for the value-for-value check
+// One NewReno (or `--tcp` CUBIC, DCTCP...) flow through a DropTail bottleneck in ns-3.37, for the value-for-value check
 // of aqmsim's `tcp.stack = "linux"` (tests/test_stack_linux_ns3.py, docs/tcp/stack-linux.md).
 //
 //   S --(100 Mb/s, 1 ms)-- R --(rate, delay; DropTail `limit` packets, no queue disc)-- D
@@ -55,7 +55,12 @@ main(int argc, char** argv)
     uint32_t limit = 50;
     std::string rate = "10Mbps";
     std::string delay = "20ms";
+    std::string tcp = "ns3::TcpNewReno";
+    double markTh = 0;
     CommandLine cmd;
+    cmd.AddValue("markTh", "if > 0: a RED step marker (QW 1, MinTh = MaxTh = markTh packets, ECN) "
+                 "as the bottleneck's queue disc over a 1-packet device queue", markTh);
+    cmd.AddValue("tcp", "congestion control (TypeId name)", tcp);
     cmd.AddValue("duration", "simulated seconds", duration);
     cmd.AddValue("buf", "send and receive buffer, bytes", buf);
     cmd.AddValue("limit", "bottleneck device queue, packets", limit);
@@ -63,7 +68,7 @@ main(int argc, char** argv)
     cmd.AddValue("delay", "bottleneck one-way delay", delay);
     cmd.Parse(argc, argv);
 
-    Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue("ns3::TcpNewReno"));
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue(tcp));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1000));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(buf));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(buf));
@@ -77,7 +82,8 @@ main(int argc, char** argv)
     PointToPointHelper bottleneck;
     bottleneck.SetDeviceAttribute("DataRate", StringValue(rate));
     bottleneck.SetChannelAttribute("Delay", StringValue(delay));
-    bottleneck.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue(std::to_string(limit) + "p"));
+    bottleneck.SetQueue("ns3::DropTailQueue", "MaxSize",
+                        StringValue(markTh > 0 ? "1p" : std::to_string(limit) + "p"));
     NetDeviceContainer a = access.Install(nodes.Get(0), nodes.Get(1));
     NetDeviceContainer b = bottleneck.Install(nodes.Get(1), nodes.Get(2));
     InternetStackHelper stack;
@@ -88,6 +94,17 @@ main(int argc, char** argv)
     ip.SetBase("10.1.2.0", "255.255.255.0");
     Ipv4InterfaceContainer bi = ip.Assign(b);
     TrafficControlHelper().Uninstall(b);
+    if (markTh > 0)
+    {
+        TrafficControlHelper red;
+        red.SetRootQueueDisc("ns3::RedQueueDisc", "MinTh", DoubleValue(markTh), "MaxTh",
+                             DoubleValue(markTh), "QW", DoubleValue(1.0), "MaxSize",
+                             QueueSizeValue(QueueSize(std::to_string(limit) + "p")), "UseEcn",
+                             BooleanValue(true), "UseHardDrop", BooleanValue(false),
+                             "LinkBandwidth", DataRateValue(DataRate(rate)), "LinkDelay",
+                             TimeValue(Time(delay)));
+        red.Install(b.Get(0));
+    }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
     BulkSendHelper source("ns3::TcpSocketFactory", InetSocketAddress(bi.GetAddress(1), 9));

@@ -105,7 +105,8 @@ def list_disciplines(
         out.print('\nChoose one with kind = "<name>" in a queue table; '
                   "docs/aqm/README.md indexes the pages that describe them.")
         out.print('TCP senders: tcp.stack = "ns2" (the default everywhere: ns-2 2.35\'s agents, '
-                  'as the papers ran them) or "linux" (Linux/ns-3.37: bytes, SACK recovery, PRR); '
+                  'as the papers ran them) or "linux" (Linux/ns-3.37: bytes, SACK recovery, PRR; '
+                  'newreno, cubic, dctcp); '
                   "docs/tcp/stack-linux.md.")
 
 

@@ -9,6 +9,8 @@ use serde_json::{json, Value};
 
 /// Fields only the ns-2 stack reads (a `linux` table that sets one is refused).
 const NS2_ONLY: &[&str] = &["tick", "syn", "delay_growth", "max_burst", "limited_transmit", "use_headers"];
+/// The congestion controls the linux stack runs (`tcp/linux/`, one file each).
+const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp];
 /// Receive buffer of ns-3's sink (`TcpSocket::RcvBufSize`), bytes: the linux stack's
 /// default receive-window cap.
 pub const RCVBUF_BYTES: f64 = 131_072.0;
@@ -48,7 +50,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
     };
     match p.stack {
         Stack::Ns2 => {
-            for f in ["delack_count", "sack", "ns3_quirks"] {
+            for f in ["delack_count", "sack", "ns3_quirks", "syn_rtt"] {
                 // a top-level linux field is not inherited by a table of another stack
                 if set(f) == Some(true) || (set(f) == Some(false) && stack(base, &TcpSpec::default(), "tcp")? != Stack::Linux) {
                     let here = set(f) == Some(true);
@@ -80,12 +82,12 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                     ),
                 );
             }
-            if p.variant != Variant::NewReno {
+            if !LINUX_VARIANTS.contains(&p.variant) {
                 let here = set("variant") == Some(true);
                 return err(
                     "variant",
                     here,
-                    format!("stack = \"linux\" runs variant = \"newreno\" in this version, got {:?}", p.variant.name()),
+                    format!("stack = \"linux\" runs variant = \"newreno\", \"cubic\" or \"dctcp\" in this version, got {:?}", p.variant.name()),
                 );
             }
             if let Some(v) = over.delack_count.or(base.delack_count) {
@@ -102,6 +104,21 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
             }
             if let Some(v) = over.ns3_quirks.or(base.ns3_quirks) {
                 p.ns3_quirks = v;
+            }
+            if let Some(q) = over.syn_rtt.as_ref().or(base.syn_rtt.as_ref()) {
+                let here = over.syn_rtt.is_some();
+                let v = super::fields::time(q, &at("syn_rtt", here))?;
+                if !(0.0..=60.0).contains(&v) {
+                    return err("syn_rtt", here, format!("must be in [0, 60] s, got {v}"));
+                }
+                p.syn_rtt = v;
+            }
+            if p.tcp_friendliness {
+                return err(
+                    "tcp_friendliness",
+                    set("tcp_friendliness") == Some(true),
+                    "stack = \"linux\" runs ns-3.37's CUBIC, which has no TCP-friendly region: leave it unset or false".into(),
+                );
             }
             if set("window").is_none() {
                 p.window = RCVBUF_BYTES / p.packet_size as f64;
@@ -122,11 +139,26 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
 
 /// The resolved `tcp` table of a linux-stack flow (no ns-2-only fields).
 pub fn linux_json(p: &TcpParams) -> Value {
-    json!({
+    let mut j = json!({
         "stack": "linux", "variant": p.variant.name(), "packet_size": p.packet_size, "header": p.header,
         "window": p.window, "window_init": p.window_init, "min_rto": p.min_rto, "max_rto": p.max_rto,
         "rto_init": p.rto_init, "dupacks": p.dupacks, "ecn": p.ecn, "ack_size": p.ack_size,
         "delayed_ack": p.delayed_ack, "delack_count": p.delack_count, "delack_interval": p.delack_interval,
-        "sack": p.sack, "ns3_quirks": p.ns3_quirks,
-    })
+        "sack": p.sack, "ns3_quirks": p.ns3_quirks, "syn_rtt": p.syn_rtt,
+    });
+    if p.variant == Variant::Cubic {
+        for (k, v) in [
+            ("cubic_beta", json!(p.cubic_beta)),
+            ("cubic_c", json!(p.cubic_c)),
+            ("fast_convergence", json!(p.fast_convergence)),
+            ("hystart", json!(p.hystart)),
+        ] {
+            j[k] = v;
+        }
+    }
+    if p.variant == Variant::Dctcp {
+        j["dctcp_g"] = json!(p.dctcp_g);
+        j["dctcp_alpha_init"] = json!(p.dctcp_alpha_init);
+    }
+    j
 }

@@ -49,7 +49,6 @@ impl Variant {
     }
 }
 
-
 /// Sender parameters, with ns-2 2.35's `Agent/TCP` defaults.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TcpParams {
@@ -108,6 +107,9 @@ pub struct TcpParams {
     pub sack: bool,
     /// Linux stack: reproduce ns-3.37's arithmetic slips too (false: PRR in 64 bits).
     pub ns3_quirks: bool,
+    /// Linux stack: an RTT sample (s) taken before the first data, as ns-3's handshake
+    /// gives its estimator (0: none, the first sample comes from data).
+    pub syn_rtt: f64,
 }
 
 impl TcpParams {
@@ -163,6 +165,7 @@ impl Default for TcpParams {
             delack_count: 2,
             sack: true,
             ns3_quirks: false,
+            syn_rtt: 0.0,
         }
     }
 }
@@ -184,6 +187,8 @@ impl TcpParams {
             delayed_ack: true,
             delack_interval: 0.2,
             stack: Stack::Linux,
+            // ns-3.37's TcpCubic has no TCP-friendly region
+            tcp_friendliness: false,
             ..d
         }
     }

@@ -7,15 +7,43 @@ pub struct Tcb {
     pub cwnd: u32,
     pub ssthresh: u32,
     pub mss: u32,
+    /// What ns-3's `TcpSocketState` also shows a congestion control: the time of the ACK
+    /// (ns), the cumulative ACK (`m_lastAckedSeq`) and HighData (`m_highTxMark`) as segment
+    /// numbers, and the smoothed RTT (`m_lastRtt`, ns; 0 before the first sample).
+    pub now_ns: i64,
+    pub last_acked: i32,
+    pub high_tx: i32,
+    pub last_rtt_ns: i64,
+    /// The sender's ECN state is "ECE received" (ns-3 `ECN_ECE_RCVD`), for DCTCP.
+    pub ece_rcvd: bool,
+}
+
+impl Tcb {
+    pub fn new(cwnd: u32, ssthresh: u32, mss: u32) -> Tcb {
+        Tcb { cwnd, ssthresh, mss, now_ns: 0, last_acked: 0, high_tx: 0, last_rtt_ns: 0, ece_rcvd: false }
+    }
+}
+
+/// The congestion control a flow's `variant` names (one file each in `tcp/linux/`).
+pub fn for_variant(p: &crate::tcp::TcpParams) -> Box<dyn CongestionOps> {
+    match p.variant {
+        crate::tcp::Variant::Cubic => Box::new(super::cubic::Cubic::from_params(p)),
+        crate::tcp::Variant::Dctcp => Box::new(super::dctcp::Dctcp::new(p.dctcp_g, p.dctcp_alpha_init)),
+        _ => Box::new(NewReno),
+    }
 }
 
 pub trait CongestionOps: std::fmt::Debug {
     fn name(&self) -> &'static str;
     /// The slow-start threshold after a congestion event with `bytes_in_flight` in flight
     /// (SACKed and lost bytes excluded, retransmissions included).
-    fn ssthresh(&self, t: &Tcb, bytes_in_flight: u32) -> u32;
+    fn ssthresh(&mut self, t: &Tcb, bytes_in_flight: u32) -> u32;
     /// Grow the window on an ACK that acknowledged `segs_acked` segments (in Open).
     fn increase_window(&mut self, t: &mut Tcb, segs_acked: u32);
+    /// ns-3's `PktsAcked`: an ACK acknowledged `segs_acked` segments (RTT in `t`).
+    fn pkts_acked(&mut self, _t: &mut Tcb, _segs_acked: u32) {}
+    /// ns-3's `CongestionStateSet(CA_LOSS)`: the retransmission timer fired.
+    fn on_loss_state(&mut self, _t: &Tcb) {}
     fn clone_box(&self) -> Box<dyn CongestionOps>;
 }
 
@@ -56,7 +84,7 @@ impl CongestionOps for NewReno {
     fn name(&self) -> &'static str {
         "newreno"
     }
-    fn ssthresh(&self, t: &Tcb, bytes_in_flight: u32) -> u32 {
+    fn ssthresh(&mut self, t: &Tcb, bytes_in_flight: u32) -> u32 {
         (2 * t.mss).max(bytes_in_flight / 2)
     }
     fn increase_window(&mut self, t: &mut Tcb, mut segs_acked: u32) {

@@ -5,12 +5,14 @@
 //! the bytes in flight at the congestion event (ns-3's `GetSsThresh` convention), PRR
 //! (RFC 6937, SSRB) for the reduction, and ns-3's RTT estimator and RTO rules. One file per
 //! part: `scoreboard.rs`, `prr.rs`, `rtt.rs`, `cc.rs` (the congestion-control trait and
-//! NewReno), `sender.rs`. The sink is the shared `TcpSink` with SACK and ns-3's delayed
+//! NewReno), `cubic.rs`, `dctcp.rs`, `sender.rs`. The sink is the shared `TcpSink` with SACK and ns-3's delayed
 //! ACK. Departures from the RFCs and from ns-3 are listed in `docs/tcp/stack-linux.md`.
 //!
 //! Nothing here is reached by a flow of the default `stack = "ns2"`.
 
 pub mod cc;
+pub mod cubic;
+pub mod dctcp;
 pub mod ecn;
 pub mod prr;
 pub mod rtt;

@@ -6,7 +6,7 @@
 //! the packet-counting one with SACK and ns-3's delayed ACKs; every window (cwnd, ssthresh,
 //! pipe, PRR's counters) is in bytes and has no packet rounding.
 
-use super::cc::{CongestionOps, NewReno, Tcb};
+use super::cc::{CongestionOps, Tcb};
 use super::prr::Prr;
 use super::rtt::RttMeanDev;
 use super::scoreboard::Scoreboard;
@@ -69,7 +69,12 @@ pub struct LinuxSender {
 impl LinuxSender {
     pub fn new(p: TcpParams, flow: u32, dst: u32) -> LinuxSender {
         let mss = p.packet_size;
-        let tcb = Tcb { cwnd: (p.window_init * mss as f64) as u32, ssthresh: u32::MAX, mss };
+        let tcb = Tcb::new((p.window_init * mss as f64) as u32, u32::MAX, mss);
+        // ns-3's handshake gives its estimator a first sample (`syn_rtt`)
+        let mut rtt = RttMeanDev::new();
+        if p.syn_rtt > 0.0 {
+            rtt.sample((p.syn_rtt * 1e9).round() as i64);
+        }
         LinuxSender {
             flow,
             dst,
@@ -84,9 +89,9 @@ impl LinuxSender {
             first_partial: true,
             rtx_data_acked: false,
             prr: Prr { wrap32: p.ns3_quirks, ..Prr::default() },
-            cc: Box::new(NewReno),
-            rtt: RttMeanDev::new(),
-            rto_ns: (p.rto_init * 1e9) as i64,
+            cc: super::cc::for_variant(&p),
+            rto_ns: if rtt.samples > 0 { rtt.rto(GRANULARITY_NS, (p.min_rto * 1e9) as i64) } else { (p.rto_init * 1e9) as i64 },
+            rtt,
             min_rto_ns: (p.min_rto * 1e9) as i64,
             history: VecDeque::new(),
             rtx_deadline: None,
@@ -237,8 +242,13 @@ impl LinuxSender {
             self.rtx_data_acked = (old_una..ack).any(|s| self.sb.is_retransmitted(s) && !self.sb.is_sacked(s));
         }
         let newly_acked = self.sb.discard_upto(ack);
+        self.tcb.now_ns = now.0 as i64;
+        self.tcb.last_acked = ack;
+        self.tcb.high_tx = self.sb.high;
+        self.tcb.last_rtt_ns = self.rtt.srtt;
         let delivered = (newly_sacked + newly_acked) * self.mss();
         self.on_ecn_echo(pkt, ack, old_una, delivered);
+        self.tcb.ece_rcvd = self.ecn.state == super::ecn::EcnState::EceRcvd;
         self.process_ack(ack, newly_sacked > 0, delivered, old_una, now, out);
         self.rtx_data_acked = false;
         self.send_pending(now, out);
@@ -246,11 +256,16 @@ impl LinuxSender {
 
     fn process_ack(&mut self, ack: i32, is_dupack: bool, delivered: u32, old_una: i32, now: SimTime, out: &mut Vec<Packet>) {
         let mut exited_recovery = false;
+        let old_dupacks = self.dupacks;
         if is_dupack {
             self.dup_ack(ack, delivered, now, out);
         }
         if ack == old_una {
-            return; // a duplicate ACK (PktsAcked does nothing for NewReno)
+            // a duplicate ACK: ns-3 calls PktsAcked with one segment (unless nothing is out)
+            if ack != self.sb.high {
+                self.cc.pkts_acked(&mut self.tcb, 1);
+            }
+            return;
         }
         let mut segs_acked = (ack - old_una) as u32;
         if !is_dupack {
@@ -264,17 +279,20 @@ impl LinuxSender {
             if !(self.sb.is_retransmitted(ack) && !self.sb.is_sacked(ack)) {
                 self.retransmit(now, out);
             }
+            self.cc.pkts_acked(&mut self.tcb, 1);
             let first = self.first_partial;
             self.new_ack(first, now);
             self.first_partial = false;
             return;
         }
         if ack < self.recover && self.state == CongState::Loss {
+            self.cc.pkts_acked(&mut self.tcb, segs_acked);
             self.cc.increase_window(&mut self.tcb, segs_acked);
             self.new_ack(true, now);
             return;
         }
         if self.state == CongState::Cwr {
+            self.cc.pkts_acked(&mut self.tcb, segs_acked);
             if segs_acked >= 1 {
                 self.prr_ack(delivered);
             }
@@ -282,8 +300,17 @@ impl LinuxSender {
             return;
         }
         match self.state {
-            CongState::Disorder if !is_dupack => self.state = CongState::Open,
+            CongState::Open => self.cc.pkts_acked(&mut self.tcb, segs_acked),
+            CongState::Disorder => {
+                if segs_acked >= old_dupacks {
+                    self.cc.pkts_acked(&mut self.tcb, segs_acked - old_dupacks);
+                }
+                if !is_dupack {
+                    self.state = CongState::Open;
+                }
+            }
             CongState::Recovery => {
+                self.cc.pkts_acked(&mut self.tcb, segs_acked);
                 self.first_partial = true;
                 self.state = CongState::Open;
                 exited_recovery = true;
@@ -292,6 +319,7 @@ impl LinuxSender {
             CongState::Loss => {
                 self.first_partial = true;
                 segs_acked = (ack - self.recover).max(0) as u32;
+                self.cc.pkts_acked(&mut self.tcb, segs_acked);
                 self.state = CongState::Open;
             }
             _ => {}
@@ -369,9 +397,12 @@ impl LinuxSender {
         self.recover_active = true;
         self.rto_ns = (2 * self.rto_ns).min(MAX_RTO_NS);
         self.history.clear();
+        self.tcb.now_ns = now.0 as i64;
+        self.tcb.high_tx = self.sb.high;
         if self.state != CongState::Loss || !head_rtx {
             self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, in_flight_before);
         }
+        self.cc.on_loss_state(&self.tcb);
         self.state = CongState::Loss;
         self.tcb.cwnd = self.mss();
         self.send_pending(now, out);
