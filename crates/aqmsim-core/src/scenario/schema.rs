@@ -92,6 +92,7 @@ pub struct TcpSpec {
     pub delack_count: Option<u32>,
     pub sack: Option<bool>,
     pub ns3_quirks: Option<bool>,
+    pub pacing: Option<bool>,
 }
 
 /// A queue table: `kind` plus that discipline's parameters (checked per kind).

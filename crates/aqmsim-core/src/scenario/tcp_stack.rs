@@ -48,7 +48,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
     };
     match p.stack {
         Stack::Ns2 => {
-            for f in ["delack_count", "sack", "ns3_quirks"] {
+            for f in ["delack_count", "sack", "ns3_quirks", "pacing"] {
                 // a top-level linux field is not inherited by a table of another stack
                 if set(f) == Some(true) || (set(f) == Some(false) && stack(base, &TcpSpec::default(), "tcp")? != Stack::Linux) {
                     let here = set(f) == Some(true);
@@ -87,6 +87,9 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
             if let Some(v) = over.ns3_quirks.or(base.ns3_quirks) {
                 p.ns3_quirks = v;
             }
+            if let Some(v) = over.pacing.or(base.pacing) {
+                p.pacing = v;
+            }
             if set("window").is_none() {
                 p.window = RCVBUF_BYTES / p.packet_size as f64;
             }
@@ -111,6 +114,6 @@ pub fn linux_json(p: &TcpParams) -> Value {
         "window": p.window, "window_init": p.window_init, "min_rto": p.min_rto, "max_rto": p.max_rto,
         "rto_init": p.rto_init, "dupacks": p.dupacks, "ecn": p.ecn, "ack_size": p.ack_size,
         "delayed_ack": p.delayed_ack, "delack_count": p.delack_count, "delack_interval": p.delack_interval,
-        "sack": p.sack, "ns3_quirks": p.ns3_quirks,
+        "sack": p.sack, "ns3_quirks": p.ns3_quirks, "pacing": p.pacing,
     })
 }

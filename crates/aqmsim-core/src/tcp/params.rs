@@ -108,6 +108,8 @@ pub struct TcpParams {
     pub sack: bool,
     /// Linux stack: reproduce ns-3.37's arithmetic slips too (false: PRR in 64 bits).
     pub ns3_quirks: bool,
+    /// Linux stack: pacing (ns-3 `EnablePacing`, false; see `tcp/linux/pacing.rs`).
+    pub pacing: bool,
 }
 
 impl TcpParams {
@@ -163,6 +165,7 @@ impl Default for TcpParams {
             delack_count: 2,
             sack: true,
             ns3_quirks: false,
+            pacing: false,
         }
     }
 }

@@ -17,6 +17,11 @@ pub trait CongestionOps: std::fmt::Debug {
     /// Grow the window on an ACK that acknowledged `segs_acked` segments (in Open).
     fn increase_window(&mut self, t: &mut Tcb, segs_acked: u32);
     fn clone_box(&self) -> Box<dyn CongestionOps>;
+    /// The congestion control sets the pacing rate itself (ns-3 `HasCongControl`, BBR):
+    /// the socket's cwnd/srtt rule (`pacing.rs`) is then not applied.
+    fn sets_pacing_rate(&self) -> bool {
+        false
+    }
 }
 
 impl Clone for Box<dyn CongestionOps> {

@@ -12,6 +12,7 @@
 
 pub mod cc;
 pub mod ecn;
+pub mod pacing;
 pub mod prr;
 pub mod rtt;
 pub mod scoreboard;

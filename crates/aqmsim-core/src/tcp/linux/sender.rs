@@ -7,6 +7,7 @@
 //! pipe, PRR's counters) is in bytes and has no packet rounding.
 
 use super::cc::{CongestionOps, NewReno, Tcb};
+use super::pacing::Pacer;
 use super::prr::Prr;
 use super::rtt::RttMeanDev;
 use super::scoreboard::Scoreboard;
@@ -64,6 +65,7 @@ pub struct LinuxSender {
     pub(crate) rtt_sample: f64,
     pub stats: SenderStats,
     pub(super) ecn: super::ecn::EcnSender,
+    pub pacer: Pacer,
 }
 
 impl LinuxSender {
@@ -93,12 +95,30 @@ impl LinuxSender {
             rtt_sample: f64::NAN,
             stats: SenderStats::default(),
             ecn: super::ecn::EcnSender::new(p.ecn),
+            pacer: Pacer::new(p.pacing),
             p,
         }
     }
 
     pub fn rtx_deadline(&self) -> Option<SimTime> {
         self.rtx_deadline
+    }
+    /// The earliest of the retransmission and pacing timers (what the engine schedules).
+    pub fn next_deadline(&self) -> Option<SimTime> {
+        match (self.rtx_deadline, self.pacer.next) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+    /// A timer event at `now`: the pacing timer (ns-3 `NotifyPacingPerformed`: send what
+    /// the window allows, one segment) and/or the retransmission timer.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if self.pacer.expire(now) {
+            self.send_pending(now, out);
+        }
+        if self.rtx_deadline == Some(now) {
+            self.on_timeout(now, out);
+        }
     }
     #[inline]
     fn mss(&self) -> u32 {
@@ -163,6 +183,9 @@ impl LinuxSender {
     /// min(cwnd, rwnd) − pipe, send NextSeg.
     fn send_pending(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         loop {
+            if self.pacer.blocked(now) {
+                break;
+            }
             let win = (self.tcb.cwnd as u64).min(self.rwnd);
             let pipe = self.bytes_in_flight() as u64;
             if pipe + self.mss() as u64 > win {
@@ -178,6 +201,9 @@ impl LinuxSender {
                 },
             };
             self.send_seg(seg, now, out);
+            if self.pacer.sent(now, self.mss()) {
+                break;
+            }
         }
     }
 
@@ -241,6 +267,9 @@ impl LinuxSender {
         self.on_ecn_echo(pkt, ack, old_una, delivered);
         self.process_ack(ack, newly_sacked > 0, delivered, old_una, now, out);
         self.rtx_data_acked = false;
+        if !self.cc.sets_pacing_rate() {
+            self.pacer.update(self.tcb.cwnd, self.tcb.ssthresh, self.bytes_in_flight(), self.rtt.srtt);
+        }
         self.send_pending(now, out);
     }
 
@@ -374,6 +403,7 @@ impl LinuxSender {
         }
         self.state = CongState::Loss;
         self.tcb.cwnd = self.mss();
+        self.pacer.next = None;
         self.send_pending(now, out);
     }
 }
