@@ -14,6 +14,7 @@ pub mod cc;
 pub mod ecn;
 pub mod pacing;
 pub mod prr;
+pub mod rate;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
