@@ -48,6 +48,9 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
     };
     match p.stack {
         Stack::Ns2 => {
+            if p.variant == Variant::Bbr {
+                return err("variant", set("variant") == Some(true), "variant = \"bbr\" runs only on stack = \"linux\"".into());
+            }
             for f in ["delack_count", "sack", "ns3_quirks", "pacing"] {
                 // a top-level linux field is not inherited by a table of another stack
                 if set(f) == Some(true) || (set(f) == Some(false) && stack(base, &TcpSpec::default(), "tcp")? != Stack::Linux) {
@@ -64,12 +67,12 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                     }
                 }
             }
-            if p.variant != Variant::NewReno {
+            if !matches!(p.variant, Variant::NewReno | Variant::Bbr) {
                 let here = set("variant") == Some(true);
                 return err(
                     "variant",
                     here,
-                    format!("stack = \"linux\" runs variant = \"newreno\" in this version, got {:?}", p.variant.name()),
+                    format!("stack = \"linux\" runs variant = \"newreno\" or \"bbr\" in this version, got {:?}", p.variant.name()),
                 );
             }
             if let Some(v) = over.delack_count.or(base.delack_count) {
@@ -88,8 +91,12 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                 p.ns3_quirks = v;
             }
             if let Some(v) = over.pacing.or(base.pacing) {
+                if !v && p.variant == Variant::Bbr {
+                    return err("pacing", over.pacing.is_some(), "variant = \"bbr\" paces by its own rate (as ns-3's TcpBbr): leave pacing unset or true".into());
+                }
                 p.pacing = v;
             }
+            p.pacing |= p.variant == Variant::Bbr;
             if set("window").is_none() {
                 p.window = RCVBUF_BYTES / p.packet_size as f64;
             }

@@ -45,8 +45,24 @@ pub struct RateSample {
     pub acked_sacked: u32,
 }
 
+/// What `CongestionOps::cong_control` reads on an ACK (ns-3's tcb, `TcpRateConnection`
+/// and `TcpRateSample`): bytes, ns.
+#[derive(Clone, Debug)]
+pub struct CongCtlIn<'a> {
+    pub now: u64,
+    /// ns-3's `m_lastRtt`: the smoothed RTT (0 before the first sample).
+    pub srtt_ns: u64,
+    pub bytes_in_flight: u32,
+    pub mss: u32,
+    pub initial_cwnd: u32,
+    pub in_recovery: bool,
+    pub delivered: u64,
+    pub tx_item_delivered: u64,
+    pub rs: &'a RateSample,
+}
+
 /// The connection's side (ns-3 `TcpRateConnection`) and the per-segment records.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct RateSampler {
     /// Bytes delivered so far.
     pub delivered: u64,
@@ -59,13 +75,28 @@ pub struct RateSampler {
     pub rate_interval_ns: u64,
     pub rate_app_limited: bool,
     pub rs: RateSample,
+    /// The connection's minimum RTT (ns-3 `m_minRtt`, set by the sender), ns.
+    pub min_rtt_ns: u64,
     base: i32,
     segs: VecDeque<SegRate>,
 }
 
 impl RateSampler {
     pub fn new() -> Self {
-        Self::default()
+        RateSampler {
+            delivered: 0,
+            delivered_time: SimTime::ZERO,
+            first_sent_time: SimTime::ZERO,
+            app_limited: 0,
+            tx_item_delivered: 0,
+            rate_delivered: 0,
+            rate_interval_ns: 0,
+            rate_app_limited: false,
+            rs: RateSample::default(),
+            min_rtt_ns: u64::MAX,
+            base: 0,
+            segs: VecDeque::new(),
+        }
     }
 
     /// Segment `seg` left (new or retransmitted); `start` = nothing was in flight

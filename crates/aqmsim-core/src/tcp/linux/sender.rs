@@ -66,6 +66,8 @@ pub struct LinuxSender {
     pub stats: SenderStats,
     pub(super) ecn: super::ecn::EcnSender,
     pub pacer: Pacer,
+    /// Delivery-rate sampling, for a congestion control that sets the rate (BBR).
+    pub rate: Option<Box<super::rate::RateSampler>>,
 }
 
 impl LinuxSender {
@@ -96,6 +98,7 @@ impl LinuxSender {
             stats: SenderStats::default(),
             ecn: super::ecn::EcnSender::new(p.ecn),
             pacer: Pacer::new(p.pacing),
+            rate: None,
             p,
         }
     }
@@ -150,6 +153,9 @@ impl LinuxSender {
 
     fn send_seg(&mut self, seg: i32, now: SimTime, out: &mut Vec<Packet>) {
         let rtx = seg < self.sb.high;
+        if self.rate.is_some() {
+            self.rate_sent(seg, now);
+        }
         if rtx {
             self.sb.mark_retrans(seg);
             self.stats.retransmitted += 1;
@@ -254,6 +260,7 @@ impl LinuxSender {
         let ack = pkt.seq + 1;
         self.estimate_rtt(ack, now);
         let blocks = (0..pkt.nsack as usize).map(|i| pkt.sack_block(i));
+        let prior = self.rate.is_some().then(|| self.rate_prior(pkt, now));
         let newly_sacked = self.sb.update_sack(blocks);
         let old_una = self.sb.una;
         if ack < old_una {
@@ -266,6 +273,9 @@ impl LinuxSender {
         let delivered = (newly_sacked + newly_acked) * self.mss();
         self.on_ecn_echo(pkt, ack, old_una, delivered);
         self.process_ack(ack, newly_sacked > 0, delivered, old_una, now, out);
+        if let Some(prior) = prior {
+            self.cong_control(ack, prior, delivered, now);
+        }
         self.rtx_data_acked = false;
         if !self.cc.sets_pacing_rate() {
             self.pacer.update(self.tcb.cwnd, self.tcb.ssthresh, self.bytes_in_flight(), self.rtt.srtt);
@@ -331,6 +341,7 @@ impl LinuxSender {
         if exited_recovery {
             self.new_ack(true, now);
             self.tcb.cwnd = self.tcb.ssthresh;
+            self.cc.on_event(&mut self.tcb, super::cc::CcEvent::CompleteCwr);
         }
         if self.state == CongState::Open {
             self.cc.increase_window(&mut self.tcb, segs_acked);
@@ -370,6 +381,7 @@ impl LinuxSender {
         }
         self.recover = self.sb.high;
         self.recover_active = true;
+        self.cc.on_event(&mut self.tcb, super::cc::CcEvent::Recovery);
         self.state = CongState::Recovery;
         self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, self.bytes_in_flight());
         self.prr.enter(self.unacked_bytes());
@@ -398,6 +410,7 @@ impl LinuxSender {
         self.recover_active = true;
         self.rto_ns = (2 * self.rto_ns).min(MAX_RTO_NS);
         self.history.clear();
+        self.cc.on_event(&mut self.tcb, super::cc::CcEvent::Loss);
         if self.state != CongState::Loss || !head_rtx {
             self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, in_flight_before);
         }
