@@ -184,7 +184,7 @@ pub const FIELDS: &[&str] = &[
     "target", "min_bytes", "ce_threshold", "quantum", "drop_batch", "classify", "perturbation", "t_update",
     "s_update", "max_burst", "dq_threshold", "dq_rate_estimator", "cap_drop_adjustment", "mark_ecn_threshold",
     "derandomize", "active_threshold", "cubic_beta", "cubic_c", "fast_convergence", "tcp_friendliness",
-    "hystart", "dctcp_g", "dctcp_alpha_init", "defaults", "stack", "delack_count", "sack", "ns3_quirks", "syn_rtt",
+    "hystart", "dctcp_g", "dctcp_alpha_init", "defaults", "stack", "delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing",
 ];
 
 /// Queue kinds.

@@ -93,6 +93,7 @@ pub struct TcpSpec {
     pub sack: Option<bool>,
     pub ns3_quirks: Option<bool>,
     pub syn_rtt: Option<Quantity>,
+    pub pacing: Option<bool>,
 }
 
 /// A queue table: `kind` plus that discipline's parameters (checked per kind).

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 /// Fields only the ns-2 stack reads (a `linux` table that sets one is refused).
 const NS2_ONLY: &[&str] = &["tick", "syn", "delay_growth", "max_burst", "limited_transmit", "use_headers"];
 /// The congestion controls the linux stack runs (`tcp/linux/`, one file each).
-const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp];
+const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp, Variant::Bbr];
 /// Receive buffer of ns-3's sink (`TcpSocket::RcvBufSize`), bytes: the linux stack's
 /// default receive-window cap.
 pub const RCVBUF_BYTES: f64 = 131_072.0;
@@ -50,7 +50,10 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
     };
     match p.stack {
         Stack::Ns2 => {
-            for f in ["delack_count", "sack", "ns3_quirks", "syn_rtt"] {
+            if p.variant == Variant::Bbr {
+                return err("variant", set("variant") == Some(true), "variant = \"bbr\" runs only on stack = \"linux\"".into());
+            }
+            for f in ["delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing"] {
                 // a top-level linux field is not inherited by a table of another stack
                 if set(f) == Some(true) || (set(f) == Some(false) && stack(base, &TcpSpec::default(), "tcp")? != Stack::Linux) {
                     let here = set(f) == Some(true);
@@ -87,7 +90,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                 return err(
                     "variant",
                     here,
-                    format!("stack = \"linux\" runs variant = \"newreno\", \"cubic\" or \"dctcp\" in this version, got {:?}", p.variant.name()),
+                    format!("stack = \"linux\" runs variant = \"newreno\", \"cubic\", \"dctcp\" or \"bbr\" in this version, got {:?}", p.variant.name()),
                 );
             }
             if let Some(v) = over.delack_count.or(base.delack_count) {
@@ -120,6 +123,13 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                     "stack = \"linux\" runs ns-3.37's CUBIC, which has no TCP-friendly region: leave it unset or false".into(),
                 );
             }
+            if let Some(v) = over.pacing.or(base.pacing) {
+                if !v && p.variant == Variant::Bbr {
+                    return err("pacing", over.pacing.is_some(), "variant = \"bbr\" paces by its own rate (as ns-3's TcpBbr): leave pacing unset or true".into());
+                }
+                p.pacing = v;
+            }
+            p.pacing |= p.variant == Variant::Bbr;
             if set("window").is_none() {
                 p.window = RCVBUF_BYTES / p.packet_size as f64;
             }
@@ -144,7 +154,7 @@ pub fn linux_json(p: &TcpParams) -> Value {
         "window": p.window, "window_init": p.window_init, "min_rto": p.min_rto, "max_rto": p.max_rto,
         "rto_init": p.rto_init, "dupacks": p.dupacks, "ecn": p.ecn, "ack_size": p.ack_size,
         "delayed_ack": p.delayed_ack, "delack_count": p.delack_count, "delack_interval": p.delack_interval,
-        "sack": p.sack, "ns3_quirks": p.ns3_quirks, "syn_rtt": p.syn_rtt,
+        "sack": p.sack, "ns3_quirks": p.ns3_quirks, "syn_rtt": p.syn_rtt, "pacing": p.pacing,
     });
     if p.variant == Variant::Cubic {
         for (k, v) in [

@@ -76,7 +76,7 @@ impl Simulation {
         let flow = &mut self.flows[fi];
         let deadline = match &flow.agent {
             Agent::Tcp { snd, .. } => snd.rtx_deadline(),
-            Agent::Linux { snd, .. } => snd.rtx_deadline(),
+            Agent::Linux { snd, .. } => snd.next_deadline(),
             Agent::Cbr(_) => None,
         };
         if let Some(d) = deadline {
@@ -96,14 +96,14 @@ impl Simulation {
         }
         let fire = match &flow.agent {
             Agent::Tcp { snd, .. } => snd.rtx_deadline() == Some(now),
-            Agent::Linux { snd, .. } => snd.rtx_deadline() == Some(now),
+            Agent::Linux { snd, .. } => snd.next_deadline() == Some(now),
             Agent::Cbr(_) => false,
         };
         if fire {
             let mut out = std::mem::take(&mut self.out);
             match &mut self.flows[fi].agent {
                 Agent::Tcp { snd, .. } => snd.on_timeout(now, &mut out),
-                Agent::Linux { snd, .. } => snd.on_timeout(now, &mut out),
+                Agent::Linux { snd, .. } => snd.on_timer(now, &mut out),
                 Agent::Cbr(_) => {}
             }
             self.flush(fi, out);

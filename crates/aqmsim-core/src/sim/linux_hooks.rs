@@ -8,11 +8,35 @@ use crate::tcp::{TcpParams, TcpSink};
 /// The sender and its sink: SACK blocks when `sack`, delayed ACKs every `delack_count`
 /// (2) segments or `delack_interval`; the first data segment is ACKed at once (ns-3.37
 /// sets its delayed-ACK count full when the handshake completes, `ProcessSynRcvd`).
-pub(super) fn linux_agent(p: TcpParams, flow: u32, src: u32, dst: u32) -> Agent {
+pub(super) fn linux_agent(p: TcpParams, flow: u32, src: u32, dst: u32, rng: crate::rng::Rng) -> Agent {
     let delayed = p.delayed_ack && p.delack_count >= 2;
     let mut sink = TcpSink::new(flow, src, p.ack_size, p.payload(), delayed, p.delack_interval, false, p.sack);
     sink.delay_first = false;
     // DCTCP's receiver echoes CE exactly and ACKs at once when the CE state changes
     sink.dctcp = p.variant == crate::tcp::Variant::Dctcp;
-    Agent::Linux { snd: Box::new(LinuxSender::new(p, flow, dst)), sink }
+    let mut snd = Box::new(LinuxSender::new(p, flow, dst));
+    if snd.p.variant == crate::tcp::Variant::Bbr {
+        // the flow's seeded stream draws PROBE_BW's random start phase
+        snd.set_cc(Box::new(crate::tcp::linux::bbr::Bbr::new(rng)));
+    }
+    Agent::Linux { snd, sink }
+}
+
+impl super::Simulation {
+    /// BBR's mode changes of the first BBR flow, in the summary (only when one runs):
+    /// `bbr_mode_changes` = n, then `bbr_mode_{k}` (0 STARTUP, 1 DRAIN, 2 PROBE_BW,
+    /// 3 PROBE_RTT) and `bbr_mode_{k}_t` (s) for k < n.
+    pub(super) fn bbr_results(&self, s: &mut crate::monitor::Summary) {
+        let changes = self.flows.iter().find_map(|f| match &f.agent {
+            Agent::Linux { snd, .. } if snd.cc.name() == "bbr" => Some(snd.cc.mode_changes()),
+            _ => None,
+        });
+        if let Some(ch) = changes {
+            s.put("bbr_mode_changes", ch.len() as f64);
+            for (k, (t, m)) in ch.iter().enumerate() {
+                s.put(&format!("bbr_mode_{k}"), *m as f64);
+                s.put(&format!("bbr_mode_{k}_t"), *t as f64 * 1e-9);
+            }
+        }
+    }
 }

@@ -60,7 +60,7 @@ impl Simulation {
                     let mut sink = TcpSink::new(i as u32, f.src, p.ack_size, p.payload(), p.delayed_ack, p.delack_interval, p.syn, p.variant.uses_sack());
                     sink.dctcp = p.variant == crate::tcp::Variant::Dctcp;
                     if p.stack == crate::tcp::linux::Stack::Linux {
-                        return super::linux_hooks::linux_agent(p, i as u32, f.src, f.dst);
+                        return super::linux_hooks::linux_agent(p, i as u32, f.src, f.dst, r);
                     }
                     Agent::Tcp { snd: TcpSender::new(p, i as u32, f.dst, boot), sink }
                 };

@@ -15,6 +15,8 @@ pub enum Variant {
     Cubic,
     /// DCTCP (ns-3.37 `TcpDctcp`, RFC 8257) over the Sack1 loss recovery.
     Dctcp,
+    /// BBR v1 (ns-3.37 `TcpBbr`), `stack = "linux"` only (`tcp/linux/bbr.rs`).
+    Bbr,
 }
 
 impl Variant {
@@ -26,6 +28,7 @@ impl Variant {
             "sack" | "sack1" => Some(Variant::Sack),
             "cubic" => Some(Variant::Cubic),
             "dctcp" => Some(Variant::Dctcp),
+            "bbr" => Some(Variant::Bbr),
             _ => None,
         }
     }
@@ -37,9 +40,10 @@ impl Variant {
             Variant::Sack => "sack",
             Variant::Cubic => "cubic",
             Variant::Dctcp => "dctcp",
+            Variant::Bbr => "bbr",
         }
     }
-    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp";
+    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp, bbr";
 
     /// Loss recovery with SACK (the sink sends SACK blocks): Sack1, and CUBIC and DCTCP
     /// (ns-3 and Linux run them with SACK).
@@ -110,6 +114,8 @@ pub struct TcpParams {
     /// Linux stack: an RTT sample (s) taken before the first data, as ns-3's handshake
     /// gives its estimator (0: none, the first sample comes from data).
     pub syn_rtt: f64,
+    /// Linux stack: pacing (ns-3 `EnablePacing`, false; see `tcp/linux/pacing.rs`).
+    pub pacing: bool,
 }
 
 impl TcpParams {
@@ -166,6 +172,7 @@ impl Default for TcpParams {
             sack: true,
             ns3_quirks: false,
             syn_rtt: 0.0,
+            pacing: false,
         }
     }
 }

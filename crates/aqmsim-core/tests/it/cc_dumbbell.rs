@@ -141,8 +141,11 @@ fn cc_fields_are_checked_and_named() {
     assert_eq!(tcp(0)["hystart"], false);
     assert!(tcp(1).get("hystart").is_none() && tcp(1)["ecn"] == false);
     assert!(tcp(2)["ecn"] == true && tcp(2)["dctcp_g"] == 0.0625);
+    let e = build_err(&dumbbell(dt, "", &group(1, r#"{ variant = "vegas" }"#), 1.0));
+    assert!(e.contains("cubic, dctcp, bbr"), "{e}");
+    // BBR exists on the linux stack only
     let e = build_err(&dumbbell(dt, "", &group(1, r#"{ variant = "bbr" }"#), 1.0));
-    assert!(e.contains("cubic, dctcp"), "{e}");
+    assert!(e.contains("tcp.variant") && e.contains("stack = \"linux\""), "{e}");
     // accepted: the fields with their own variant, top level inherited by the group
     let ok = dumbbell(dt, "variant = \"cubic\"\nhystart = false\ntcp_friendliness = true", &group(1, "{}"), 1.0);
     let spec = from_toml(&ok).unwrap();

@@ -63,3 +63,15 @@ fn linux_flows_under_each_modern_queue_and_beside_ns2_flows() {
         check(&r, 0.85); // RED with min_th 5: about 0.88 for either stack
     }
 }
+
+#[test]
+fn bbr_flows_share_fq_codel_and_survive_tiny_buffers() {
+    // ten BBR flows, RTTs 42–100 ms: FQ-CoDel shares the link evenly (measured 0.98, Jain 0.997)
+    let r = run(&scenario(r#"{ kind = "fq_codel" }"#, &group(10, r#"{ stack = "linux", variant = "bbr" }"#), 20.0), 3);
+    check(&r, 0.95);
+    assert!(r.summary.get("jain_fairness").unwrap() > 0.98);
+    assert_eq!(r.summary.get("bbr_mode_2").unwrap(), 2.0, "the first BBR flow reaches PROBE_BW");
+    // a 5-packet DropTail: losses and timeouts, no stall (measured 0.91)
+    let r = run(&scenario(r#"{ kind = "droptail", limit = 5 }"#, &group(10, r#"{ stack = "linux", variant = "bbr" }"#), 20.0), 3);
+    check(&r, 0.85);
+}

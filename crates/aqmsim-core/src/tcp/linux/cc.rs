@@ -45,6 +45,30 @@ pub trait CongestionOps: std::fmt::Debug {
     /// ns-3's `CongestionStateSet(CA_LOSS)`: the retransmission timer fired.
     fn on_loss_state(&mut self, _t: &Tcb) {}
     fn clone_box(&self) -> Box<dyn CongestionOps>;
+    /// The congestion control sets the pacing rate itself (ns-3 `HasCongControl`, BBR):
+    /// the socket's cwnd/srtt rule (`pacing.rs`) is then not applied.
+    fn sets_pacing_rate(&self) -> bool {
+        false
+    }
+    /// ns-3 `CongestionStateSet` (Recovery, Loss) and `CwndEvent(CA_EVENT_COMPLETE_CWR)`.
+    fn on_event(&mut self, _t: &mut Tcb, _ev: CcEvent) {}
+    /// ns-3 `CongControl` after each ACK (only when `sets_pacing_rate`): may set cwnd;
+    /// returns the pacing rate, bit/s.
+    fn cong_control(&mut self, _t: &mut Tcb, _x: &super::rate::CongCtlIn) -> Option<f64> {
+        None
+    }
+    /// BBR's mode changes: (time ns, mode number: 0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT).
+    fn mode_changes(&self) -> Vec<(u64, u8)> {
+        Vec::new()
+    }
+}
+
+/// Congestion-state changes a congestion control hears of (`on_event`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum CcEvent {
+    Recovery,
+    Loss,
+    CompleteCwr,
 }
 
 impl Clone for Box<dyn CongestionOps> {

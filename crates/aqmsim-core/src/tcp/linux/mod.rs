@@ -10,14 +10,20 @@
 //!
 //! Nothing here is reached by a flow of the default `stack = "ns2"`.
 
+pub mod bbr;
 pub mod cc;
 pub mod cubic;
 pub mod dctcp;
 pub mod ecn;
+pub mod pacing;
 pub mod prr;
+pub mod rate;
+mod rate_hooks;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+#[cfg(test)]
+mod bbr_tests;
 #[cfg(test)]
 mod tests;
 

@@ -7,6 +7,7 @@
 //! pipe, PRR's counters) is in bytes and has no packet rounding.
 
 use super::cc::{CongestionOps, Tcb};
+use super::pacing::Pacer;
 use super::prr::Prr;
 use super::rtt::RttMeanDev;
 use super::scoreboard::Scoreboard;
@@ -64,6 +65,9 @@ pub struct LinuxSender {
     pub(crate) rtt_sample: f64,
     pub stats: SenderStats,
     pub(super) ecn: super::ecn::EcnSender,
+    pub pacer: Pacer,
+    /// Delivery-rate sampling, for a congestion control that sets the rate (BBR).
+    pub rate: Option<Box<super::rate::RateSampler>>,
 }
 
 impl LinuxSender {
@@ -98,12 +102,31 @@ impl LinuxSender {
             rtt_sample: f64::NAN,
             stats: SenderStats::default(),
             ecn: super::ecn::EcnSender::new(p.ecn),
+            pacer: Pacer::new(p.pacing),
+            rate: None,
             p,
         }
     }
 
     pub fn rtx_deadline(&self) -> Option<SimTime> {
         self.rtx_deadline
+    }
+    /// The earliest of the retransmission and pacing timers (what the engine schedules).
+    pub fn next_deadline(&self) -> Option<SimTime> {
+        match (self.rtx_deadline, self.pacer.next) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+    /// A timer event at `now`: the pacing timer (ns-3 `NotifyPacingPerformed`: send what
+    /// the window allows, one segment) and/or the retransmission timer.
+    pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if self.pacer.expire(now) {
+            self.send_pending(now, out);
+        }
+        if self.rtx_deadline == Some(now) {
+            self.on_timeout(now, out);
+        }
     }
     #[inline]
     fn mss(&self) -> u32 {
@@ -135,6 +158,9 @@ impl LinuxSender {
 
     fn send_seg(&mut self, seg: i32, now: SimTime, out: &mut Vec<Packet>) {
         let rtx = seg < self.sb.high;
+        if self.rate.is_some() {
+            self.rate_sent(seg, now);
+        }
         if rtx {
             self.sb.mark_retrans(seg);
             self.stats.retransmitted += 1;
@@ -168,6 +194,9 @@ impl LinuxSender {
     /// min(cwnd, rwnd) − pipe, send NextSeg.
     fn send_pending(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         loop {
+            if self.pacer.blocked(now) {
+                break;
+            }
             let win = (self.tcb.cwnd as u64).min(self.rwnd);
             let pipe = self.bytes_in_flight() as u64;
             if pipe + self.mss() as u64 > win {
@@ -183,6 +212,9 @@ impl LinuxSender {
                 },
             };
             self.send_seg(seg, now, out);
+            if self.pacer.sent(now, self.mss()) {
+                break;
+            }
         }
     }
 
@@ -233,6 +265,7 @@ impl LinuxSender {
         let ack = pkt.seq + 1;
         self.estimate_rtt(ack, now);
         let blocks = (0..pkt.nsack as usize).map(|i| pkt.sack_block(i));
+        let prior = self.rate.is_some().then(|| self.rate_prior(pkt, now));
         let newly_sacked = self.sb.update_sack(blocks);
         let old_una = self.sb.una;
         if ack < old_una {
@@ -250,7 +283,13 @@ impl LinuxSender {
         self.on_ecn_echo(pkt, ack, old_una, delivered);
         self.tcb.ece_rcvd = self.ecn.state == super::ecn::EcnState::EceRcvd;
         self.process_ack(ack, newly_sacked > 0, delivered, old_una, now, out);
+        if let Some(prior) = prior {
+            self.cong_control(ack, prior, delivered, now);
+        }
         self.rtx_data_acked = false;
+        if !self.cc.sets_pacing_rate() {
+            self.pacer.update(self.tcb.cwnd, self.tcb.ssthresh, self.bytes_in_flight(), self.rtt.srtt);
+        }
         self.send_pending(now, out);
     }
 
@@ -330,6 +369,7 @@ impl LinuxSender {
         if exited_recovery {
             self.new_ack(true, now);
             self.tcb.cwnd = self.tcb.ssthresh;
+            self.cc.on_event(&mut self.tcb, super::cc::CcEvent::CompleteCwr);
         }
         if self.state == CongState::Open {
             self.cc.increase_window(&mut self.tcb, segs_acked);
@@ -369,6 +409,7 @@ impl LinuxSender {
         }
         self.recover = self.sb.high;
         self.recover_active = true;
+        self.cc.on_event(&mut self.tcb, super::cc::CcEvent::Recovery);
         self.state = CongState::Recovery;
         self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, self.bytes_in_flight());
         self.prr.enter(self.unacked_bytes());
@@ -399,12 +440,14 @@ impl LinuxSender {
         self.history.clear();
         self.tcb.now_ns = now.0 as i64;
         self.tcb.high_tx = self.sb.high;
+        self.cc.on_event(&mut self.tcb, super::cc::CcEvent::Loss);
         if self.state != CongState::Loss || !head_rtx {
             self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, in_flight_before);
         }
         self.cc.on_loss_state(&self.tcb);
         self.state = CongState::Loss;
         self.tcb.cwnd = self.mss();
+        self.pacer.next = None;
         self.send_pending(now, out);
     }
 }

@@ -1,0 +1,305 @@
+//! Delivery-rate sampling on the Linux/ns-3 sender, as ns-3.37's `TcpRateLinux`
+//! (Linux's `tcp_rate.c`; draft-cheng-iccrg-delivery-rate-estimation), what BBR reads.
+//!
+//! The connection counts the bytes delivered (ACKed or SACKed) and when; each segment sent
+//! remembers the connection's `delivered`, `delivered_time` and `first_sent_time` and
+//! whether it left app-limited. When a segment is delivered, the most recently sent one of
+//! the ACK gives the sample's start; `generate_sample` closes it: delivered bytes over
+//! max(send phase, ACK phase), refused (interval 0) when shorter than the min RTT.
+//! Segments are numbered as the sender numbers them (segment `n` = bytes n·MSS…); one
+//! `SegRate` per segment from the oldest unacknowledged one.
+//!
+//! Departure: ns-3 marks "no sample" by a prior time of 0 s (its flows start after the
+//! handshake); here it is `None`, so a flow that starts at t = 0 samples its first round.
+
+use crate::time::{Dur, SimTime};
+use std::collections::VecDeque;
+
+/// What a segment remembers from when it was (last) sent (ns-3 `TcpTxItem::RateInformation`).
+#[derive(Clone, Copy, Debug)]
+struct SegRate {
+    delivered: u64,
+    /// None once delivered (ns-3: `Time::Max()`), so that a SACKed segment counts once.
+    delivered_time: Option<SimTime>,
+    first_sent: SimTime,
+    last_sent: SimTime,
+    app_limited: bool,
+}
+
+/// One ACK's sample (ns-3 `TcpRateSample`). Rates in bit/s, times in ns.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Bit/s of the last recorded sample (kept across ACKs, as ns-3's member is).
+    pub delivery_rate: f64,
+    pub is_app_limited: bool,
+    /// ns; 0 = no valid sample on this ACK.
+    pub interval_ns: u64,
+    /// Bytes delivered over the interval; −1 when there is no timing information.
+    pub delivered: i64,
+    pub prior_delivered: u64,
+    pub prior_time: Option<SimTime>,
+    pub send_elapsed_ns: u64,
+    pub ack_elapsed_ns: u64,
+    pub bytes_loss: u32,
+    pub prior_in_flight: u32,
+    pub acked_sacked: u32,
+}
+
+/// What `CongestionOps::cong_control` reads on an ACK (ns-3's tcb, `TcpRateConnection`
+/// and `TcpRateSample`): bytes, ns.
+#[derive(Clone, Debug)]
+pub struct CongCtlIn<'a> {
+    pub now: u64,
+    /// ns-3's `m_lastRtt`: the smoothed RTT (0 before the first sample).
+    pub srtt_ns: u64,
+    pub bytes_in_flight: u32,
+    pub mss: u32,
+    pub initial_cwnd: u32,
+    pub in_recovery: bool,
+    pub delivered: u64,
+    pub tx_item_delivered: u64,
+    pub rs: &'a RateSample,
+}
+
+/// The connection's side (ns-3 `TcpRateConnection`) and the per-segment records.
+#[derive(Clone, Debug)]
+pub struct RateSampler {
+    /// Bytes delivered so far.
+    pub delivered: u64,
+    pub delivered_time: SimTime,
+    pub first_sent_time: SimTime,
+    /// `delivered` at which the app-limited phase ends (0: not app-limited).
+    pub app_limited: u64,
+    pub tx_item_delivered: u64,
+    pub rate_delivered: i64,
+    pub rate_interval_ns: u64,
+    pub rate_app_limited: bool,
+    pub rs: RateSample,
+    /// The connection's minimum RTT (ns-3 `m_minRtt`, set by the sender), ns.
+    pub min_rtt_ns: u64,
+    base: i32,
+    segs: VecDeque<SegRate>,
+}
+
+impl RateSampler {
+    pub fn new() -> Self {
+        RateSampler {
+            delivered: 0,
+            delivered_time: SimTime::ZERO,
+            first_sent_time: SimTime::ZERO,
+            app_limited: 0,
+            tx_item_delivered: 0,
+            rate_delivered: 0,
+            rate_interval_ns: 0,
+            rate_app_limited: false,
+            rs: RateSample::default(),
+            min_rtt_ns: u64::MAX,
+            base: 0,
+            segs: VecDeque::new(),
+        }
+    }
+
+    /// Segment `seg` left (new or retransmitted); `start` = nothing was in flight
+    /// (ns-3 `SkbSent` with isStartOfTransmission).
+    pub fn on_sent(&mut self, seg: i32, now: SimTime, start: bool) {
+        if start {
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        if self.segs.is_empty() {
+            self.base = seg;
+        }
+        let r = SegRate {
+            delivered: self.delivered,
+            delivered_time: Some(self.delivered_time),
+            first_sent: self.first_sent_time,
+            last_sent: now,
+            app_limited: self.app_limited != 0,
+        };
+        let i = seg - self.base;
+        if i < 0 {
+            return; // already acknowledged
+        }
+        let i = i as usize;
+        while self.segs.len() <= i {
+            self.segs.push_back(SegRate { delivered_time: None, ..r });
+        }
+        self.segs[i] = r;
+    }
+
+    /// Segment `seg` of `bytes` was ACKed or SACKed (ns-3 `SkbDelivered`).
+    pub fn on_delivered(&mut self, seg: i32, bytes: u32, now: SimTime) {
+        let i = seg - self.base;
+        let Some(r) = (i >= 0).then(|| self.segs.get_mut(i as usize)).flatten() else { return };
+        let Some(dt) = r.delivered_time else { return };
+        self.delivered += bytes as u64;
+        self.delivered_time = now;
+        let rs = &mut self.rs;
+        if rs.prior_delivered == 0 || r.delivered > rs.prior_delivered {
+            rs.prior_delivered = r.delivered;
+            rs.prior_time = Some(dt);
+            rs.is_app_limited = r.app_limited;
+            rs.send_elapsed_ns = r.last_sent.saturating_since(r.first_sent).0;
+            rs.ack_elapsed_ns = now.saturating_since(dt).0;
+            self.first_sent_time = r.last_sent;
+        }
+        r.delivered_time = None;
+        self.tx_item_delivered = r.delivered;
+    }
+
+    /// The cumulative ACK reached `ack` (segments below it are gone): deliver those not yet
+    /// SACKed, in order, and forget them.
+    pub fn on_cum_ack(&mut self, ack: i32, bytes: u32, now: SimTime) {
+        while self.base < ack && !self.segs.is_empty() {
+            self.on_delivered(self.base, bytes, now);
+            self.segs.pop_front();
+            self.base += 1;
+        }
+        if self.segs.is_empty() {
+            self.base = self.base.max(ack);
+        }
+    }
+
+    /// ns-3 `CalculateAppLimited`: the application has less than a segment unsent, the
+    /// window is not full and every lost segment was retransmitted.
+    pub fn calculate_app_limited(&mut self, cwnd: u32, in_flight: u32, mss: u32, unsent: u64, lost: u32, retrans: u32) {
+        if unsent < mss as u64 && in_flight < cwnd && lost <= retrans {
+            self.app_limited = (self.delivered + in_flight as u64).max(1);
+        }
+    }
+
+    /// ns-3 `GenerateSample`, once per ACK after its deliveries.
+    pub fn generate_sample(&mut self, acked_sacked: u32, lost: u32, prior_in_flight: u32, min_rtt: Dur) -> &RateSample {
+        if self.app_limited != 0 && self.delivered > self.app_limited {
+            self.app_limited = 0;
+        }
+        let rs = &mut self.rs;
+        rs.acked_sacked = acked_sacked;
+        rs.bytes_loss = lost;
+        rs.prior_in_flight = prior_in_flight;
+        if rs.prior_time.is_none() {
+            rs.delivered = -1;
+            rs.interval_ns = 0;
+            return &self.rs;
+        }
+        rs.interval_ns = rs.send_elapsed_ns.max(rs.ack_elapsed_ns);
+        rs.delivered = self.delivered as i64 - rs.prior_delivered as i64;
+        if rs.interval_ns < min_rtt.0 {
+            rs.interval_ns = 0;
+            rs.prior_time = None;
+            return &self.rs;
+        }
+        if !rs.is_app_limited
+            || rs.delivered as i128 * self.rate_interval_ns as i128 >= self.rate_delivered as i128 * rs.interval_ns as i128
+        {
+            self.rate_delivered = rs.delivered;
+            self.rate_interval_ns = rs.interval_ns;
+            self.rate_app_limited = rs.is_app_limited;
+            rs.delivery_rate = rs.delivered as f64 * 8.0 / (rs.interval_ns as f64 * 1e-9);
+        }
+        &self.rs
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ms: u64) -> SimTime {
+        SimTime(ms * 1_000_000)
+    }
+
+    /// Ten segments at t = 0, ACKed two by two from 100 ms, 1 ms apart: the first ACK's
+    /// sample spans the whole round trip (100 ms for 2000 bytes), later ones the same
+    /// 100 ms send-to-ACK phase, the delivery counted in bytes.
+    #[test]
+    fn one_round_of_delayed_acks() {
+        let mut r = RateSampler::new();
+        for s in 0..10 {
+            r.on_sent(s, t(0), s == 0);
+        }
+        r.on_cum_ack(2, 1000, t(100));
+        let rs = r.generate_sample(2000, 0, 10_000, Dur(50_000_000)).clone();
+        assert_eq!((rs.delivered, rs.interval_ns, rs.prior_delivered), (2000, 100_000_000, 0));
+        assert_eq!(rs.delivery_rate, 160_000.0, "2000 B × 8 / 0.1 s");
+        r.on_cum_ack(4, 1000, t(101));
+        let rs = r.generate_sample(2000, 0, 8_000, Dur(50_000_000)).clone();
+        // the newest segment acked (3) was sent with delivered = 0 at t 0: 4000 B in 101 ms
+        assert_eq!((rs.delivered, rs.interval_ns), (4000, 101_000_000));
+        assert_eq!(r.delivered, 4000);
+    }
+
+    /// Segments sent after the first ACK carry delivered = 2000 and delivered_time 100 ms:
+    /// their ACK measures from there (ACK phase), not from t = 0.
+    #[test]
+    fn second_round_measures_from_the_prior_delivery() {
+        let mut r = RateSampler::new();
+        r.on_sent(0, t(0), true);
+        r.on_sent(1, t(0), false);
+        r.on_cum_ack(2, 1000, t(100));
+        r.generate_sample(2000, 0, 2000, Dur(0));
+        r.on_sent(2, t(100), true);
+        r.on_sent(3, t(110), false);
+        r.on_cum_ack(4, 1000, t(230));
+        let rs = r.generate_sample(2000, 0, 2000, Dur(0)).clone();
+        assert_eq!(rs.prior_delivered, 2000);
+        assert_eq!(rs.prior_time, Some(t(100)));
+        // segments 2 and 3 both carry delivered = 2000; the first delivered (2) gives the
+        // start and 3 does not replace it (strictly newer only): send phase 0
+        assert_eq!((rs.send_elapsed_ns, rs.ack_elapsed_ns), (0, 130_000_000));
+        assert_eq!((rs.delivered, rs.interval_ns), (2000, 130_000_000));
+    }
+
+    /// A SACKed segment counts once: its later cumulative ACK adds nothing.
+    #[test]
+    fn sacked_then_acked_counts_once() {
+        let mut r = RateSampler::new();
+        for s in 0..4 {
+            r.on_sent(s, t(0), s == 0);
+        }
+        r.on_delivered(2, 1000, t(50));
+        r.on_delivered(3, 1000, t(51));
+        assert_eq!(r.delivered, 2000);
+        r.on_sent(0, t(60), false); // retransmission of the hole
+        r.on_cum_ack(4, 1000, t(120));
+        assert_eq!(r.delivered, 4000);
+    }
+
+    /// An interval below the min RTT gives no sample (and clears the prior time).
+    #[test]
+    fn interval_shorter_than_min_rtt_is_refused() {
+        let mut r = RateSampler::new();
+        r.on_sent(0, t(0), true);
+        r.on_cum_ack(1, 1000, t(10));
+        let rs = r.generate_sample(1000, 0, 1000, Dur(20_000_000)).clone();
+        assert_eq!((rs.interval_ns, rs.prior_time, rs.delivery_rate), (0, None, 0.0));
+        // the next ACK with nothing newly delivered: no timing information
+        let rs = r.generate_sample(0, 0, 0, Dur(20_000_000)).clone();
+        assert_eq!((rs.delivered, rs.interval_ns), (-1, 0));
+    }
+
+    /// App-limited: set when the application has nothing to send and the window is not full;
+    /// segments sent then carry the flag, the sample says so and does not lower the rate
+    /// recorded; the phase ends once `delivered` passes the mark.
+    #[test]
+    fn app_limited_phase() {
+        let mut r = RateSampler::new();
+        r.on_sent(0, t(0), true);
+        r.on_sent(1, t(0), false);
+        r.on_cum_ack(2, 1000, t(100));
+        r.generate_sample(2000, 0, 2000, Dur(0));
+        assert_eq!(r.rs.delivery_rate, 160_000.0);
+        r.calculate_app_limited(10_000, 0, 1000, 0, 0, 0);
+        assert_eq!(r.app_limited, 2000);
+        r.on_sent(2, t(100), true);
+        r.on_cum_ack(3, 1000, t(300));
+        let rs = r.generate_sample(1000, 0, 1000, Dur(0)).clone();
+        assert!(rs.is_app_limited);
+        assert_eq!((rs.delivered, rs.interval_ns), (1000, 200_000_000));
+        assert_eq!(rs.delivery_rate, 160_000.0, "40 kb/s app-limited does not replace 160 kb/s");
+        assert_eq!(r.app_limited, 0, "delivered 3000 > 2000: the phase is over");
+        // a window-limited sender (in flight = cwnd) is not app-limited
+        r.calculate_app_limited(10_000, 10_000, 1000, 0, 0, 0);
+        assert_eq!(r.app_limited, 0);
+    }
+}

@@ -1,0 +1,78 @@
+//! The sender's side of delivery-rate sampling and `CongControl` (ns-3.37's
+//! `TcpSocketBase` calls into `TcpRateLinux` and the congestion control's `CongControl`),
+//! reached only when the congestion control sets the pacing rate itself (BBR).
+
+use super::cc::CongestionOps;
+use super::rate::{CongCtlIn, RateSampler};
+use super::sender::{CongState, LinuxSender};
+use crate::packet::Packet;
+use crate::time::{Dur, SimTime};
+
+impl LinuxSender {
+    /// Run `cc` (ns-3 `SetCongestionControl`); one that sets the pacing rate turns pacing
+    /// on and rate sampling with it (ns-3: BBR's `InitPacingRate`).
+    pub fn set_cc(&mut self, cc: Box<dyn CongestionOps>) {
+        if cc.sets_pacing_rate() {
+            self.pacer.on = true;
+            self.rate = Some(Box::default());
+        }
+        self.cc = cc;
+    }
+
+    /// `SkbSent`: before the segment counts in flight.
+    pub(super) fn rate_sent(&mut self, seg: i32, now: SimTime) {
+        let start = self.bytes_in_flight() == 0;
+        if let Some(r) = self.rate.as_mut() {
+            r.on_sent(seg, now, start);
+        }
+    }
+
+    /// Before the ACK's SACK blocks are applied: its SACKed segments are delivered (ns-3
+    /// reads the SACK option before the cumulative ACK); returns what `GenerateSample`
+    /// needs from before the ACK (bytes in flight, segments marked lost).
+    pub(super) fn rate_prior(&mut self, pkt: &Packet, now: SimTime) -> (u32, u32) {
+        let prior = (self.bytes_in_flight(), self.sb.lost);
+        let (mss, una, high) = (self.tcb.mss, self.sb.una, self.sb.high);
+        if let Some(r) = self.rate.as_mut() {
+            for i in 0..pkt.nsack as usize {
+                let (lo, hi) = pkt.sack_block(i);
+                for s in lo.max(una)..=hi.min(high - 1) {
+                    r.on_delivered(s, mss, now);
+                }
+            }
+        }
+        prior
+    }
+
+    /// After `ProcessAck`: the cumulative ACK's deliveries, the sample, `CongControl`.
+    pub(super) fn cong_control(&mut self, ack: i32, prior: (u32, u32), delivered: u32, now: SimTime) {
+        let Some(mut r) = self.rate.take() else { return };
+        r.on_cum_ack(ack, self.tcb.mss, now);
+        if self.rtt.samples > 0 {
+            r.min_rtt_ns = r.min_rtt_ns.min(self.rtt.srtt.max(0) as u64);
+        }
+        let lost = self.sb.lost.abs_diff(prior.1) * self.tcb.mss;
+        r.generate_sample(delivered, lost, prior.0, Dur(r.min_rtt_ns));
+        let x = CongCtlIn {
+            now: now.0,
+            srtt_ns: self.rtt.srtt.max(0) as u64,
+            bytes_in_flight: self.bytes_in_flight(),
+            mss: self.tcb.mss,
+            initial_cwnd: (self.p.window_init * self.tcb.mss as f64) as u32,
+            in_recovery: self.state == CongState::Recovery,
+            delivered: r.delivered,
+            tx_item_delivered: r.tx_item_delivered,
+            rs: &r.rs,
+        };
+        if let Some(rate) = self.cc.cong_control(&mut self.tcb, &x) {
+            self.pacer.set_rate(rate);
+        }
+        self.rate = Some(r);
+    }
+}
+
+impl Default for RateSampler {
+    fn default() -> Self {
+        RateSampler::new()
+    }
+}
