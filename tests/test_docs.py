@@ -21,7 +21,7 @@ def _load(name: str):
 
 
 def test_sphinx_roles_become_code_spans():
-    pytest.importorskip("griffe", reason="the docs dependencies: make venv (DOCS_DEPS)")
+    import griffe  # noqa: F401  (a docs dependency: make venv installs DOCS_DEPS)
     md = _load("griffe_rst").markdown
     assert md("Build one with :meth:`from_toml` or :class:`Scenario`.") == \
         "Build one with `from_toml` or `Scenario`."
@@ -33,7 +33,7 @@ def test_sphinx_roles_become_code_spans():
 
 
 def test_cli_page_gets_every_command():
-    pytest.importorskip("mkdocs_click", reason="the docs dependencies: make venv (DOCS_DEPS)")
+    import mkdocs_click  # noqa: F401  (a docs dependency: make venv installs DOCS_DEPS)
     hook = _load("cli_command")
     try:
         assert hook.on_config({"k": 1}) == {"k": 1}
@@ -70,7 +70,7 @@ def _words(text: str) -> str:
 def test_cli_page_lists_each_command_with_its_whole_first_paragraph():
     """The list of subcommands gave the first line of each docstring, cutting `reproduce`
     and `suite` mid-sentence; it gives the first paragraph, as `aqmsim --help` does."""
-    pytest.importorskip("mkdocs_click", reason="the docs dependencies: make venv (DOCS_DEPS)")
+    import mkdocs_click  # noqa: F401  (a docs dependency: make venv installs DOCS_DEPS)
     import inspect
 
     md, command = _cli_page_markdown()
@@ -90,7 +90,7 @@ class _Page:
 
 
 def test_display_math_in_a_paragraph_and_code_left_alone():
-    pytest.importorskip("latex2mathml", reason="the docs dependencies: make venv (DOCS_DEPS)")
+    import latex2mathml  # noqa: F401  (a docs dependency: make venv installs DOCS_DEPS)
     hook = _load("tex_mathml")
     src = "Average:\n   $$a \\leftarrow\n   b$$\nand `$$x$$` and\n```\n$$y$$\n```\n"
     out = hook.on_page_markdown(src, _Page, None, None)
@@ -99,7 +99,7 @@ def test_display_math_in_a_paragraph_and_code_left_alone():
 
 
 def test_arithmatex_output_becomes_mathml():
-    pytest.importorskip("latex2mathml", reason="the docs dependencies: make venv (DOCS_DEPS)")
+    import latex2mathml  # noqa: F401  (a docs dependency: make venv installs DOCS_DEPS)
     hook = _load("tex_mathml")
     html = ('<p><span class="arithmatex">\\(a &lt; \\texttt{mean\\_pktsize}\\)</span> '
             '<span class="arithmatex">\\(\\displaystyle \\begin{cases} 1 & x \\\\[1ex] 0 & y '

@@ -27,16 +27,9 @@ from aqmsim.ns2.export import build_plan
 from aqmsim.ns2.nstime import event_times
 from aqmsim.papers.markfront.measures import SCENARIOS
 
+from test_ns2_gaps import _traces  # both simulators' ns-2 traces of one run
+
 needs_ns = pytest.mark.usefixtures("ns2_binary")  # fails, never skips, without ns-2
-
-
-def _traces(d: dict, tmp: Path) -> Tuple[List[str], List[str]]:
-    ns2 = run_ns2(d, 1, tmp, samples=False, trace_all=True)
-    theirs = (Path(ns2["dir"]) / "trace_all.tr").read_text().splitlines()
-    mine = copy.deepcopy(d)
-    mine["trace"] = {"links": "all", "format": "ns2", "path": str(tmp / "ours.tr")}
-    Scenario.from_dict(mine).run(seed=1)
-    return theirs, (tmp / "ours.tr").read_text().splitlines()
 
 
 def _times(d: dict, lines: List[str], exact: bool):

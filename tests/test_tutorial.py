@@ -21,7 +21,7 @@ NOTEBOOK = Path(__file__).resolve().parent.parent / "docs" / "tutorial.ipynb"
 # which directory layout to use; the new one is the one it moves to.
 os.environ.setdefault("JUPYTER_PLATFORM_DIRS", "1")
 
-nbformat = pytest.importorskip("nbformat", reason="the docs dependencies: make venv (DOCS_DEPS)")
+import nbformat  # a docs dependency: make venv installs DOCS_DEPS
 
 
 def _read():

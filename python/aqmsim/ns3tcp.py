@@ -129,15 +129,6 @@ class SingleFlow:
         return out
 
 
-def _num(tok: str):
-    for conv in (int, float):
-        try:
-            return conv(tok)
-        except ValueError:
-            pass
-    return tok
-
-
 def parse(text: str, args: Sequence[str] = ()) -> SingleFlow:
     """single_flow's output (see the header of benchmarks/ns3/single_flow.cc)."""
     import numpy as np
@@ -155,7 +146,7 @@ def parse(text: str, args: Sequence[str] = ()) -> SingleFlow:
         elif kind == "bbr" and len(f) == 4:
             bbr.append((int(f[1]), f[2], f[3]))
         elif len(f) == 2:
-            summary[kind] = _num(f[1])
+            summary[kind] = ns3ref._num(f[1])
         else:
             raise ns3ref.Ns3Error(f"unexpected single_flow line: {line!r}")
     events: Dict[str, Dict[str, Any]] = {}
