@@ -12,6 +12,10 @@ five seeds give each metric a mean and a standard error.
 * ``python -m aqmsim.ns3netlinux [--write docs/ns3-network-linux.md]`` runs every case and
   prints (or writes) the generated table.
 
+ns-3's results are kept in ``benchmarks/ns3/cache/network_linux.json`` (committed), keyed by
+dumbbell.cc's source, ns-3's version and the run's options and flows: ns-3 runs again only
+for a run whose key is missing (about 0.6 s a run, BBR 1.5 s), and its result is added.
+
 Agreement (the issue's rule): aqmsim's 5-seed mean within 10 % of ns-3's, or within two
 combined standard errors (sqrt(SE_a^2 + SE_b^2)). Only the standard library is imported
 here; the scenario code is imported when a case runs.
@@ -19,9 +23,13 @@ here; the scenario code is imported when a case runs.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import os
 import statistics
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +37,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import ns3ref
 
-__all__ = ["Case", "CASES", "SEEDS", "compare", "agrees", "aqmsim_run", "ns3_run", "table_markdown"]
+__all__ = ["Case", "CASES", "CACHE", "SEEDS", "compare", "agrees", "aqmsim_run", "ns3_run", "table_markdown"]
 
 SEEDS = (1, 2, 3, 4, 5)
 DURATION = 20.0
@@ -139,15 +147,54 @@ def ns3_plan(name: str, seed: int) -> Tuple[Dict[str, Any], List[str]]:
     return opts, lines
 
 
-def ns3_run(name: str, seed: int) -> Dict[str, float]:
+CACHE = ns3ref.REPO / "benchmarks" / "ns3" / "cache" / "network_linux.json"
+_lock = threading.Lock()
+
+
+def _key(opts: Dict[str, Any], lines: Sequence[str]) -> str:
+    """What ns-3 was asked to run: the program's source, ns-3's version, options, flows."""
+    from .suite.ns3_anchor import _ns3_version
+
+    h = hashlib.sha256(Path(ns3ref.REPO / "benchmarks" / "ns3" / "dumbbell.cc").read_bytes())
+    h.update(json.dumps({"opts": opts, "flows": list(lines), "ns3": _ns3_version()},
+                        sort_keys=True).encode())
+    return h.hexdigest()[:32]
+
+
+def _load_cache() -> Dict[str, Any]:
+    try:
+        return json.loads(CACHE.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def ns3_run(name: str, seed: int, cache: bool = True) -> Dict[str, float]:
+    """ns-3's metrics for case ``name`` and ``seed``; kept in :data:`CACHE` (committed)
+    keyed by :func:`_key`, so ns-3 runs again only when the program, ns-3 or the run's
+    options or flows change."""
     opts, lines = ns3_plan(name, seed)
+    key = _key(opts, lines)
+    if cache:
+        with _lock:
+            hit = _load_cache().get(key)
+        if hit is not None:
+            return hit["metrics"]
     with tempfile.TemporaryDirectory(prefix="ns3net-") as d:
         ff = Path(d) / "flows.txt"
         ff.write_text("".join(line + "\n" for line in lines))
         args = {k.replace("::", "__") if k.startswith("ns3::") else k: v for k, v in opts.items()}
         b = ns3ref.dumbbell(flowFile=str(ff), timeout=600, **args)
-    return _metrics(CASES[name], b["utilisation"], b["txdelay_mean_s"], b["txdelay_p99_s"],
-                    b["bottleneck_drops"], b["bottleneck_marks"], b["flows"])
+    m = _metrics(CASES[name], b["utilisation"], b["txdelay_mean_s"], b["txdelay_p99_s"],
+                 b["bottleneck_drops"], b["bottleneck_marks"], b["flows"])
+    if cache:
+        with _lock:
+            data = _load_cache()
+            data[key] = {"case": name, "seed": int(seed), "metrics": m}
+            CACHE.parent.mkdir(parents=True, exist_ok=True)
+            tmp = CACHE.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+            os.replace(tmp, CACHE)
+    return m
 
 
 def _mean_se(xs: Sequence[float]) -> Tuple[float, float]:
@@ -164,7 +211,9 @@ def agrees(a: float, se_a: float, b: float, se_b: float) -> bool:
 def compare(name: str, seeds: Sequence[int] = SEEDS, workers: int = 2) -> List[Dict[str, Any]]:
     """Both simulators on case ``name`` over ``seeds``: one row per metric (metrics that are
     zero in every run of both, e.g. marks without ECN, are left out)."""
-    ns3ref.build("dumbbell")
+    cached = _load_cache()
+    if any(_key(*ns3_plan(name, s)) not in cached for s in seeds):
+        ns3ref.build("dumbbell")  # once, before two runs at once would each build it
     with ThreadPoolExecutor(max_workers=max(1, workers)) as ex:
         theirs = list(ex.map(lambda s: ns3_run(name, s), seeds))
     ours = [aqmsim_run(name, s) for s in seeds]
@@ -208,6 +257,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if bad:
         p.error(f"unknown case {bad[0]!r}: expected one of {', '.join(CASES)}")
     rows = [r for c in (a.cases or CASES) for r in compare(c)]
+    if not a.cases:  # a full run: drop the entries no case asks for any more
+        keep = {_key(*ns3_plan(c, s)) for c in CASES for s in SEEDS}
+        data = {k: v for k, v in _load_cache().items() if k in keep}
+        CACHE.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     from .ns3netlinux_misses import MISSES
 
     text = table_markdown(rows, MISSES)
