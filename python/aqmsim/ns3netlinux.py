@@ -71,6 +71,13 @@ CASES: Dict[str, Case] = {
                                     groups=((5, 0.0025), (5, 0.0175)), ecn=True),
     "dctcp-codel-ce1ms": Case("dctcp", {"kind": "codel", "limit": 1000, "ecn": True,
                                         "ce_threshold": "1ms"}, ecn=True),
+    # more flows on a longer, faster path: 20 flows, 20 Mb/s, RTT 100 ms (2 x (2.5 + 45 + 2.5))
+    "newreno-codel-20f-100ms": Case("newreno", {"kind": "codel", "limit": 1000}, rate="20Mb",
+                                    delay="45ms", groups=((20, 0.0025),)),
+    "cubic-codel-20f-100ms": Case("cubic", {"kind": "codel", "limit": 1000}, rate="20Mb",
+                                  delay="45ms", groups=((20, 0.0025),)),
+    "cubic-pie-20f-100ms": Case("cubic", {"kind": "pie", "limit": 1000}, rate="20Mb",
+                                delay="45ms", groups=((20, 0.0025),)),
     # BBR v1 on a longer, faster path: 20 Mb/s, RTT 84 ms
     "bbr-codel": Case("bbr", {"kind": "codel", "limit": 1000}, rate="20Mb", delay="40ms"),
     "bbr-fq_codel": Case("bbr", {"kind": "fq_codel"}, rate="20Mb", delay="40ms"),
