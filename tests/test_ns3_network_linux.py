@@ -124,3 +124,14 @@ def test_ns3_cache_is_keyed_by_what_ns3_runs(tmp_path, monkeypatch):
     assert net.ns3_run("newreno-codel", 1)["utilisation"] == 0.123  # read, not run
     assert net._key({**opts, "seed": 2}, lines) != key
     assert net._key(opts, lines[1:]) != key
+
+
+def test_table_tool_refuses_bad_input_in_one_line(tmp_path, capsys):
+    assert net.main(["nosuch"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown case 'nosuch'" in err[0] and "newreno-codel" in err[0]
+    page = tmp_path / "page.md"
+    page.write_text("no markers\n")
+    assert net.main(["newreno-codel", "--write", str(page)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "table:start" in err[0]

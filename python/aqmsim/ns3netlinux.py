@@ -28,6 +28,7 @@ import json
 import math
 import os
 import statistics
+import sys
 import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -253,6 +254,13 @@ def table_markdown(rows: Sequence[Dict[str, Any]], reasons: Optional[Dict[Tuple[
     return "\n".join(out) + "\n"
 
 
+def _read(path: str) -> str:
+    try:
+        return Path(path).read_text()
+    except OSError:
+        return ""
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     import argparse
 
@@ -262,7 +270,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     a = p.parse_args(argv)
     bad = [c for c in a.cases if c not in CASES]
     if bad:
-        p.error(f"unknown case {bad[0]!r}: expected one of {', '.join(CASES)}")
+        print(f"aqmsim.ns3netlinux: unknown case {bad[0]!r}: expected one of {', '.join(CASES)}",
+              file=sys.stderr)
+        return 2
+    if a.write and "<!-- table:start -->" not in _read(a.write):
+        print(f"aqmsim.ns3netlinux: --write {a.write}: no '<!-- table:start -->' marker in it",
+              file=sys.stderr)
+        return 2
     rows = [r for c in (a.cases or CASES) for r in compare(c)]
     if not a.cases:  # a full run: drop the entries no case asks for any more
         keep = {_key(*ns3_plan(c, s)) for c in CASES for s in SEEDS}
