@@ -57,6 +57,13 @@
 //   on): <packet bytes> on the wire = UDP payload + 28 bytes of UDP/IP header, sent every
 //   packet x 8 / rate s, so the wire rate is <rate>; its `flow` line counts UDP payload.
 // * --initCwnd (default 2, as before): every TCP flow's initial window without --flowFile.
+// * --ns3Defaults=1 (issue 24, the linux stack's network table) leaves ns-3.37's TCP
+//   defaults alone instead of the ns-2-like set-up above: PRR recovery, DelAckCount 2,
+//   MinRto 1 s, ClockGranularity 1 ms, InitialCwnd 10 (--initCwnd and a flow file's
+//   window are ignored), timestamps on, 128 KiB send and receive buffers (so --window is
+//   ignored), InitialSlowStartThreshold unlimited, SACK on. Only the segment size
+//   (--segment), the congestion control (--tcp) and ECN are still set. --tcp=bbr
+//   (TcpBbr) and a flow file's dctcp / bbr flows need it.
 //
 // * --cwndTrace=FILE writes every sender's cwnd, ssthresh (segments) and congestion state
 //   changes to FILE ("c|s|st <t> <flow> <value>"; the states are ns-3's TcpCongState_t
@@ -213,7 +220,7 @@ struct FlowSpec
     double stop = 0;
     double accessDelay = 0;
     double egressDelay = 0;
-    std::string cc;          // tcp: newreno | cubic
+    std::string cc;          // tcp: newreno | cubic | dctcp | bbr
     uint32_t initCwnd = 2;   // tcp
     double rate = 0;         // cbr: b/s on the wire
     uint32_t wireBytes = 0;  // cbr: packet size on the wire
@@ -249,7 +256,8 @@ ReadFlowFile(const std::string& path)
         }
         else if (ok)
         {
-            ok = bool(ls >> f.cc >> f.initCwnd) && (f.cc == "newreno" || f.cc == "cubic") &&
+            ok = bool(ls >> f.cc >> f.initCwnd) &&
+                 (f.cc == "newreno" || f.cc == "cubic" || f.cc == "dctcp" || f.cc == "bbr") &&
                  f.initCwnd >= 1;
         }
         ok = ok && f.start >= 0 && f.stop > f.start && f.accessDelay >= 0 && f.egressDelay >= 0;
@@ -257,7 +265,7 @@ ReadFlowFile(const std::string& path)
         {
             std::fprintf(stderr,
                          "--flowFile %s line %zu: expected 'tcp <start> <stop> <access delay> "
-                         "<egress delay> newreno|cubic <initial window >= 1>' or 'cbr <start> "
+                         "<egress delay> newreno|cubic|dctcp|bbr <initial window >= 1>' or 'cbr <start> "
                          "<stop> <access delay> <egress delay> <rate > 0> <wire bytes > 28>', "
                          "times in s, stop > start\n",
                          path.c_str(), n);
@@ -270,6 +278,16 @@ ReadFlowFile(const std::string& path)
         std::fprintf(stderr, "--flowFile %s: no flows\n", path.c_str());
     }
     return out;
+}
+
+// The congestion control named by --tcp or a flow file's line.
+static TypeId
+CcType(const std::string& cc)
+{
+    return cc == "cubic"   ? TcpCubic::GetTypeId()
+           : cc == "dctcp" ? TcpDctcp::GetTypeId()
+           : cc == "bbr"   ? TcpBbr::GetTypeId()
+                           : TcpNewReno::GetTypeId();
 }
 
 static void
@@ -366,7 +384,7 @@ main(int argc, char* argv[])
     double warmup = 0.0;
     uint32_t markTh = 16;
     std::string ceThreshold = "1ms";
-    std::string recovery = "classic";
+    std::string recovery = ""; // classic, or prr with --ns3Defaults
     uint32_t meanPktSize = 1000;
     bool gentle = false;
     bool wait = true;
@@ -376,6 +394,7 @@ main(int argc, char* argv[])
     std::string cwndTrace;
     std::string flowFile;
     uint32_t initCwnd = 2;
+    bool ns3Defaults = false;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of bulk TCP flows (sources = sinks = flows)", flows);
@@ -394,10 +413,11 @@ main(int argc, char* argv[])
     cmd.AddValue("qw", "RED queue weight w_q", qw);
     cmd.AddValue("limit", "bottleneck buffer, packets (0: RED 300, CoDel/PIE 1000, FQ-CoDel 10240)", limit);
     cmd.AddValue("queue", "bottleneck disc: red (default), codel, pie or fq_codel", queue);
-    cmd.AddValue("tcp", "newreno (default), cubic or dctcp", tcp);
+    cmd.AddValue("tcp", "newreno (default), cubic, dctcp or bbr (bbr: with --ns3Defaults)", tcp);
     cmd.AddValue("ecn", "TCP UseEcn On and the disc's UseEcn (dctcp: always)", ecn);
     cmd.AddValue("hystart", "CUBIC HyStart (ns-3's default: on)", hystart);
-    cmd.AddValue("recovery", "loss recovery: classic (default) or prr", recovery);
+    cmd.AddValue("recovery", "loss recovery: classic (default) or prr (--ns3Defaults: prr)", recovery);
+    cmd.AddValue("ns3Defaults", "leave ns-3's TCP defaults alone (PRR, DelAckCount 2, MinRto 1 s, IW 10, timestamps, 128 KiB buffers)", ns3Defaults);
     cmd.AddValue("warmup", "statistics from this time on, s", warmup);
     cmd.AddValue("markTh", "DCTCP with RED: marking threshold K, packets (MinTh = MaxTh)", markTh);
     cmd.AddValue("ceThreshold", "DCTCP with CoDel/FQ-CoDel: CeThreshold", ceThreshold);
@@ -442,11 +462,27 @@ main(int argc, char* argv[])
 
     bool dctcp = tcp == "dctcp";
     ecn = ecn || dctcp;
-    if ((tcp != "newreno" && tcp != "cubic" && !dctcp) ||
+    bool flowFileNeedsDefaults = false;
+    for (const FlowSpec& f : specs)
+    {
+        flowFileNeedsDefaults = flowFileNeedsDefaults || f.cc == "dctcp" || f.cc == "bbr";
+        dctcp = dctcp || f.cc == "dctcp";
+    }
+    ecn = ecn || dctcp;
+    if (!ns3Defaults && (tcp == "bbr" || flowFileNeedsDefaults))
+    {
+        std::fprintf(stderr, "--tcp=bbr and a flow file's dctcp or bbr flows need --ns3Defaults=1\n");
+        return 2;
+    }
+    if (recovery.empty())
+    {
+        recovery = ns3Defaults ? "prr" : "classic";
+    }
+    if ((tcp != "newreno" && tcp != "cubic" && !dctcp && tcp != "bbr") ||
         (queue != "red" && queue != "codel" && queue != "pie" && queue != "fq_codel") ||
         (recovery != "classic" && recovery != "prr") || warmup < 0 || warmup >= duration)
     {
-        std::fprintf(stderr, "expected --tcp=newreno|cubic|dctcp, --queue=red|codel|pie|fq_codel, "
+        std::fprintf(stderr, "expected --tcp=newreno|cubic|dctcp|bbr, --queue=red|codel|pie|fq_codel, "
                              "--recovery=classic|prr, 0 <= --warmup < --duration\n");
         return 2;
     }
@@ -456,9 +492,7 @@ main(int argc, char* argv[])
     }
 
     // ------------------------------------------------------------------ TCP
-    TypeId tcpType = tcp == "cubic" ? TcpCubic::GetTypeId()
-                     : dctcp        ? TcpDctcp::GetTypeId()
-                                    : TcpNewReno::GetTypeId();
+    TypeId tcpType = CcType(tcp);
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tcpType));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        TypeIdValue(recovery == "prr" ? TcpPrrRecovery::GetTypeId()
@@ -467,16 +501,19 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::TcpSocketBase::UseEcn",
                        EnumValue(ecn ? TcpSocketState::On : TcpSocketState::Off));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(segment));
-    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
-    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
-    Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold",
-                       UintegerValue(window * segment));
-    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(window * segment));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(window * segment));
-    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
-    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(0.2)));
-    Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MilliSeconds(10)));
+    if (!ns3Defaults)
+    {
+        Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(1));
+        Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(initCwnd));
+        Config::SetDefault("ns3::TcpSocket::InitialSlowStartThreshold",
+                           UintegerValue(window * segment));
+        Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(window * segment));
+        Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(window * segment));
+        Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(true));
+        Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+        Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(0.2)));
+        Config::SetDefault("ns3::TcpSocketBase::ClockGranularity", TimeValue(MilliSeconds(10)));
+    }
     // A router accepts as its own only packets addressed to the interface they came in on:
     // with the weak model ns-3 scans every interface of R1 and R2 (1001 with 1000 flows)
     // for every packet forwarded.
@@ -519,7 +556,7 @@ main(int argc, char* argv[])
             "Delay", TimeValue(Seconds(specs[i].egressDelay)));
         if (!specs[i].cbr)
         {
-            TypeId cc = specs[i].cc == "cubic" ? TcpCubic::GetTypeId() : TcpNewReno::GetTypeId();
+            TypeId cc = CcType(specs[i].cc);
             d.GetLeft(i)->GetObject<TcpL4Protocol>()->SetAttribute("SocketType", TypeIdValue(cc));
         }
     }
@@ -674,7 +711,7 @@ main(int argc, char* argv[])
         double t = specs.empty() ? start->GetValue() : specs[i].start;
         a.Start(Seconds(t));
         a.Stop(Seconds(specs.empty() ? duration : specs[i].stop));
-        if (!specs.empty())
+        if (!specs.empty() && !ns3Defaults)
         {
             // Scheduled now, so it runs before the start event (made at t = 0) of the same time.
             Simulator::Schedule(Seconds(t), &SetInitialCwnd, specs[i].initCwnd);

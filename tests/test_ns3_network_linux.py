@@ -1,0 +1,137 @@
+"""Issue 24 point 3: the linux TCP stack against ns-3.37 at network level.
+
+Eleven dumbbells (aqmsim.ns3netlinux.CASES): 10 NewReno flows under CoDel, FQ-CoDel, PIE and
+Gentle RED; CUBIC+ECN in two RTT groups (20 and 80 ms) under FQ-CoDel; DCTCP under CoDel
+with a 1 ms CE threshold; 20 NewReno or CUBIC flows on a 20 Mb/s, 100 ms path under CoDel
+(and PIE for CUBIC); BBR v1 under CoDel and FQ-CoDel on a 20 Mb/s, 84 ms path. aqmsim
+runs ``tcp.stack = "linux"`` with its defaults, ns-3 ``dumbbell.cc --ns3Defaults=1`` with
+ns-3.37's (PRR, DelAckCount 2, MinRto 1 s, IW 10, SACK, timestamps): no hand alignment.
+Utilisation, mean and p99 queueing delay, drops, marks, each group's per-flow goodput and
+Jain's index must agree within 10 % or 2 combined standard errors over 5 seeds, except the
+misses docs/ns3-network-linux.md traces to a cause (aqmsim.ns3netlinux_misses.MISSES).
+ns-3's results come from the committed cache benchmarks/ns3/cache/network_linux.json, keyed
+by dumbbell.cc's source, ns-3's version and each run's options and flows; a run whose key
+is missing (the program or a case changed) runs ns-3 again, two at a time, and is added.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+from dataclasses import replace
+
+import pytest
+
+from aqmsim import ns3netlinux as net
+from aqmsim import ns3ref
+from aqmsim.ns3netlinux_misses import MISSES
+
+pytestmark = pytest.mark.usefixtures("ns3_required")
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return {c: net.compare(c) for c in net.CASES}
+
+
+@pytest.mark.parametrize("case", list(net.CASES))
+def test_linux_stack_agrees_with_ns3(rows, case):
+    bad = [f"{r['metric']}: aqmsim {r['aqmsim']:.4g}±{r['aqmsim_se']:.2g} vs ns-3 "
+           f"{r['ns3']:.4g}±{r['ns3_se']:.2g}" for r in rows[case]
+           if not r["pass"] and (case, r["metric"]) not in MISSES]
+    assert not bad, f"{case} (undocumented misses): " + "; ".join(bad)
+    # every metric the issue names is in the table
+    metrics = {r["metric"] for r in rows[case]}
+    assert {"utilisation", "qdelay_mean_ms", "qdelay_p99_ms", "jain", "goodput_g0_mbps"} <= metrics
+    assert metrics & {"drops", "marks"}
+
+
+def test_every_documented_miss_is_a_pair_of_the_table(rows):
+    pairs = {(c, r["metric"]) for c, rs in rows.items() for r in rs}
+    assert set(MISSES) <= pairs
+
+
+def test_newreno_and_cubic_ecn_agree_on_every_pair(rows):
+    # NewReno on every discipline and path, CUBIC+ECN in two RTT groups: no miss at all
+    for c, rs in rows.items():
+        if c.startswith("newreno") or c == "cubic-ecn-fq_codel-2rtt":
+            assert all(r["pass"] for r in rs), c
+
+
+def test_two_rtt_groups_split_the_link_as_ns3(rows):
+    r = {x["metric"]: x for x in rows["cubic-ecn-fq_codel-2rtt"]}
+    short, long_ = r["goodput_g0_mbps"], r["goodput_g1_mbps"]
+    # the 20 ms group gets more than the 80 ms group in both, by about the same factor
+    ratio_ns3 = short["ns3"] / long_["ns3"]
+    ratio_aqm = short["aqmsim"] / long_["aqmsim"]
+    assert ratio_ns3 > 1.1 and abs(ratio_aqm / ratio_ns3 - 1) < 0.05
+
+
+def test_dctcp_delay_miss_is_ns3s_device_queue():
+    """ns-3's CoDel measures a packet's sojourn until it moves to the device's one-packet
+    queue, one transmission (1054 bytes at 10 Mb/s: 0.843 ms) before its transmission starts;
+    aqmsim's until the transmission starts. With the CE threshold raised by that one
+    transmission time (a diagnosis, not the table's set-up) aqmsim's DCTCP agrees with ns-3
+    on utilisation and both delays; at 1 ms it does not (the table's documented miss)."""
+    base = net.CASES["dctcp-codel-ce1ms"]
+    net.CASES["dctcp-codel-ce1.843ms"] = replace(base, queue={**base.queue, "ce_threshold": "1.843ms"})
+    try:
+        ours = [net.aqmsim_run("dctcp-codel-ce1.843ms", s) for s in net.SEEDS]
+        ours_1ms = [net.aqmsim_run("dctcp-codel-ce1ms", s) for s in net.SEEDS]
+    finally:
+        del net.CASES["dctcp-codel-ce1.843ms"]
+    theirs = [net.ns3_run("dctcp-codel-ce1ms", s) for s in net.SEEDS]
+    for m in ("utilisation", "qdelay_mean_ms", "qdelay_p99_ms"):
+        a = [r[m] for r in ours]
+        b = [r[m] for r in theirs]
+        assert net.agrees(*net._mean_se(a), *net._mean_se(b)), (m, a, b)
+    a1 = statistics.fmean(r["qdelay_mean_ms"] for r in ours_1ms)
+    b = statistics.fmean(r["qdelay_mean_ms"] for r in theirs)
+    assert 0.6 < b - a1 < 1.0  # about one transmission time
+
+
+def test_dumbbell_ns3_defaults_switch():
+    """--ns3Defaults leaves ns-3's InitialCwnd (10) alone; without it the bench's 2 stays;
+    BBR without it is refused with exit 2 and one line."""
+    binary = str(ns3ref.build("dumbbell"))
+    common = ["--flows=1", "--bottleneck=10Mbps", "--duration=1", "--startMin=0", "--startMax=0",
+              "--queue=codel"]
+
+    def first_cwnd(*extra):
+        import tempfile
+        with tempfile.NamedTemporaryFile("r", suffix=".txt") as f:
+            subprocess.run([binary, *common, f"--cwndTrace={f.name}", *extra], check=True,
+                           capture_output=True, timeout=60)
+            return next(int(line.split()[3]) for line in f if line.startswith("c "))
+
+    assert first_cwnd() == 2  # the bench's initial window
+    assert first_cwnd("--ns3Defaults=1") == 10  # ns-3's InitialCwnd
+    p = subprocess.run([binary, *common, "--tcp=bbr"], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "--ns3Defaults" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+
+
+def test_ns3_cache_is_keyed_by_what_ns3_runs(tmp_path, monkeypatch):
+    """A cached result is used as is; a changed option or program source is a new key."""
+    monkeypatch.setattr(net, "CACHE", tmp_path / "cache.json")
+    fresh = net.ns3_run("newreno-codel", 1)  # runs ns-3 and stores the result
+    opts, lines = net.ns3_plan("newreno-codel", 1)
+    key = net._key(opts, lines)
+    data = json.loads(net.CACHE.read_text())
+    assert data[key]["metrics"] == fresh
+    data[key]["metrics"] = {**fresh, "utilisation": 0.123}
+    net.CACHE.write_text(json.dumps(data))
+    assert net.ns3_run("newreno-codel", 1)["utilisation"] == 0.123  # read, not run
+    assert net._key({**opts, "seed": 2}, lines) != key
+    assert net._key(opts, lines[1:]) != key
+
+
+def test_table_tool_refuses_bad_input_in_one_line(tmp_path, capsys):
+    assert net.main(["nosuch"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown case 'nosuch'" in err[0] and "newreno-codel" in err[0]
+    page = tmp_path / "page.md"
+    page.write_text("no markers\n")
+    assert net.main(["newreno-codel", "--write", str(page)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "table:start" in err[0]
