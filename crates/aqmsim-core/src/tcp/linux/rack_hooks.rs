@@ -31,6 +31,7 @@ impl LinuxSender {
 
     /// `send_seg` sent `seg`: its transmit time; after new data (not a probe) the probe
     /// timer restarts.
+    #[inline]
     pub(super) fn rack_sent(&mut self, seg: i32, rtx: bool, now: SimTime) {
         let Some(r) = self.rack.as_deref_mut() else { return };
         r.sent(seg, now.0 as i64);
@@ -39,8 +40,17 @@ impl LinuxSender {
         }
     }
 
+    /// The ACK's SACK blocks: the segments they newly deliver are RACK's too.
+    pub(super) fn rack_sack(&mut self, pkt: &Packet, now: SimTime) -> u32 {
+        let blocks = (0..pkt.nsack as usize).map(|i| pkt.sack_block(i));
+        let Some(r) = self.rack.as_deref_mut() else { return self.sb.update_sack(blocks) };
+        r.begin_ack();
+        self.sb.update_sack_each(blocks, |s| r.delivered(s, now.0 as i64))
+    }
+
     /// Before the cumulative ACK moves from `old_una` to `ack`: the segments it delivers
     /// that no SACK had.
+    #[inline]
     pub(super) fn rack_acked(&mut self, old_una: i32, ack: i32, now: SimTime) {
         let Some(r) = self.rack.as_deref_mut() else { return };
         for s in old_una..ack.min(self.sb.high) {
@@ -54,6 +64,7 @@ impl LinuxSender {
 
     /// After the ACK's own processing: the probe episode (RFC 8985 §7.4), RACK's loss
     /// detection (§6.2 step 5), recovery on a loss it found, and the probe timer.
+    #[inline]
     pub(super) fn rack_after_ack(&mut self, ack: i32, old_una: i32, newly_sacked: u32, delivered: u32, now: SimTime, out: &mut Vec<Packet>) {
         let Some(r) = self.rack.as_deref_mut() else { return };
         if let Some(end) = r.tlp_end {
@@ -121,6 +132,7 @@ impl LinuxSender {
     }
 
     /// A RACK or TLP timer at `now` (before the retransmission timer's).
+    #[inline]
     pub(super) fn rack_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let Some(r) = self.rack.as_deref_mut() else { return };
         if r.reo_deadline == Some(now) {

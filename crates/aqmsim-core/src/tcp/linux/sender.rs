@@ -121,16 +121,10 @@ impl LinuxSender {
     pub fn rtx_deadline(&self) -> Option<SimTime> {
         self.rtx_deadline
     }
-    /// The earliest of the retransmission and pacing timers (what the engine schedules).
+    /// The earliest of the retransmission, pacing and RACK-TLP timers (what the engine
+    /// schedules).
     pub fn next_deadline(&self) -> Option<SimTime> {
-        let d = match (self.rtx_deadline, self.pacer.next) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        match (d, self.rack_deadline()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.rtx_deadline, self.pacer.next, self.rack_deadline()].into_iter().flatten().min()
     }
     /// A timer event at `now`: the pacing timer (ns-3 `NotifyPacingPerformed`: send what
     /// the window allows, one segment) and/or the retransmission timer.
@@ -138,9 +132,7 @@ impl LinuxSender {
         if self.pacer.expire(now) {
             self.send_pending(now, out);
         }
-        if self.rack.is_some() {
-            self.rack_timer(now, out);
-        }
+        self.rack_timer(now, out);
         if self.rtx_deadline == Some(now) {
             self.on_timeout(now, out);
         }
@@ -205,9 +197,7 @@ impl LinuxSender {
         if matches!(self.state, CongState::Recovery | CongState::Cwr) {
             self.prr.sent(self.mss());
         }
-        if self.rack.is_some() {
-            self.rack_sent(seg, rtx, now);
-        }
+        self.rack_sent(seg, rtx, now);
     }
 
     /// RFC 6675 (C) / ns-3 `SendPendingData`: while a full segment fits in
@@ -287,20 +277,12 @@ impl LinuxSender {
         self.estimate_rtt(ack, now);
         let blocks = (0..pkt.nsack as usize).map(|i| pkt.sack_block(i));
         let prior = self.rate.is_some().then(|| self.rate_prior(pkt, now));
-        let newly_sacked = match self.rack.as_deref_mut() {
-            Some(r) => {
-                r.begin_ack();
-                self.sb.update_sack_each(blocks, |s| r.delivered(s, now.0 as i64))
-            }
-            None => self.sb.update_sack(blocks),
-        };
+        let newly_sacked = if self.rack.is_some() { self.rack_sack(pkt, now) } else { self.sb.update_sack(blocks) };
         let old_una = self.sb.una;
         if ack < old_una {
             return;
         }
-        if self.rack.is_some() {
-            self.rack_acked(old_una, ack, now);
-        }
+        self.rack_acked(old_una, ack, now);
         if ack > old_una && ack < self.recover && self.state == CongState::Recovery {
             self.rtx_data_acked = (old_una..ack).any(|s| self.sb.is_retransmitted(s) && !self.sb.is_sacked(s));
         }
@@ -317,9 +299,7 @@ impl LinuxSender {
             self.cong_control(ack, prior, delivered, now);
         }
         self.rtx_data_acked = false;
-        if self.rack.is_some() {
-            self.rack_after_ack(ack, old_una, newly_sacked, delivered, now, out);
-        }
+        self.rack_after_ack(ack, old_una, newly_sacked, delivered, now, out);
         if !self.cc.sets_pacing_rate() {
             self.pacer.update(self.tcb.cwnd, self.tcb.ssthresh, self.bytes_in_flight(), self.rtt.srtt);
         }
@@ -348,7 +328,7 @@ impl LinuxSender {
             if segs_acked >= 1 {
                 self.prr_ack(delivered);
             }
-            // (RACK retransmits only what it marked lost)
+            // RACK retransmits only what it marked lost
             if self.rack.is_none() && !(self.sb.is_retransmitted(ack) && !self.sb.is_sacked(ack)) {
                 self.retransmit(now, out);
             }
