@@ -84,7 +84,7 @@ impl LinuxSender {
         }
         self.rack_detect(now);
         if self.sb.lost > 0 && matches!(self.state, CongState::Open | CongState::Disorder) {
-            self.enter_recovery(delivered, now, out);
+            self.rack_enter_recovery(delivered, now, out);
         }
         let ok = self.tlp_allowed();
         if !ok {
@@ -94,6 +94,15 @@ impl LinuxSender {
         } else if ack > old_una {
             self.schedule_tlp(now);
         }
+    }
+
+    /// Recovery on the losses RACK marked (PRR does the reduction); it takes over the
+    /// probe episode, so a later ACK past TLP.end_seq is no second response.
+    fn rack_enter_recovery(&mut self, delivered: u32, now: SimTime, out: &mut Vec<Packet>) {
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.tlp_end = None;
+        }
+        self.enter_recovery(delivered, now, out);
     }
 
     /// Run RACK_detect_loss and set the reordering timer.
@@ -140,7 +149,7 @@ impl LinuxSender {
             r.reo_deadline = None;
             let n = self.rack_detect(now);
             if self.sb.lost > 0 && matches!(self.state, CongState::Open | CongState::Disorder) {
-                self.enter_recovery(0, now, out);
+                self.rack_enter_recovery(0, now, out);
             } else if n > 0 {
                 self.send_pending(now, out);
             }

@@ -66,6 +66,14 @@ fn tail_loss_repaired_by_a_probe_without_a_timeout() {
     assert_eq!((s.stats.timeouts, s.stats.fast_retransmits, s.stats.retransmitted), (0, 1, 2));
     assert_eq!(s.rack.as_ref().unwrap().probes, 1);
     assert_eq!(s.next_deadline(), None);
+    // recovery took the probe episode over: an ACK past TLP.end_seq later is no second
+    // congestion response
+    s.advance(2, t(500), &mut out);
+    assert_eq!(sent(&mut out), vec![(10, false), (11, false)]);
+    let cwnd = s.tcb.cwnd;
+    s.recv_ack(&ack(12, &[]), t(600), &mut out);
+    assert_eq!(s.rack.as_ref().unwrap().tlp_recoveries, 0);
+    assert!(s.tcb.cwnd > cwnd);
 
     // RFC 6675: no ACK ever comes; the retransmission timer at 100 + 1000 ms
     let (mut s, mut out) = tail_of_two_lost(false);
