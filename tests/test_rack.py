@@ -92,3 +92,10 @@ def test_bad_loss_detection_is_one_line(core):
     m = msg("tcp.loss_detection=rack")
     assert 'tcp.loss_detection: only used with stack = "linux"' in m
     assert "tcp.loss_detection: expected a string" in msg("tcp.loss_detection=7")
+
+
+def test_list_names_the_choice(core):
+    out = runner.invoke(app, ["list"])
+    assert out.exit_code == 0
+    text = " ".join(out.output.split())
+    assert 'tcp.loss_detection = "rfc6675" (the default, as ns-3.37) or "rack"' in text
