@@ -223,3 +223,31 @@ fn reordering_timer_marks_the_loss_one_sack_cannot() {
     assert_eq!(sent(&mut out), vec![(0, true)]);
     assert_eq!(s.stats.timeouts, 0);
 }
+
+#[test]
+fn probe_of_new_data_when_a_whole_flight_is_lost() {
+    let mut s = sender(true);
+    let mut out = Vec::new();
+    s.advance(40, t(0), &mut out); // 0..9 (cwnd 10), every one lost
+    out.clear();
+    // PTO 2·SRTT after the last send; there is new data and the receive window allows it:
+    // segment 10 goes out beyond cwnd as the probe, and the RTO restarts from it
+    assert_eq!(s.next_deadline(), Some(t(200)));
+    s.on_timer(t(200), &mut out);
+    assert_eq!(sent(&mut out), vec![(10, false)]);
+    assert_eq!(s.rtx_deadline(), Some(t(1200)));
+    let r = s.rack.as_ref().unwrap();
+    assert_eq!((r.tlp_end, r.tlp_is_retrans, r.probes), (Some(11), false, 1));
+    // its SACK at 300: 0..9, sent 300 ms before, all lost (RACK.rtt 100 + reo_wnd 25);
+    // pipe 0, ssthresh NewReno's floor 2·SMSS, PRR-SSRB sends one: the head again
+    s.recv_ack(&ack(0, &[(10, 10)]), t(300), &mut out);
+    assert_eq!(s.state, CongState::Recovery);
+    assert_eq!((s.sb.lost, s.bytes_in_flight()), (10, 1_000));
+    assert_eq!((s.tcb.ssthresh, s.tcb.cwnd), (2_000, 1_000));
+    assert_eq!(sent(&mut out), vec![(0, true)]);
+    assert_eq!(s.stats.timeouts, 0);
+    // RFC 6675: the probe never goes; the RTO at 1 s
+    let mut s = sender(false);
+    s.advance(40, t(0), &mut out);
+    assert_eq!(s.next_deadline(), Some(t(1000)));
+}
