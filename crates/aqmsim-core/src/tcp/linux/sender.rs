@@ -127,7 +127,7 @@ impl LinuxSender {
         [self.rtx_deadline, self.pacer.next, self.rack_deadline()].into_iter().flatten().min()
     }
     /// A timer event at `now`: the pacing timer (ns-3 `NotifyPacingPerformed`: send what
-    /// the window allows, one segment) and/or the retransmission timer.
+    /// the window allows, one segment), RACK-TLP's and/or the retransmission timer.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if self.pacer.expire(now) {
             self.send_pending(now, out);
