@@ -93,6 +93,7 @@ INT_SUMMARY_KEYS = frozenset({
     "drops_early", "drops_forced", "drops_overflow", "marks", "marks_departed", "max_queue_pkts",
     "bottleneck_queued_end", "final_queue_pkts", "packets_sent", "packets_retransmitted",
     "timeouts", "transfers", "transfers_done",
+    "rack_tlp_probes", "rack_tlp_recoveries", "rack_marked_lost",
 })
 
 

@@ -108,6 +108,9 @@ def list_disciplines(
                   'as the papers ran them) or "linux" (Linux/ns-3.37: bytes, SACK recovery, PRR; '
                   'newreno, cubic, dctcp); '
                   "docs/tcp/stack-linux.md.")
+        out.print('Loss detection on the linux stack: tcp.loss_detection = "rfc6675" (the '
+                  'default, as ns-3.37) or "rack" (RACK-TLP, RFC 8985, Linux\'s default); '
+                  "docs/tcp/rack.md.")
 
 
 def version_text() -> str:

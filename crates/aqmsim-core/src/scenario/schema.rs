@@ -94,6 +94,8 @@ pub struct TcpSpec {
     pub ns3_quirks: Option<bool>,
     pub syn_rtt: Option<Quantity>,
     pub pacing: Option<bool>,
+    /// "rfc6675" (default) or "rack" (RACK-TLP, RFC 8985).
+    pub loss_detection: Option<String>,
 }
 
 /// A queue table: `kind` plus that discipline's parameters (checked per kind).

@@ -53,7 +53,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
             if p.variant == Variant::Bbr {
                 return err("variant", set("variant") == Some(true), "variant = \"bbr\" runs only on stack = \"linux\"".into());
             }
-            for f in ["delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing"] {
+            for f in ["delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing", "loss_detection"] {
                 // a top-level linux field is not inherited by a table of another stack
                 if set(f) == Some(true) || (set(f) == Some(false) && stack(base, &TcpSpec::default(), "tcp")? != Stack::Linux) {
                     let here = set(f) == Some(true);
@@ -130,6 +130,13 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                 p.pacing = v;
             }
             p.pacing |= p.variant == Variant::Bbr;
+            if let Some(v) = over.loss_detection.as_ref().or(base.loss_detection.as_ref()) {
+                p.rack = match v.to_ascii_lowercase().as_str() {
+                    "rfc6675" => false,
+                    "rack" => true,
+                    _ => return err("loss_detection", over.loss_detection.is_some(), format!("unknown loss detection {v:?} (expected one of: rfc6675, rack)")),
+                };
+            }
             if set("window").is_none() {
                 p.window = RCVBUF_BYTES / p.packet_size as f64;
             }
@@ -156,6 +163,9 @@ pub fn linux_json(p: &TcpParams) -> Value {
         "delayed_ack": p.delayed_ack, "delack_count": p.delack_count, "delack_interval": p.delack_interval,
         "sack": p.sack, "ns3_quirks": p.ns3_quirks, "syn_rtt": p.syn_rtt, "pacing": p.pacing,
     });
+    if p.rack {
+        j["loss_detection"] = json!("rack");
+    }
     if p.variant == Variant::Cubic {
         for (k, v) in [
             ("cubic_beta", json!(p.cubic_beta)),

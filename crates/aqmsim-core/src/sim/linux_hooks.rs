@@ -39,4 +39,25 @@ impl super::Simulation {
             }
         }
     }
+
+    /// RACK-TLP's counters over the flows that run it (only when one does):
+    /// `rack_tlp_probes` (loss probes sent), `rack_tlp_recoveries` (losses a probe
+    /// repaired) and `rack_marked_lost` (segments RACK deemed lost).
+    pub(super) fn rack_results(&self, s: &mut crate::monitor::Summary) {
+        let mut any = false;
+        let (mut probes, mut rec, mut lost) = (0u64, 0u64, 0u64);
+        for f in &self.flows {
+            if let Agent::Linux { snd, .. } = &f.agent {
+                if let Some(r) = snd.rack.as_deref() {
+                    any = true;
+                    (probes, rec, lost) = (probes + r.probes, rec + r.tlp_recoveries, lost + r.marked_lost);
+                }
+            }
+        }
+        if any {
+            s.put("rack_tlp_probes", probes as f64);
+            s.put("rack_tlp_recoveries", rec as f64);
+            s.put("rack_marked_lost", lost as f64);
+        }
+    }
 }

@@ -145,6 +145,7 @@ impl Simulation {
         s.put("mean_e2e_delay_s", if dn > 0 { dsum / dn as f64 * 1e-9 } else { 0.0 });
         s.put("jain_fairness", jain(&tputs));
         self.bbr_results(&mut s);
+        self.rack_results(&mut s);
         self.transfer_results(&mut ft, &mut s);
         let delay_cdf = self.delay_results(&mut ft, &mut s);
         RunResults {

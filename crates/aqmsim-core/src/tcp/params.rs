@@ -116,6 +116,9 @@ pub struct TcpParams {
     pub syn_rtt: f64,
     /// Linux stack: pacing (ns-3 `EnablePacing`, false; see `tcp/linux/pacing.rs`).
     pub pacing: bool,
+    /// Linux stack: RACK-TLP loss detection (`loss_detection = "rack"`, RFC 8985;
+    /// false: RFC 6675's DupThresh, as ns-3.37).
+    pub rack: bool,
 }
 
 impl TcpParams {
@@ -173,6 +176,7 @@ impl Default for TcpParams {
             ns3_quirks: false,
             syn_rtt: 0.0,
             pacing: false,
+            rack: false,
         }
     }
 }

@@ -8,6 +8,7 @@ mod linux_stack;
 mod markfront;
 mod pcap;
 mod properties;
+mod rack_stress;
 mod tcp_behaviour;
 mod tcp_series;
 mod traffic;

@@ -17,6 +17,8 @@ pub mod dctcp;
 pub mod ecn;
 pub mod pacing;
 pub mod prr;
+pub mod rack;
+mod rack_hooks;
 pub mod rate;
 mod rate_hooks;
 pub mod rtt;
@@ -24,6 +26,8 @@ pub mod scoreboard;
 pub mod sender;
 #[cfg(test)]
 mod bbr_tests;
+#[cfg(test)]
+mod rack_tests;
 #[cfg(test)]
 mod tests;
 

@@ -103,6 +103,11 @@ impl Scoreboard {
     /// Then marks lost every unSACKed segment with DupThresh SACKed segments above it
     /// (ns-3's `UpdateLostCount`; RFC 6675 IsLost by count, the segments all being full).
     pub fn update_sack(&mut self, blocks: impl Iterator<Item = (i32, i32)>) -> u32 {
+        self.update_sack_each(blocks, |_| {})
+    }
+
+    /// `update_sack`, calling `each` with every newly SACKed segment (RACK, `rack.rs`).
+    pub fn update_sack_each(&mut self, blocks: impl Iterator<Item = (i32, i32)>, mut each: impl FnMut(i32)) -> u32 {
         let mut n = 0;
         for (lo, hi) in blocks {
             let (mut s, hi) = (lo.max(self.una), hi.min(self.high - 1));
@@ -121,6 +126,7 @@ impl Scoreboard {
                         self.lost -= 1;
                     }
                     *self.f_mut(q) = (f & !LOST) | SACKED;
+                    each(q);
                 }
                 n += (e - s + 1) as u32;
                 self.sacked += (e - s + 1) as u32;
@@ -277,6 +283,25 @@ impl Scoreboard {
                 self.lost += 1;
             }
         }
+    }
+
+    /// RACK marks `seg` lost (Linux `tcp_mark_skb_lost`): a retransmission in flight is
+    /// lost too (no longer counted as retransmitted, so NextSeg sends it again). Returns
+    /// whether the segment was newly taken out of flight.
+    pub fn rack_mark_lost(&mut self, seg: i32) -> bool {
+        let f = self.f(seg);
+        if f & SACKED != 0 || (f & LOST != 0 && f & RETRANS == 0) {
+            return false;
+        }
+        if f & RETRANS != 0 {
+            self.retrans -= 1;
+            self.rtx_hint = self.rtx_hint.min(seg);
+        }
+        if f & LOST == 0 {
+            self.lost += 1;
+        }
+        *self.f_mut(seg) = (f & !RETRANS) | LOST;
+        true
     }
 
     /// The head was retransmitted (and not acknowledged since).

@@ -61,13 +61,17 @@ pub struct LinuxSender {
     min_rto_ns: i64,
     /// Sends not yet acknowledged for RTT samples: (first seg, end seg, time, retransmitted).
     history: VecDeque<(i32, i32, SimTime, bool)>,
-    rtx_deadline: Option<SimTime>,
+    pub(super) rtx_deadline: Option<SimTime>,
     pub(crate) rtt_sample: f64,
     pub stats: SenderStats,
     pub(super) ecn: super::ecn::EcnSender,
     pub pacer: Pacer,
     /// Delivery-rate sampling, for a congestion control that sets the rate (BBR).
     pub rate: Option<Box<super::rate::RateSampler>>,
+    /// RACK-TLP (`loss_detection = "rack"`, `rack.rs`, `rack_hooks.rs`); None: RFC 6675.
+    pub rack: Option<Box<super::rack::Rack>>,
+    /// A loss probe is going out (it does not restart the probe timer).
+    pub(super) probing: bool,
 }
 
 impl LinuxSender {
@@ -79,7 +83,7 @@ impl LinuxSender {
         if p.syn_rtt > 0.0 {
             rtt.sample((p.syn_rtt * 1e9).round() as i64);
         }
-        LinuxSender {
+        let mut s = LinuxSender {
             flow,
             dst,
             tcb,
@@ -104,26 +108,31 @@ impl LinuxSender {
             ecn: super::ecn::EcnSender::new(p.ecn),
             pacer: Pacer::new(p.pacing),
             rate: None,
+            rack: None,
+            probing: false,
             p,
+        };
+        if s.p.rack {
+            s.enable_rack();
         }
+        s
     }
 
     pub fn rtx_deadline(&self) -> Option<SimTime> {
         self.rtx_deadline
     }
-    /// The earliest of the retransmission and pacing timers (what the engine schedules).
+    /// The earliest of the retransmission, pacing and RACK-TLP timers (what the engine
+    /// schedules).
     pub fn next_deadline(&self) -> Option<SimTime> {
-        match (self.rtx_deadline, self.pacer.next) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [self.rtx_deadline, self.pacer.next, self.rack_deadline()].into_iter().flatten().min()
     }
     /// A timer event at `now`: the pacing timer (ns-3 `NotifyPacingPerformed`: send what
-    /// the window allows, one segment) and/or the retransmission timer.
+    /// the window allows, one segment), RACK-TLP's and/or the retransmission timer.
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if self.pacer.expire(now) {
             self.send_pending(now, out);
         }
+        self.rack_timer(now, out);
         if self.rtx_deadline == Some(now) {
             self.on_timeout(now, out);
         }
@@ -156,7 +165,7 @@ impl LinuxSender {
 
     // ------------------------------------------------------------------ sending
 
-    fn send_seg(&mut self, seg: i32, now: SimTime, out: &mut Vec<Packet>) {
+    pub(super) fn send_seg(&mut self, seg: i32, now: SimTime, out: &mut Vec<Packet>) {
         let rtx = seg < self.sb.high;
         if self.rate.is_some() {
             self.rate_sent(seg, now);
@@ -188,11 +197,12 @@ impl LinuxSender {
         if matches!(self.state, CongState::Recovery | CongState::Cwr) {
             self.prr.sent(self.mss());
         }
+        self.rack_sent(seg, rtx, now);
     }
 
     /// RFC 6675 (C) / ns-3 `SendPendingData`: while a full segment fits in
     /// min(cwnd, rwnd) − pipe, send NextSeg.
-    fn send_pending(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    pub(super) fn send_pending(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         loop {
             if self.pacer.blocked(now) {
                 break;
@@ -202,7 +212,8 @@ impl LinuxSender {
             if pipe + self.mss() as u64 > win {
                 break;
             }
-            let (r1, r3) = self.sb.next_seg(self.state == CongState::Recovery);
+            // RACK retransmits only what it marked lost (as Linux): no rule (3)
+            let (r1, r3) = self.sb.next_seg(self.state == CongState::Recovery && self.rack.is_none());
             let seg = match r1 {
                 Some(s) => s,
                 None if self.sb.high < self.curseq && self.unacked_bytes() + self.mss() as u64 <= self.rwnd => self.sb.high,
@@ -266,11 +277,12 @@ impl LinuxSender {
         self.estimate_rtt(ack, now);
         let blocks = (0..pkt.nsack as usize).map(|i| pkt.sack_block(i));
         let prior = self.rate.is_some().then(|| self.rate_prior(pkt, now));
-        let newly_sacked = self.sb.update_sack(blocks);
+        let newly_sacked = if self.rack.is_some() { self.rack_sack(pkt, now) } else { self.sb.update_sack(blocks) };
         let old_una = self.sb.una;
         if ack < old_una {
             return;
         }
+        self.rack_acked(old_una, ack, now);
         if ack > old_una && ack < self.recover && self.state == CongState::Recovery {
             self.rtx_data_acked = (old_una..ack).any(|s| self.sb.is_retransmitted(s) && !self.sb.is_sacked(s));
         }
@@ -287,6 +299,7 @@ impl LinuxSender {
             self.cong_control(ack, prior, delivered, now);
         }
         self.rtx_data_acked = false;
+        self.rack_after_ack(ack, old_una, newly_sacked, delivered, now, out);
         if !self.cc.sets_pacing_rate() {
             self.pacer.update(self.tcb.cwnd, self.tcb.ssthresh, self.bytes_in_flight(), self.rtt.srtt);
         }
@@ -315,7 +328,8 @@ impl LinuxSender {
             if segs_acked >= 1 {
                 self.prr_ack(delivered);
             }
-            if !(self.sb.is_retransmitted(ack) && !self.sb.is_sacked(ack)) {
+            // RACK retransmits only what it marked lost
+            if self.rack.is_none() && !(self.sb.is_retransmitted(ack) && !self.sb.is_sacked(ack)) {
                 self.retransmit(now, out);
             }
             self.cc.pkts_acked(&mut self.tcb, 1);
@@ -403,7 +417,7 @@ impl LinuxSender {
         }
     }
 
-    fn enter_recovery(&mut self, delivered: u32, now: SimTime, out: &mut Vec<Packet>) {
+    pub(super) fn enter_recovery(&mut self, delivered: u32, now: SimTime, out: &mut Vec<Packet>) {
         if !self.sb.is_lost(self.sb.una) && !self.sb.is_marked_lost(self.sb.una) {
             self.sb.mark_head_lost();
         }
@@ -427,6 +441,9 @@ impl LinuxSender {
             return;
         }
         self.stats.timeouts += 1;
+        if let Some(r) = self.rack.as_deref_mut() {
+            r.on_rto();
+        }
         let in_flight_before = self.bytes_in_flight();
         self.dupacks = 0;
         self.sb.rto_all_lost();
