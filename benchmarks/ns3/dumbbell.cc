@@ -17,7 +17,8 @@
 //   10240 for FQ-CoDel as ns-3; 300 for RED as before), UseEcn = --ecn, FQ-CoDel's
 //   quantum = the device MTU (ns-3 does that itself). PIE's default 25-packet buffer is
 //   too small for a 100 Mb/s dumbbell, hence 1000.
-// * --tcp=cubic|dctcp picks TcpCubic / TcpDctcp (HyStart = --hystart, ns-3's default on).
+// * --tcp=cubic|dctcp|bbr picks TcpCubic / TcpDctcp / TcpBbr (HyStart = --hystart, ns-3's
+//   default on; TcpBbr paces itself).
 //   --ecn=1 sets TcpSocketBase::UseEcn=On and the disc's UseEcn. DCTCP implies ECN and a
 //   shallow marking threshold, as ns-3's tcp.rst (DCTCP section) and
 //   examples/tcp/dctcp-example.cc set it up: RED as a step marker (QW 1, MinTh = MaxTh =
@@ -394,7 +395,7 @@ main(int argc, char* argv[])
     cmd.AddValue("qw", "RED queue weight w_q", qw);
     cmd.AddValue("limit", "bottleneck buffer, packets (0: RED 300, CoDel/PIE 1000, FQ-CoDel 10240)", limit);
     cmd.AddValue("queue", "bottleneck disc: red (default), codel, pie or fq_codel", queue);
-    cmd.AddValue("tcp", "newreno (default), cubic or dctcp", tcp);
+    cmd.AddValue("tcp", "newreno (default), cubic, dctcp or bbr", tcp);
     cmd.AddValue("ecn", "TCP UseEcn On and the disc's UseEcn (dctcp: always)", ecn);
     cmd.AddValue("hystart", "CUBIC HyStart (ns-3's default: on)", hystart);
     cmd.AddValue("recovery", "loss recovery: classic (default) or prr", recovery);
@@ -442,11 +443,11 @@ main(int argc, char* argv[])
 
     bool dctcp = tcp == "dctcp";
     ecn = ecn || dctcp;
-    if ((tcp != "newreno" && tcp != "cubic" && !dctcp) ||
+    if ((tcp != "newreno" && tcp != "cubic" && tcp != "bbr" && !dctcp) ||
         (queue != "red" && queue != "codel" && queue != "pie" && queue != "fq_codel") ||
         (recovery != "classic" && recovery != "prr") || warmup < 0 || warmup >= duration)
     {
-        std::fprintf(stderr, "expected --tcp=newreno|cubic|dctcp, --queue=red|codel|pie|fq_codel, "
+        std::fprintf(stderr, "expected --tcp=newreno|cubic|dctcp|bbr, --queue=red|codel|pie|fq_codel, "
                              "--recovery=classic|prr, 0 <= --warmup < --duration\n");
         return 2;
     }
@@ -456,8 +457,10 @@ main(int argc, char* argv[])
     }
 
     // ------------------------------------------------------------------ TCP
+    // bbr: TcpBbr paces itself (it turns pacing on in its Init).
     TypeId tcpType = tcp == "cubic" ? TcpCubic::GetTypeId()
                      : dctcp        ? TcpDctcp::GetTypeId()
+                     : tcp == "bbr" ? TcpBbr::GetTypeId()
                                     : TcpNewReno::GetTypeId();
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(tcpType));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
