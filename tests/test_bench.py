@@ -207,3 +207,19 @@ def test_the_table_gives_the_linux_stacks_cost_and_its_speed_over_ns3():
             "| 1,100 / 1,000 | 500,000 / 400,000 | **1.09×** | 1.25× |") in text
     assert "newreno-linux-100M-n100 37×" in text  # (1100 / 0.6) / 50
     assert "The linux TCP stack" not in render(fake_results())
+
+
+@pytest.mark.usefixtures("ns3_required")
+def test_the_ns3_program_runs_the_linux_scenarios_with_tcp_bbr(tmp_path):
+    """benchmarks/ns3/dumbbell.cc takes --tcp=bbr and the linux stack's attributes: a small
+    BBR dumbbell (3 flows, 2 s) runs to the end and fills most of the link."""
+    from bench.ns3 import Ns3
+
+    ns3 = Ns3()
+    ok, why = ns3.available()
+    assert ok, why
+    sc = set_duration(load_scenario("bbr-linux-100M-n100")[1], 2.0)
+    sc["dumbbell"]["groups"][0]["count"] = 3
+    o = ns3.prepare(sc, 1, tmp_path)(120.0)
+    assert o.error is None, o.error
+    assert o.packets > 10_000 and o.utilisation > 0.5
