@@ -128,3 +128,100 @@ def test_the_suite_line_says_runs_minutes_and_shares():
     assert render_suite(None)[-1] == "(`--no-suite`.)"
     assert "failed: boom" in "\n".join(render_suite({**s, "error": "boom"}))
     assert "The RFC 7928 suite" in render(fake_results() | {"suite": s})
+
+
+def test_ns3_runs_the_linux_stack_with_its_own_defaults_and_bbr():
+    """A linux-stack group gets ns-3's TCP (PRR, the scenario's IW, delayed ACKs as set,
+    ns-3's 1 ms clock, no capped initial ssthresh); BBR is TcpBbr. The ns2 stack's
+    arguments do not change."""
+    args = ns3_arguments(load_scenario("bbr-linux-100M-n100")[1], 1)
+    assert "--tcp=bbr" in args and "--recovery=prr" in args and "--initCwnd=10" in args
+    assert "--ns3::TcpSocket::DelAckCount=1" in args  # the scenario ACKs every packet
+    assert "--ns3::TcpSocketBase::MinRto=0.2s" in args and "--queue=codel" in args
+    assert "--ns3::TcpSocketBase::ClockGranularity=1ms" in args
+    assert "--ns3::TcpSocket::InitialSlowStartThreshold=4294967295" in args
+    cubic = ns3_arguments(load_scenario("cubic-linux-100M-n100")[1], 1)
+    assert "--tcp=cubic" in cubic and "--recovery=prr" in cubic
+    # a linux table that leaves the stack's defaults gets ns-3's: delayed ACKs of 2, 1 s
+    # minimum RTO, IW10, a 128 KiB receive buffer
+    sc = small()
+    sc["tcp"] = {"stack": "linux", "variant": "newreno"}
+    plain = ns3_arguments(sc, 1)
+    for a in ("--ns3::TcpSocket::DelAckCount=2", "--ns3::TcpSocketBase::MinRto=1.0s", "--initCwnd=10",
+              "--ns3::TcpSocket::RcvBufSize=131072", "--ns3::TcpSocket::DelAckTimeout=0.2s"):
+        assert a in plain, a
+    sc["tcp"]["rto_init"] = 3.0
+    with pytest.raises(Unsupported, match="initial RTO"):
+        ns3_arguments(sc, 1)
+    # the ns2 stack is as before: classic recovery, no ns-3 attributes
+    ns2 = ns3_arguments(load_scenario("newreno-ns2-100M-n100")[1], 1)
+    assert not any(a.startswith(("--recovery", "--ns3::", "--initCwnd")) for a in ns2)
+
+
+def test_ns2_refuses_the_linux_stack(tmp_path):
+    from bench.sims import Ns2
+
+    with pytest.raises(Unsupported, match=r'only its own TCP \(tcp.stack = "ns2"\)'):
+        Ns2().prepare(load_scenario("newreno-linux-100M-n100")[1], 1, tmp_path)
+
+
+def test_the_linux_pairs_are_the_same_dumbbell():
+    """Each linux-stack scenario of a pair differs from its ns2 partner only in its TCP table
+    (and names); everything the stacks share in TCP is equal; every scenario loads."""
+    from bench.config import DEFAULT_SCENARIOS, STACK_PAIRS
+
+    from aqmsim.scenario import Scenario
+
+    for lin, ns2 in STACK_PAIRS:
+        assert lin in DEFAULT_SCENARIOS and ns2 in DEFAULT_SCENARIOS
+        a, b = load_scenario(lin)[1], load_scenario(ns2)[1]
+        assert a["tcp"]["stack"] == "linux" and b["tcp"].get("stack", "ns2") == "ns2"
+        # the linux stack's NewReno recovers with SACK: its partner is the ns2 stack's sack
+        assert a["tcp"]["variant"] == {"sack": "newreno"}.get(b["tcp"]["variant"], b["tcp"]["variant"])
+        for k in ("packet_size", "header", "window", "min_rto", "ack_size", "delayed_ack", "ecn"):
+            assert a["tcp"][k] == b["tcp"][k], k
+        strip = lambda sc: {k: v for k, v in sc.items() if k not in ("tcp", "name", "description", "notes")}
+        ga, gb = (sc["dumbbell"]["groups"][0] for sc in (a, b))
+        assert {**ga, "name": ""} == {**gb, "name": ""}
+        assert strip(a) | {"dumbbell": None} == strip(b) | {"dumbbell": None}
+        assert a["dumbbell"]["bottleneck"] == b["dumbbell"]["bottleneck"]
+    for name in DEFAULT_SCENARIOS:
+        Scenario(set_duration(load_scenario(name)[1], 1.0)).validate()
+
+
+def test_the_table_gives_the_linux_stacks_cost_and_its_speed_over_ns3():
+    res = fake_results()
+    ns2_sims = res["scenarios"][0]["sims"]
+    lin = json.loads(json.dumps(ns2_sims))
+    a = lin["aqmsim"]
+    a["runs"][0].update(wall=0.6, packets=1100, inner={"engine": 0.55})
+    a.update(median_wall_s=0.6, median_inner_s={"engine": 0.55}, pkts_per_s=1100 / 0.6)
+    del lin["ns-2"]
+    a["runs"].append(dict(a["runs"][0], inner={"engine": 0.44}))  # a faster run: the median stays 0.55
+    lin["ns-3"] = {"note": "", "runs": [dict(a["runs"][0], wall=22.0, inner={})], "median_wall_s": 22.0,
+                   "median_inner_s": {}, "pkts_per_s": 50.0, "consistent": True}
+    res["scenarios"] = [dict(res["scenarios"][0], name="newreno-ns2-100M-n100"),
+                        dict(res["scenarios"][0], name="newreno-linux-100M-n100", sims=lin)]
+    text = render(res)
+    # cost per packet: (0.6 / 1100) / (0.5 / 1000) whole process, (0.55 / 1100) / (0.4 / 1000) engine,
+    # (0.44 / 1100) / (0.4 / 1000) the fastest runs
+    assert ("| newreno-linux-100M-n100 | newreno-ns2-100M-n100 | 0.600 / 0.500 | 0.550 / 0.400 "
+            "| 1,100 / 1,000 | 500,000 / 400,000 | **1.09×** | 1.25× | 1.00× |") in text
+    assert "newreno-linux-100M-n100 37×" in text  # (1100 / 0.6) / 50
+    assert "The linux TCP stack" not in render(fake_results())
+
+
+@pytest.mark.usefixtures("ns3_required")
+def test_the_ns3_program_runs_the_linux_scenarios_with_tcp_bbr(tmp_path):
+    """benchmarks/ns3/dumbbell.cc takes --tcp=bbr and the linux stack's attributes: a small
+    BBR dumbbell (3 flows, 2 s) runs to the end and fills most of the link."""
+    from bench.ns3 import Ns3
+
+    ns3 = Ns3()
+    ok, why = ns3.available()
+    assert ok, why
+    sc = set_duration(load_scenario("bbr-linux-100M-n100")[1], 2.0)
+    sc["dumbbell"]["groups"][0]["count"] = 3
+    o = ns3.prepare(sc, 1, tmp_path)(120.0)
+    assert o.error is None, o.error
+    assert o.packets > 10_000 and o.utilisation > 0.5

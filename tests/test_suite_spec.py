@@ -221,7 +221,7 @@ def test_bad_values_fail_when_the_suite_is_validated():
     texts = _with("aggressive-sender.toml", 'rate = "10Mb"', 'rate = "10Xb"')
     s = Suite.from_texts("rfc7928", texts)
     s.scenarios = [x for x in s.scenarios if x.name == "aggressive-sender"]
-    with pytest.raises(ScenarioError, match=r"^rfc7928/aggressive-sender\.toml \(aggressive-sender \| red\): "
+    with pytest.raises(ScenarioError, match=r"^rfc7928/aggressive-sender\.toml \(aggressive-sender \| CUBIC \| red\): "
                                             r".*dumbbell\.bottleneck\.rate"):
         s.validate()
 

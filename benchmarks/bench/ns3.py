@@ -11,7 +11,7 @@ from .child import run_child
 from .config import NS3, NS3_BUILD, flat_error
 from .sims import Outcome, Simulator, Unsupported
 
-__all__ = ["Ns3", "ns3_arguments", "NS3_MODERN"]
+__all__ = ["Ns3", "ns3_arguments", "linux_tcp_arguments", "NS3_MODERN", "LINUX_TCP_DEFAULTS"]
 
 
 def ns3_arguments(sc: Mapping[str, Any], seed: int) -> List[str]:
@@ -19,6 +19,8 @@ def ns3_arguments(sc: Mapping[str, Any], seed: int) -> List[str]:
 
     The ns-3 program builds one shape: a dumbbell with one group of FTP flows, fixed access
     and egress delays, RED (packet mode, no ECN) at the bottleneck and FIFOs elsewhere.
+    A group on ``tcp.stack = "linux"`` runs ns-3's TCP defaults (PRR, initial window 10,
+    delayed ACKs, 1 s minimum RTO; :func:`linux_tcp_arguments`), BBR as ``TcpBbr``.
     """
     from aqmsim.ns2.export import TCP_DEFAULTS, normalize_queue, parse_rate, parse_time
 
@@ -49,14 +51,18 @@ def ns3_arguments(sc: Mapping[str, Any], seed: int) -> List[str]:
         lo, hi = (parse_time(x) for x in start["uniform"])
     else:
         lo = hi = parse_time(start)
-    tcp = dict(TCP_DEFAULTS)
+    stack = str((g.get("tcp") or {}).get("stack", (sc.get("tcp") or {}).get("stack", "ns2"))).lower()
+    tcp = dict(LINUX_TCP_DEFAULTS if stack == "linux" else TCP_DEFAULTS)
     tcp.update(sc.get("tcp") or {})
     tcp.update(g.get("tcp") or {})
+    if stack == "linux" and "window" not in tcp:
+        tcp["window"] = LINUX_RCVBUF / int(tcp["packet_size"])
     variant = str(tcp.get("variant", "reno")).lower()
-    ns3_tcp = {"reno": "newreno", "newreno": "newreno", "sack": "newreno", "cubic": "cubic", "dctcp": "dctcp"}.get(variant)
+    ns3_tcp = {"reno": "newreno", "newreno": "newreno", "sack": "newreno", "cubic": "cubic", "dctcp": "dctcp",
+               "bbr": "bbr"}.get(variant)
     if ns3_tcp is None:
-        raise Unsupported(f"the ns-3 program has no TCP {variant!r} (newreno, cubic, dctcp)")
-    if tcp.get("delayed_ack"):
+        raise Unsupported(f"the ns-3 program has no TCP {variant!r} (newreno, cubic, dctcp, bbr)")
+    if tcp.get("delayed_ack") and stack != "linux":
         raise Unsupported("the ns-3 program ACKs every packet")
     if variant == "cubic" and tcp.get("tcp_friendliness", True):
         raise Unsupported("ns-3.37's TcpCubic has no Reno-friendly region: set tcp_friendliness = false")
@@ -84,6 +90,8 @@ def ns3_arguments(sc: Mapping[str, Any], seed: int) -> List[str]:
         f"--ecn={1 if tcp.get('ecn') else 0}",
         f"--hystart={'true' if tcp.get('hystart', True) else 'false'}",
     ]
+    if stack == "linux":
+        common += linux_tcp_arguments(tcp)
     if modern:
         return common + q["args"]
     return common + [
@@ -96,6 +104,54 @@ def ns3_arguments(sc: Mapping[str, Any], seed: int) -> List[str]:
         f"--gentle={'true' if q['gentle'] else 'false'}",
         f"--wait={'true' if q['wait'] else 'false'}",
     ]
+
+
+#: The linux stack's defaults (crates/aqmsim-core: TcpParams::linux(), docs/tcp/stack-linux.md),
+#: which are ns-3.37's; ``window`` when unset is ``LINUX_RCVBUF`` / ``packet_size`` segments.
+LINUX_TCP_DEFAULTS: Dict[str, Any] = {
+    "variant": "newreno", "packet_size": 1000, "header": 40, "window_init": 10, "delayed_ack": True,
+    "delack_count": 2, "delack_interval": 0.2, "min_rto": 1.0, "rto_init": 1.0, "max_rto": 60.0, "dupacks": 3,
+    "ecn": False, "sack": True, "pacing": False, "hystart": True, "tcp_friendliness": False,
+}
+LINUX_RCVBUF = 131072  # bytes: ns-3's TcpSocket::RcvBufSize
+
+
+def linux_tcp_arguments(tcp: Mapping[str, Any]) -> List[str]:
+    """dumbbell.cc's arguments that give ns-3 a linux-stack table's TCP: ns-3's defaults
+    where the table leaves the linux stack's (which are ns-3's), its values where it sets
+    one. ``--ns3::Type::Attribute`` values win over the program's own settings (its
+    initial window 2, ACK per segment, classic recovery, 0.2 s minimum RTO, 10 ms clock)."""
+    from aqmsim.ns2.export import parse_time
+
+    if float(tcp["rto_init"]) != 1.0 or float(tcp["max_rto"]) != 60.0:
+        raise Unsupported("the ns-3 program keeps ns-3's initial RTO (1 s) and RTO cap (60 s)")
+    if not tcp.get("sack", True) or int(tcp["header"]) != 40:
+        raise Unsupported("the ns-3 program runs SACK with 40-byte headers (no timestamps)")
+    buf = int(round(float(tcp["window"]) * int(tcp["packet_size"])))
+    delack = int(tcp["delack_count"]) if tcp["delayed_ack"] else 1
+    args = [
+        "--ns3Defaults=1",
+        f"--initCwnd={int(tcp['window_init'])}",
+        "--recovery=prr",
+        f"--ns3::TcpSocket::RcvBufSize={buf}",
+        f"--ns3::TcpSocket::SndBufSize={buf}",
+        "--ns3::TcpSocket::InitialSlowStartThreshold=4294967295",
+        f"--ns3::TcpSocket::DelAckCount={delack}",
+        f"--ns3::TcpSocket::DelAckTimeout={parse_time(tcp['delack_interval'])!r}s",
+        f"--ns3::TcpSocketBase::MinRto={parse_time(tcp['min_rto'])!r}s",
+        "--ns3::TcpSocketBase::ClockGranularity=1ms",
+        f"--ns3::TcpSocketBase::Timestamp={'true' if tcp.get('timestamps') else 'false'}",
+        f"--ns3::TcpSocketBase::ReTxThreshold={int(tcp['dupacks'])}",
+    ]
+    if tcp.get("pacing") and str(tcp["variant"]).lower() != "bbr":  # TcpBbr paces anyway
+        args.append("--ns3::TcpSocketState::EnablePacing=true")
+    for key, attr in (("cubic_beta", "TcpCubic::Beta"), ("cubic_c", "TcpCubic::C"),
+                      ("fast_convergence", "TcpCubic::FastConvergence"), ("dctcp_g", "TcpDctcp::DctcpShiftG"),
+                      ("dctcp_alpha_init", "TcpDctcp::DctcpAlphaOnInit")):
+        if key in tcp:
+            v = tcp[key]
+            args.append(f"--ns3::{attr}={('true' if v else 'false') if isinstance(v, bool) else v!r}")
+    return args
 
 
 #: Disciplines dumbbell.cc builds besides RED: each table field as an ns-3 attribute of the

@@ -8,7 +8,7 @@ import statistics
 from pathlib import Path
 from typing import Any, List, Mapping, Optional
 
-from .config import AQMSIM, DOC, DOC_BEGIN, DOC_END, NS2, NS3
+from .config import AQMSIM, DOC, DOC_BEGIN, DOC_END, NS2, NS3, STACK_PAIRS
 from .suite import render_suite
 from .usercost import ratio
 
@@ -91,6 +91,7 @@ def render(res: Mapping[str, Any]) -> str:
         L.append("")
         for n in notes:
             L.append(f"- {n}")
+    L.extend(_stack_section(res))
     mem = res.get("memory")
     L.append("")
     L.append("**Memory against simulated time** (aqmsim, one run each):")
@@ -139,6 +140,59 @@ def render(res: Mapping[str, Any]) -> str:
     else:
         L.append(sw.get("skipped", "not measured."))
     return "\n".join(L) + "\n"
+
+
+#: Issue 24's bounds: the linux stack's cost per packet over the ns2 stack's, and aqmsim's
+#: speed over ns-3's on the linux stack's CUBIC and BBR scenarios.
+STACK_COST_MAX, NS3_SPEED_MIN = 1.3, 100.0
+
+
+def _stack_section(res: Mapping[str, Any]) -> List[str]:
+    """The linux TCP stack beside the ns2 stack (STACK_PAIRS: the same dumbbell) and beside
+    ns-3, as issue 24 bounds them; nothing when no pair and no linux scenario ran."""
+    by = {sc["name"]: sc for sc in res["scenarios"]}
+    rows, fast = [], []
+    for lin, ns2 in STACK_PAIRS:
+        a, b = (by.get(n, {}).get("sims", {}).get(AQMSIM) for n in (lin, ns2))
+        if not a or not b or not a["runs"] or not b["runs"]:
+            continue
+        pa, pb = (next((o["packets"] for o in s["runs"] if o["error"] is None), None) for s in (a, b))
+        ea, eb = (s["median_inner_s"].get("engine") for s in (a, b))
+        if not pa or not pb:
+            continue
+        wall = (a["median_wall_s"] / pa) / (b["median_wall_s"] / pb)
+        eng = (ea / pa) / (eb / pb) if ea and eb else math.nan
+        # the fastest run of each: on a shared machine, the least disturbed
+        best = [min((o["inner"].get("engine", math.nan) for o in s["runs"] if o["error"] is None), default=math.nan)
+                for s in (a, b)]
+        eng_best = (best[0] / pa) / (best[1] / pb) if best[1] else math.nan
+        rows.append(f"| {lin} | {ns2} | {a['median_wall_s']:.3f} / {b['median_wall_s']:.3f} "
+                    f"| {_fmt(ea, '.3f')} / {_fmt(eb, '.3f')} | {_fmt_int(pa)} / {_fmt_int(pb)} "
+                    f"| {_fmt_int(1e9 * ea / pa if ea else None)} / {_fmt_int(1e9 * eb / pb if eb else None)} "
+                    f"| **{wall:.2f}×** | {_fmt(eng, '.2f')}× | {_fmt(eng_best, '.2f')}× |")
+    for sc in res["scenarios"]:
+        a, b = sc["sims"].get(AQMSIM), sc["sims"].get(NS3)
+        if "-linux-" in sc["name"] and a and b and b.get("pkts_per_s") and not math.isnan(b["pkts_per_s"]):
+            fast.append(f"{sc['name']} {a['pkts_per_s'] / b['pkts_per_s']:.0f}×")
+    if not rows and not fast:
+        return []
+    L = ["", f"**The linux TCP stack** (issue 24: at most {STACK_COST_MAX:g}× the ns2 stack's cost on the same "
+         f"scenario; CUBIC and BBR at least {NS3_SPEED_MIN:g}× faster than ns-3's whole process):", ""]
+    if rows:
+        L.append("| linux stack | ns2 stack, same dumbbell | wall s (linux / ns2) | engine s | bottleneck pkts "
+                 "| engine ns per pkt | cost per pkt, whole process | cost per pkt, engine | engine, fastest runs |")
+        L.append("|---|---|--:|--:|--:|--:|--:|--:|--:|")
+        L.extend(rows)
+        L.append("")
+        L.append("Cost per packet: wall (or engine) seconds per bottleneck packet of the linux-stack run over "
+                 "those of the ns2-stack run (medians), so that a different packet count does not bias it; "
+                 "fastest runs: the same with each side's fastest engine run (on a shared machine, the least "
+                 "disturbed).")
+    if fast:
+        L.append("")
+        L.append("aqmsim over ns-3 on the linux stack (packets per wall second, whole processes): "
+                 + ", ".join(fast) + ".")
+    return L
 
 
 def _split(name: str, s: Mapping[str, Any]) -> str:

@@ -17,7 +17,8 @@ from typing import Any, Callable, Dict, Optional, Tuple
 from .child import AQMSIM_CHILD, run_child
 from .config import AQMSIM, NS2, flat_error
 
-__all__ = ["Outcome", "Unsupported", "Simulator", "Aqmsim", "Ns2", "stamped", "stamp_of", "unwrap_int32"]
+__all__ = ["Outcome", "Unsupported", "Simulator", "Aqmsim", "Ns2", "stamped", "stamp_of", "unwrap_int32",
+           "tcp_tables"]
 
 
 @dataclass
@@ -123,6 +124,8 @@ class Ns2(Simulator):
         from aqmsim.ns2.export import Ns2ExportError, build_plan, render_tcl
 
         ns = ns_binary()
+        if any(str((t or {}).get("stack", "ns2")).lower() != "ns2" for t in tcp_tables(sc)):
+            raise Unsupported('ns-2 has only its own TCP (tcp.stack = "ns2")')
         try:
             plan = build_plan(sc, seed)
         except Ns2ExportError as exc:  # e.g. CoDel, PIE, FQ-CoDel: not in ns-2 2.35
@@ -160,6 +163,12 @@ class Ns2(Simulator):
             return o
 
         return run
+
+
+def tcp_tables(sc: Dict[str, Any]) -> list:
+    """Every TCP table of a scenario: the top level's, each dumbbell group's, each flow's."""
+    groups = list((sc.get("dumbbell") or {}).get("groups") or []) + list(sc.get("flows") or [])
+    return [sc.get("tcp")] + [g.get("tcp") for g in groups]
 
 
 #: What the stamped script prints at simulated time 0 (then the wall clock, in µs).
