@@ -135,7 +135,7 @@ def test_ns3_runs_the_linux_stack_with_its_own_defaults_and_bbr():
     ns-3's 1 ms clock, no capped initial ssthresh); BBR is TcpBbr. The ns2 stack's
     arguments do not change."""
     args = ns3_arguments(load_scenario("bbr-linux-100M-n100")[1], 1)
-    assert "--tcp=bbr" in args and "--recovery=prr" in args and "--initCwnd=10" in args
+    assert "--tcp=bbr" in args and "--recovery=prr" in args and "--ns3::TcpSocket::InitialCwnd=10" in args and "--ns3Defaults=1" in args
     assert "--ns3::TcpSocket::DelAckCount=1" in args  # the scenario ACKs every packet
     assert "--ns3::TcpSocketBase::MinRto=0.2s" in args and "--queue=codel" in args
     assert "--ns3::TcpSocketBase::ClockGranularity=1ms" in args
@@ -147,7 +147,7 @@ def test_ns3_runs_the_linux_stack_with_its_own_defaults_and_bbr():
     sc = small()
     sc["tcp"] = {"stack": "linux", "variant": "newreno"}
     plain = ns3_arguments(sc, 1)
-    for a in ("--ns3::TcpSocket::DelAckCount=2", "--ns3::TcpSocketBase::MinRto=1.0s", "--initCwnd=10",
+    for a in ("--ns3::TcpSocket::DelAckCount=2", "--ns3::TcpSocketBase::MinRto=1.0s", "--ns3::TcpSocket::InitialCwnd=10",
               "--ns3::TcpSocket::RcvBufSize=131072", "--ns3::TcpSocket::DelAckTimeout=0.2s"):
         assert a in plain, a
     sc["tcp"]["rto_init"] = 3.0

@@ -131,7 +131,7 @@ def linux_tcp_arguments(tcp: Mapping[str, Any]) -> List[str]:
     delack = int(tcp["delack_count"]) if tcp["delayed_ack"] else 1
     args = [
         "--ns3Defaults=1",
-        f"--initCwnd={int(tcp['window_init'])}",
+        f"--ns3::TcpSocket::InitialCwnd={int(tcp['window_init'])}",
         "--recovery=prr",
         f"--ns3::TcpSocket::RcvBufSize={buf}",
         f"--ns3::TcpSocket::SndBufSize={buf}",
