@@ -57,6 +57,11 @@ pub trait CongestionOps: std::fmt::Debug {
     fn cong_control(&mut self, _t: &mut Tcb, _x: &super::rate::CongCtlIn) -> Option<f64> {
         None
     }
+    /// Mark the connection app-limited after this ACK (BBR v3 in ProbeRTT): the rate
+    /// samples of what is sent now do not lower the bandwidth estimate.
+    fn mark_app_limited(&self) -> bool {
+        false
+    }
     /// BBR's mode changes: (time ns, mode number: 0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT).
     fn mode_changes(&self) -> Vec<(u64, u8)> {
         Vec::new()

@@ -24,6 +24,12 @@ struct SegRate {
     first_sent: SimTime,
     last_sent: SimTime,
     app_limited: bool,
+    /// BBR v3's per-packet state (draft-ietf-ccwg-bbr `P.tx_in_flight`, `P.lost`): bytes in
+    /// flight just after it left (itself included), the connection's bytes lost by then,
+    /// and whether this send was a retransmission (no RTT sample from it).
+    tx_in_flight: u32,
+    lost: u64,
+    rtx: bool,
 }
 
 /// One ACK's sample (ns-3 `TcpRateSample`). Rates in bit/s, times in ns.
@@ -43,6 +49,15 @@ pub struct RateSample {
     pub bytes_loss: u32,
     pub prior_in_flight: u32,
     pub acked_sacked: u32,
+    /// BBR v3 (draft-ietf-ccwg-bbr `RS.tx_in_flight`, `RS.lost`, `RS.newly_lost`, `RS.rtt`):
+    /// bytes in flight when the sample's packet (the newest delivered) was sent, bytes
+    /// lost since then, bytes newly marked lost on this ACK, and the RTT of the newest
+    /// segment this ACK delivered that was not retransmitted (ns; 0 = none).
+    pub tx_in_flight: u32,
+    pub lost: u64,
+    pub newly_lost: u64,
+    pub rtt_ns: u64,
+    tx_lost: u64,
 }
 
 /// What `CongestionOps::cong_control` reads on an ACK (ns-3's tcb, `TcpRateConnection`
@@ -77,6 +92,10 @@ pub struct RateSampler {
     pub rs: RateSample,
     /// The connection's minimum RTT (ns-3 `m_minRtt`, set by the sender), ns.
     pub min_rtt_ns: u64,
+    /// Bytes marked lost so far (draft-ietf-ccwg-bbr `C.lost`; set by the sender).
+    pub lost_total: u64,
+    lost_seen: u64,
+    ack_rtt_ns: u64,
     base: i32,
     segs: VecDeque<SegRate>,
 }
@@ -94,6 +113,9 @@ impl RateSampler {
             rate_app_limited: false,
             rs: RateSample::default(),
             min_rtt_ns: u64::MAX,
+            lost_total: 0,
+            lost_seen: 0,
+            ack_rtt_ns: u64::MAX,
             base: 0,
             segs: VecDeque::new(),
         }
@@ -102,6 +124,11 @@ impl RateSampler {
     /// Segment `seg` left (new or retransmitted); `start` = nothing was in flight
     /// (ns-3 `SkbSent` with isStartOfTransmission).
     pub fn on_sent(&mut self, seg: i32, now: SimTime, start: bool) {
+        self.on_sent_in_flight(seg, now, start, 0);
+    }
+
+    /// `on_sent` that also records the bytes in flight once the segment left (BBR v3).
+    pub fn on_sent_in_flight(&mut self, seg: i32, now: SimTime, start: bool, tx_in_flight: u32) {
         if start {
             self.first_sent_time = now;
             self.delivered_time = now;
@@ -115,12 +142,16 @@ impl RateSampler {
             first_sent: self.first_sent_time,
             last_sent: now,
             app_limited: self.app_limited != 0,
+            tx_in_flight,
+            lost: self.lost_total,
+            rtx: false,
         };
         let i = seg - self.base;
         if i < 0 {
             return; // already acknowledged
         }
         let i = i as usize;
+        let r = SegRate { rtx: self.segs.get(i).is_some_and(|o| o.delivered_time.is_some()), ..r };
         while self.segs.len() <= i {
             self.segs.push_back(SegRate { delivered_time: None, ..r });
         }
@@ -141,7 +172,12 @@ impl RateSampler {
             rs.is_app_limited = r.app_limited;
             rs.send_elapsed_ns = r.last_sent.saturating_since(r.first_sent).0;
             rs.ack_elapsed_ns = now.saturating_since(dt).0;
+            rs.tx_in_flight = r.tx_in_flight;
+            rs.tx_lost = r.lost;
             self.first_sent_time = r.last_sent;
+        }
+        if !r.rtx {
+            self.ack_rtt_ns = self.ack_rtt_ns.min(now.saturating_since(r.last_sent).0);
         }
         r.delivered_time = None;
         self.tx_item_delivered = r.delivered;
@@ -177,6 +213,11 @@ impl RateSampler {
         rs.acked_sacked = acked_sacked;
         rs.bytes_loss = lost;
         rs.prior_in_flight = prior_in_flight;
+        rs.lost = self.lost_total.saturating_sub(rs.tx_lost);
+        rs.newly_lost = self.lost_total.saturating_sub(self.lost_seen);
+        self.lost_seen = self.lost_total;
+        rs.rtt_ns = if self.ack_rtt_ns == u64::MAX { 0 } else { self.ack_rtt_ns };
+        self.ack_rtt_ns = u64::MAX;
         if rs.prior_time.is_none() {
             rs.delivered = -1;
             rs.interval_ns = 0;
