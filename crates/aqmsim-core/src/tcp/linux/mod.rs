@@ -13,6 +13,7 @@
 pub mod bbr;
 pub mod bbr3;
 mod bbr3_model;
+mod bbr3_phases;
 pub mod cc;
 pub mod cubic;
 pub mod dctcp;

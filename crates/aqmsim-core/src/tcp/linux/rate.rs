@@ -57,7 +57,8 @@ pub struct RateSample {
     pub lost: u64,
     pub newly_lost: u64,
     pub rtt_ns: u64,
-    tx_lost: u64,
+    /// `P.lost` of the sample's packet (C.lost when it was sent).
+    pub tx_lost: u64,
 }
 
 /// What `CongestionOps::cong_control` reads on an ACK (ns-3's tcb, `TcpRateConnection`
