@@ -72,8 +72,9 @@ def test_bad_bbr3_field_is_one_line_exit_2(core, tmp_path):
 
 def test_phases_in_order_on_one_flow(run):
     """Startup, Drain, then ProbeBW's DOWN → CRUISE → REFILL → UP → DOWN cycles, ProbeRTT
-    about every 5 s (the 5 s ProbeRTT filter), REFILL 2–3 s after each DOWN (the wall-clock
-    bound: with a 52-packet BDP the 52-round Reno bound is ~3 s, longer)."""
+    about every 5 s (the 5 s ProbeRTT filter), REFILL about 2.2 s after each DOWN: with a
+    52-packet BDP the Reno-coexistence bound (52 rounds, less 0 or 1 drawn at random, of
+    43–45 ms) comes before the 2–3 s wall-clock bound (measured 2.18–2.34 s)."""
     s = states(run.summary)
     names = [x[1] for x in s]
     assert names[:3] == ["STARTUP", "DRAIN", "PROBE_BW_DOWN"], names
@@ -95,11 +96,13 @@ def test_phases_in_order_on_one_flow(run):
     for r in refills:
         d = max(t for t in downs if t < r)
         if not any(d < t < r for t in rtt):
-            assert 2.0 < r - d < 3.1, (d, r)
+            assert 2.1 < r - d < 2.5, (d, r)
 
 
-def test_utilisation_high_and_probe_rtt_cwnd(run):
+def test_utilisation_high_queue_low_and_probe_rtt_cwnd(run):
+    """Measured: utilisation 0.967, mean queueing delay 3.5 ms (100-packet buffer)."""
     assert run.summary["utilisation"] > 0.95, run.summary["utilisation"]
+    assert run.summary["mean_queueing_delay_s"] < 0.01, run.summary["mean_queueing_delay_s"]
     s = states(run.summary)
     tcp = run.tcp
     for (t0, n), (t1, _) in zip(s, s[1:]):
@@ -110,13 +113,14 @@ def test_utilisation_high_and_probe_rtt_cwnd(run):
 
 
 def test_probe_bw_down_drains_the_queue(run):
-    """Each DOWN after an UP leaves with the queue UP built drained (in flight ≤ the BDP):
-    at most 5 packets queued at its end, against 15 or more at its start."""
+    """Each DOWN after an UP that ends in CRUISE leaves with the queue UP built drained (in
+    flight ≤ the BDP): at most 5 packets queued at its end, against 15 or more at its
+    start (measured 44–46 → 0–2). A DOWN cut short by ProbeRTT is left out."""
     s = states(run.summary)
     q = run.queue
     checked = 0
-    for (t0, n0), (t1, n1), (t2, _) in zip(s, s[1:], s[2:]):
-        if n0 == "PROBE_BW_UP" and n1 == "PROBE_BW_DOWN":
+    for (t0, n0), (t1, n1), (t2, n2) in zip(s, s[1:], s[2:]):
+        if n0 == "PROBE_BW_UP" and n1 == "PROBE_BW_DOWN" and n2 == "PROBE_BW_CRUISE":
             down = q[(q["t"] >= t1) & (q["t"] <= t2)]["len_pkts"]
             up = q[(q["t"] >= t0) & (q["t"] <= t1)]["len_pkts"]
             assert up.max() >= 15 and down.min() <= 5, (t1, up.max(), down.min())
@@ -124,13 +128,17 @@ def test_probe_bw_down_drains_the_queue(run):
     assert checked >= 3
 
 
-def test_same_seed_same_states_other_seed_other_probe_times(core):
-    over = {"duration": 8, "dumbbell.groups.0.stop": 8}
+def test_same_seed_same_states_other_seeds_other_probe_times(core):
+    over = {"duration": 4, "dumbbell.groups.0.stop": 4}
     a = states(bbr3_run(seed=1, **over).summary)
-    b = states(bbr3_run(seed=1, **over).summary)
-    c = states(bbr3_run(seed=2, **over).summary)
-    assert a == b
-    assert [x[1] for x in a][:3] == [x[1] for x in c][:3] and a != c
+    assert a == states(bbr3_run(seed=1, **over).summary)
+    refill = set()
+    for seed in range(1, 7):
+        s = states(bbr3_run(seed=seed, **over).summary)
+        assert [x[1] for x in s][:3] == ["STARTUP", "DRAIN", "PROBE_BW_DOWN"]
+        refill.add(next(t for t, n in s if n == "PROBE_BW_REFILL"))
+    # the round offset (0 or 1) drawn at DOWN moves the first REFILL by one round
+    assert len(refill) == 2, refill
 
 
 def _dumbbell(queue, groups, duration, seed=1):
@@ -157,7 +165,7 @@ queue = {queue}
 
 def test_bbr3_beside_cubic_does_not_starve_it(core):
     """One BBR v3 and one CUBIC flow, same 42 ms path, 100-packet DropTail, 60 s:
-    measured 5.36 and 4.13 Mb/s of goodput (Jain 0.98, utilisation 0.99). CUBIC keeps
+    measured 5.16 and 4.39 Mb/s of goodput (Jain 0.994, utilisation 0.993). CUBIC keeps
     well over a quarter of the link."""
     r = _dumbbell('{ kind = "droptail", limit = 100 }',
                   [("bbr3", 1, "bbr3", '"1ms"', 0.0), ("cubic", 1, "cubic", '"1ms"', 0.0)], 60).run()
@@ -168,7 +176,7 @@ def test_bbr3_beside_cubic_does_not_starve_it(core):
 
 def test_ten_bbr3_flows_share_fq_codel(core):
     """Ten BBR v3 flows, RTTs 42–100 ms, random starts in the first second, FQ-CoDel, 30 s:
-    measured utilisation 0.978, Jain 0.998 (BBR v1 on the same: 0.960, 0.998)."""
+    measured utilisation 0.985, Jain 0.998 (BBR v1 on the same: 0.960, 0.998)."""
     r = _dumbbell('{ kind = "fq_codel" }',
                   [("bbr3", 10, "bbr3", '{ uniform = ["1ms", "30ms"] }', '{ uniform = [0, 1] }')], 30, 3).run()
     assert r.summary["jain_fairness"] > 0.99, r.summary["jain_fairness"]

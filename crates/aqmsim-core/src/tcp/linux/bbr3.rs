@@ -441,6 +441,9 @@ impl CongestionOps for Bbr3 {
         t.cwnd = self.cwnd;
         Some(self.pacing_rate)
     }
+    fn per_ack_rate_sample(&self) -> bool {
+        true
+    }
     fn mark_app_limited(&self) -> bool {
         self.app_limited_req
     }

@@ -95,6 +95,12 @@ pub struct RateSampler {
     pub min_rtt_ns: u64,
     /// Bytes marked lost so far (draft-ietf-ccwg-bbr `C.lost`; set by the sender).
     pub lost_total: u64,
+    /// draft-ietf-ccwg-bbr's per-ACK sample (BBR v3): the sample restarts on every ACK from
+    /// the newest packet it delivered (`InitRateSample`, `IsNewestPacket`); off, ns-3's
+    /// `TcpRateLinux`, whose sample keeps its start across ACKs unless a packet with a
+    /// larger `delivered` comes (BBR v1).
+    pub per_ack: bool,
+    has_data: bool,
     lost_seen: u64,
     ack_rtt_ns: u64,
     base: i32,
@@ -115,6 +121,8 @@ impl RateSampler {
             rs: RateSample::default(),
             min_rtt_ns: u64::MAX,
             lost_total: 0,
+            per_ack: false,
+            has_data: false,
             lost_seen: 0,
             ack_rtt_ns: u64::MAX,
             base: 0,
@@ -167,7 +175,13 @@ impl RateSampler {
         self.delivered += bytes as u64;
         self.delivered_time = now;
         let rs = &mut self.rs;
-        if rs.prior_delivered == 0 || r.delivered > rs.prior_delivered {
+        let newest = if self.per_ack {
+            !self.has_data || r.last_sent >= self.first_sent_time
+        } else {
+            rs.prior_delivered == 0 || r.delivered > rs.prior_delivered
+        };
+        if newest {
+            self.has_data = true;
             rs.prior_delivered = r.delivered;
             rs.prior_time = Some(dt);
             rs.is_app_limited = r.app_limited;
@@ -219,6 +233,9 @@ impl RateSampler {
         self.lost_seen = self.lost_total;
         rs.rtt_ns = if self.ack_rtt_ns == u64::MAX { 0 } else { self.ack_rtt_ns };
         self.ack_rtt_ns = u64::MAX;
+        if self.per_ack && !std::mem::take(&mut self.has_data) {
+            rs.prior_time = None; // nothing delivered on this ACK
+        }
         if rs.prior_time.is_none() {
             rs.delivered = -1;
             rs.interval_ns = 0;

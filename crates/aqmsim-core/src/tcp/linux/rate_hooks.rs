@@ -14,7 +14,9 @@ impl LinuxSender {
     pub fn set_cc(&mut self, cc: Box<dyn CongestionOps>) {
         if cc.sets_pacing_rate() {
             self.pacer.on = true;
-            self.rate = Some(Box::default());
+            let mut r = RateSampler::new();
+            r.per_ack = cc.per_ack_rate_sample();
+            self.rate = Some(Box::new(r));
         }
         self.cc = cc;
     }
