@@ -161,11 +161,12 @@ fn drain_ends_after_three_rounds_and_down_waits_for_the_queue() {
 
 /// Cruise from `now`; returns the time REFILL began (2–3 s of wall clock at most).
 fn cruise_until_refill(d: &mut Drive, mut now: u64) -> u64 {
+    let start = now;
     while d.b.state != State::ProbeBwRefill {
         now += 40;
         // not a round start: only the wall-clock bound can end CRUISE
         d.at(now, ack(12.5e6, false, 60_000));
-        assert!(now < 10_000);
+        assert!(now - start < 3_100, "no REFILL within 3.1 s");
     }
     now
 }
@@ -459,4 +460,54 @@ fn per_ack_rate_sample_restarts_on_every_ack() {
         let c = r.generate_sample(0, 0, 1000, Dur(0)).clone();
         assert_eq!(c.interval_ns == 0, per_ack);
     }
+}
+
+/// After a probe that went too high: CRUISE's cwnd keeps 15 % of inflight_longterm free
+/// (headroom); the next UP stops when in flight reaches inflight_longterm (precautionary
+/// deceleration) and, its feedback over a round later, goes straight back to REFILL
+/// (precautionary acceleration) instead of waiting 2–3 s.
+#[test]
+fn headroom_in_cruise_and_precautionary_probing() {
+    let mut d = Drive::new(3);
+    let now = d.fill_pipe();
+    d.at(now + 1, ack(12.5e6, false, 60_000));
+    let t = cruise_until_refill(&mut d, now + 1);
+    d.at(t + 40, ack(12.5e6, true, 60_000));
+    d.at(t + 42, Ack { lost: 2100, newly: 2100, tx: 70_000, ..ack(12.5e6, false, 70_000) });
+    assert_eq!(d.b.state, State::ProbeBwDown);
+    let lt = d.b.inflight_longterm;
+    // DOWN → CRUISE once in flight is under the headroom and the BDP
+    d.at(t + 43, ack(12.5e6, false, 50_000));
+    assert_eq!(d.b.state, State::ProbeBwCruise);
+    assert!((d.b.cwnd as f64 - (lt - 0.15 * lt)).abs() <= 1.0, "{} vs {}", d.b.cwnd, lt);
+    // the next probe: REFILL, UP, then in flight at inflight_longterm: DOWN, precautionary
+    d.rtt_ms = 39; // a new min RTT: no ProbeRTT in the way
+    let t = cruise_until_refill(&mut d, t + 43);
+    d.at(t + 40, ack(12.5e6, true, 50_000));
+    assert_eq!(d.b.state, State::ProbeBwUp);
+    d.at(t + 41, ack(12.5e6, false, d.b.inflight_longterm as u32));
+    assert_eq!(d.b.state, State::ProbeBwDown);
+    assert!(d.b.prev_probe_precautionary && !d.b.prev_probe_too_high);
+    // the round that ends the probe's feedback: REFILL at once
+    d.at(t + 81, ack(12.5e6, true, 50_000));
+    assert_eq!(d.b.state, State::ProbeBwRefill);
+}
+
+/// ProbeRTT before the pipe was ever full returns to Startup.
+#[test]
+fn probe_rtt_from_startup_returns_to_startup() {
+    let mut d = Drive::new(1);
+    d.at(40, ack(1e6, true, 10_000));
+    d.rtt_ms = 45;
+    let mut t = 40;
+    // app-limited samples: the pipe is never judged full
+    while d.b.state != State::ProbeRtt {
+        t += 40;
+        d.at(t, Ack { app_limited: true, ..ack(1e6, true, 4_000) });
+        assert!(t < 6_000);
+    }
+    d.at(t + 1, ack(1e6, false, 4_000));
+    d.at(t + 202, ack(1e6, true, 4_000));
+    assert_eq!(d.states(), vec![State::Startup, State::ProbeRtt, State::Startup]);
+    assert_eq!(d.b.pacing_gain, STARTUP_PACING_GAIN);
 }
