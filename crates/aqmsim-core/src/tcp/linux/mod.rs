@@ -26,6 +26,8 @@ pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
 #[cfg(test)]
+mod bbr3_rate_tests;
+#[cfg(test)]
 mod bbr3_tests;
 #[cfg(test)]
 mod bbr_tests;
