@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 /// Fields only the ns-2 stack reads (a `linux` table that sets one is refused).
 const NS2_ONLY: &[&str] = &["tick", "syn", "delay_growth", "max_burst", "limited_transmit", "use_headers"];
 /// The congestion controls the linux stack runs (`tcp/linux/`, one file each).
-const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp, Variant::Bbr];
+const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp, Variant::Bbr, Variant::Bbr3];
 /// Receive buffer of ns-3's sink (`TcpSocket::RcvBufSize`), bytes: the linux stack's
 /// default receive-window cap.
 pub const RCVBUF_BYTES: f64 = 131_072.0;
@@ -50,8 +50,9 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
     };
     match p.stack {
         Stack::Ns2 => {
-            if p.variant == Variant::Bbr {
-                return err("variant", set("variant") == Some(true), "variant = \"bbr\" runs only on stack = \"linux\"".into());
+            if matches!(p.variant, Variant::Bbr | Variant::Bbr3) {
+                let msg = format!("variant = {:?} runs only on stack = \"linux\"", p.variant.name());
+                return err("variant", set("variant") == Some(true), msg);
             }
             for f in ["delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing", "loss_detection"] {
                 // a top-level linux field is not inherited by a table of another stack
@@ -90,7 +91,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                 return err(
                     "variant",
                     here,
-                    format!("stack = \"linux\" runs variant = \"newreno\", \"cubic\", \"dctcp\" or \"bbr\" in this version, got {:?}", p.variant.name()),
+                    format!("stack = \"linux\" runs variant = \"newreno\", \"cubic\", \"dctcp\", \"bbr\" or \"bbr3\" in this version, got {:?}", p.variant.name()),
                 );
             }
             if let Some(v) = over.delack_count.or(base.delack_count) {
@@ -127,9 +128,21 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                 if !v && p.variant == Variant::Bbr {
                     return err("pacing", over.pacing.is_some(), "variant = \"bbr\" paces by its own rate (as ns-3's TcpBbr): leave pacing unset or true".into());
                 }
+                if !v && p.variant == Variant::Bbr3 {
+                    return err("pacing", over.pacing.is_some(), "variant = \"bbr3\" paces by its own rate (draft-ietf-ccwg-bbr): leave pacing unset or true".into());
+                }
                 p.pacing = v;
             }
-            p.pacing |= p.variant == Variant::Bbr;
+            p.pacing |= matches!(p.variant, Variant::Bbr | Variant::Bbr3);
+            if p.variant == Variant::Bbr3 && p.ecn {
+                // draft-ietf-ccwg-bbr specifies no ECN response, yet an ECN-capable BBR
+                // MUST treat CE as congestion: not modelled, so refused
+                return err(
+                    "ecn",
+                    set("ecn") == Some(true),
+                    "variant = \"bbr3\" has no ECN response in this version (draft-ietf-ccwg-bbr specifies none): leave ecn unset or false".into(),
+                );
+            }
             if let Some(v) = over.loss_detection.as_ref().or(base.loss_detection.as_ref()) {
                 p.rack = match v.to_ascii_lowercase().as_str() {
                     "rfc6675" => false,

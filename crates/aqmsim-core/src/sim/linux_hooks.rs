@@ -18,6 +18,9 @@ pub(super) fn linux_agent(p: TcpParams, flow: u32, src: u32, dst: u32, rng: crat
     if snd.p.variant == crate::tcp::Variant::Bbr {
         // the flow's seeded stream draws PROBE_BW's random start phase
         snd.set_cc(Box::new(crate::tcp::linux::bbr::Bbr::new(rng)));
+    } else if snd.p.variant == crate::tcp::Variant::Bbr3 {
+        // the flow's seeded stream draws ProbeBW's probe waits
+        snd.set_cc(Box::new(crate::tcp::linux::bbr3::Bbr3::new(rng)));
     }
     Agent::Linux { snd, sink }
 }
@@ -36,6 +39,25 @@ impl super::Simulation {
             for (k, (t, m)) in ch.iter().enumerate() {
                 s.put(&format!("bbr_mode_{k}"), *m as f64);
                 s.put(&format!("bbr_mode_{k}_t"), *t as f64 * 1e-9);
+            }
+        }
+        self.bbr3_results(s);
+    }
+
+    /// BBR v3's state changes of the first bbr3 flow (only when one runs):
+    /// `bbr3_state_changes` = n, `bbr3_state_{k}` (0 STARTUP, 1 DRAIN, 2 PROBE_BW_DOWN,
+    /// 3 PROBE_BW_CRUISE, 4 PROBE_BW_REFILL, 5 PROBE_BW_UP, 6 PROBE_RTT) and
+    /// `bbr3_state_{k}_t` (s), for the first 400 changes.
+    fn bbr3_results(&self, s: &mut crate::monitor::Summary) {
+        let changes = self.flows.iter().find_map(|f| match &f.agent {
+            Agent::Linux { snd, .. } if snd.cc.name() == "bbr3" => Some(snd.cc.mode_changes()),
+            _ => None,
+        });
+        if let Some(ch) = changes {
+            s.put("bbr3_state_changes", ch.len().min(400) as f64);
+            for (k, (t, m)) in ch.iter().take(400).enumerate() {
+                s.put(&format!("bbr3_state_{k}"), *m as f64);
+                s.put(&format!("bbr3_state_{k}_t"), *t as f64 * 1e-9);
             }
         }
     }

@@ -17,6 +17,8 @@ pub enum Variant {
     Dctcp,
     /// BBR v1 (ns-3.37 `TcpBbr`), `stack = "linux"` only (`tcp/linux/bbr.rs`).
     Bbr,
+    /// BBR v3 (draft-ietf-ccwg-bbr), `stack = "linux"` only (`tcp/linux/bbr3.rs`).
+    Bbr3,
 }
 
 impl Variant {
@@ -29,6 +31,7 @@ impl Variant {
             "cubic" => Some(Variant::Cubic),
             "dctcp" => Some(Variant::Dctcp),
             "bbr" => Some(Variant::Bbr),
+            "bbr3" => Some(Variant::Bbr3),
             _ => None,
         }
     }
@@ -41,9 +44,10 @@ impl Variant {
             Variant::Cubic => "cubic",
             Variant::Dctcp => "dctcp",
             Variant::Bbr => "bbr",
+            Variant::Bbr3 => "bbr3",
         }
     }
-    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp, bbr";
+    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp, bbr, bbr3";
 
     /// Loss recovery with SACK (the sink sends SACK blocks): Sack1, and CUBIC and DCTCP
     /// (ns-3 and Linux run them with SACK).

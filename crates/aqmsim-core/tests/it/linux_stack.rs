@@ -75,3 +75,16 @@ fn bbr_flows_share_fq_codel_and_survive_tiny_buffers() {
     let r = run(&scenario(r#"{ kind = "droptail", limit = 5 }"#, &group(10, r#"{ stack = "linux", variant = "bbr" }"#), 20.0), 3);
     check(&r, 0.85);
 }
+
+#[test]
+fn bbr3_flows_survive_tiny_buffers_and_red() {
+    // BBR v3 through a 5-packet DropTail (losses, timeouts: the loss response and the Loss
+    // state's restore) and a RED queue beside ns-2 flows: no stall, counters consistent
+    let r = run(&scenario(r#"{ kind = "droptail", limit = 5 }"#, &group(10, r#"{ stack = "linux", variant = "bbr3" }"#), 20.0), 3);
+    check(&r, 0.85);
+    assert!(r.summary.get("timeouts").unwrap() > 0.0, "the test should exercise timeouts");
+    assert_eq!(r.summary.get("bbr3_state_1").unwrap(), 1.0, "the first bbr3 flow leaves STARTUP for DRAIN");
+    let groups = group(5, r#"{ stack = "linux", variant = "bbr3" }"#) + &group(5, r#"{ variant = "sack", window = 500 }"#);
+    let r = run(&scenario(r#"{ kind = "red", limit = 100, min_th = 5, max_th = 15 }"#, &groups, 20.0), 1);
+    check(&r, 0.85);
+}

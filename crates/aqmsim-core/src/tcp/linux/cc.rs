@@ -57,6 +57,16 @@ pub trait CongestionOps: std::fmt::Debug {
     fn cong_control(&mut self, _t: &mut Tcb, _x: &super::rate::CongCtlIn) -> Option<f64> {
         None
     }
+    /// Rate samples restart on every ACK (draft-ietf-ccwg-bbr, BBR v3), not ns-3's
+    /// `TcpRateLinux` sample that keeps its start across ACKs (`rate.rs`).
+    fn per_ack_rate_sample(&self) -> bool {
+        false
+    }
+    /// Mark the connection app-limited after this ACK (BBR v3 in ProbeRTT): the rate
+    /// samples of what is sent now do not lower the bandwidth estimate.
+    fn mark_app_limited(&self) -> bool {
+        false
+    }
     /// BBR's mode changes: (time ns, mode number: 0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT).
     fn mode_changes(&self) -> Vec<(u64, u8)> {
         Vec::new()

@@ -11,6 +11,9 @@
 //! Nothing here is reached by a flow of the default `stack = "ns2"`.
 
 pub mod bbr;
+pub mod bbr3;
+mod bbr3_model;
+mod bbr3_phases;
 pub mod cc;
 pub mod cubic;
 pub mod dctcp;
@@ -24,6 +27,10 @@ mod rate_hooks;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+#[cfg(test)]
+mod bbr3_rate_tests;
+#[cfg(test)]
+mod bbr3_tests;
 #[cfg(test)]
 mod bbr_tests;
 #[cfg(test)]

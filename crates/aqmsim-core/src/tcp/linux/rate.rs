@@ -24,6 +24,12 @@ struct SegRate {
     first_sent: SimTime,
     last_sent: SimTime,
     app_limited: bool,
+    /// BBR v3's per-packet state (draft-ietf-ccwg-bbr `P.tx_in_flight`, `P.lost`): bytes in
+    /// flight just after it left (itself included), the connection's bytes lost by then,
+    /// and whether this send was a retransmission (no RTT sample from it).
+    tx_in_flight: u32,
+    lost: u64,
+    rtx: bool,
 }
 
 /// One ACK's sample (ns-3 `TcpRateSample`). Rates in bit/s, times in ns.
@@ -43,6 +49,16 @@ pub struct RateSample {
     pub bytes_loss: u32,
     pub prior_in_flight: u32,
     pub acked_sacked: u32,
+    /// BBR v3 (draft-ietf-ccwg-bbr `RS.tx_in_flight`, `RS.lost`, `RS.newly_lost`, `RS.rtt`):
+    /// bytes in flight when the sample's packet (the newest delivered) was sent, bytes
+    /// lost since then, bytes newly marked lost on this ACK, and the RTT of the newest
+    /// segment this ACK delivered that was not retransmitted (ns; 0 = none).
+    pub tx_in_flight: u32,
+    pub lost: u64,
+    pub newly_lost: u64,
+    pub rtt_ns: u64,
+    /// `P.lost` of the sample's packet (C.lost when it was sent).
+    pub tx_lost: u64,
 }
 
 /// What `CongestionOps::cong_control` reads on an ACK (ns-3's tcb, `TcpRateConnection`
@@ -77,6 +93,16 @@ pub struct RateSampler {
     pub rs: RateSample,
     /// The connection's minimum RTT (ns-3 `m_minRtt`, set by the sender), ns.
     pub min_rtt_ns: u64,
+    /// Bytes marked lost so far (draft-ietf-ccwg-bbr `C.lost`; set by the sender).
+    pub lost_total: u64,
+    /// draft-ietf-ccwg-bbr's per-ACK sample (BBR v3): the sample restarts on every ACK from
+    /// the newest packet it delivered (`InitRateSample`, `IsNewestPacket`); off, ns-3's
+    /// `TcpRateLinux`, whose sample keeps its start across ACKs unless a packet with a
+    /// larger `delivered` comes (BBR v1).
+    pub per_ack: bool,
+    has_data: bool,
+    lost_seen: u64,
+    ack_rtt_ns: u64,
     base: i32,
     segs: VecDeque<SegRate>,
 }
@@ -94,6 +120,11 @@ impl RateSampler {
             rate_app_limited: false,
             rs: RateSample::default(),
             min_rtt_ns: u64::MAX,
+            lost_total: 0,
+            per_ack: false,
+            has_data: false,
+            lost_seen: 0,
+            ack_rtt_ns: u64::MAX,
             base: 0,
             segs: VecDeque::new(),
         }
@@ -102,6 +133,11 @@ impl RateSampler {
     /// Segment `seg` left (new or retransmitted); `start` = nothing was in flight
     /// (ns-3 `SkbSent` with isStartOfTransmission).
     pub fn on_sent(&mut self, seg: i32, now: SimTime, start: bool) {
+        self.on_sent_in_flight(seg, now, start, 0);
+    }
+
+    /// `on_sent` that also records the bytes in flight once the segment left (BBR v3).
+    pub fn on_sent_in_flight(&mut self, seg: i32, now: SimTime, start: bool, tx_in_flight: u32) {
         if start {
             self.first_sent_time = now;
             self.delivered_time = now;
@@ -115,12 +151,16 @@ impl RateSampler {
             first_sent: self.first_sent_time,
             last_sent: now,
             app_limited: self.app_limited != 0,
+            tx_in_flight,
+            lost: self.lost_total,
+            rtx: false,
         };
         let i = seg - self.base;
         if i < 0 {
             return; // already acknowledged
         }
         let i = i as usize;
+        let r = SegRate { rtx: self.segs.get(i).is_some_and(|o| o.delivered_time.is_some()), ..r };
         while self.segs.len() <= i {
             self.segs.push_back(SegRate { delivered_time: None, ..r });
         }
@@ -135,13 +175,24 @@ impl RateSampler {
         self.delivered += bytes as u64;
         self.delivered_time = now;
         let rs = &mut self.rs;
-        if rs.prior_delivered == 0 || r.delivered > rs.prior_delivered {
+        let newest = if self.per_ack {
+            !self.has_data || r.last_sent >= self.first_sent_time
+        } else {
+            rs.prior_delivered == 0 || r.delivered > rs.prior_delivered
+        };
+        if newest {
+            self.has_data = true;
             rs.prior_delivered = r.delivered;
             rs.prior_time = Some(dt);
             rs.is_app_limited = r.app_limited;
             rs.send_elapsed_ns = r.last_sent.saturating_since(r.first_sent).0;
             rs.ack_elapsed_ns = now.saturating_since(dt).0;
+            rs.tx_in_flight = r.tx_in_flight;
+            rs.tx_lost = r.lost;
             self.first_sent_time = r.last_sent;
+        }
+        if !r.rtx {
+            self.ack_rtt_ns = self.ack_rtt_ns.min(now.saturating_since(r.last_sent).0);
         }
         r.delivered_time = None;
         self.tx_item_delivered = r.delivered;
@@ -177,6 +228,14 @@ impl RateSampler {
         rs.acked_sacked = acked_sacked;
         rs.bytes_loss = lost;
         rs.prior_in_flight = prior_in_flight;
+        rs.lost = self.lost_total.saturating_sub(rs.tx_lost);
+        rs.newly_lost = self.lost_total.saturating_sub(self.lost_seen);
+        self.lost_seen = self.lost_total;
+        rs.rtt_ns = if self.ack_rtt_ns == u64::MAX { 0 } else { self.ack_rtt_ns };
+        self.ack_rtt_ns = u64::MAX;
+        if self.per_ack && !std::mem::take(&mut self.has_data) {
+            rs.prior_time = None; // nothing delivered on this ACK
+        }
         if rs.prior_time.is_none() {
             rs.delivered = -1;
             rs.interval_ns = 0;

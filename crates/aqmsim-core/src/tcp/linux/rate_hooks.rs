@@ -14,16 +14,20 @@ impl LinuxSender {
     pub fn set_cc(&mut self, cc: Box<dyn CongestionOps>) {
         if cc.sets_pacing_rate() {
             self.pacer.on = true;
-            self.rate = Some(Box::default());
+            let mut r = RateSampler::new();
+            r.per_ack = cc.per_ack_rate_sample();
+            self.rate = Some(Box::new(r));
         }
         self.cc = cc;
     }
 
     /// `SkbSent`: before the segment counts in flight.
     pub(super) fn rate_sent(&mut self, seg: i32, now: SimTime) {
-        let start = self.bytes_in_flight() == 0;
+        let in_flight = self.bytes_in_flight();
+        let lost = self.sb.lost_marks * self.tcb.mss as u64;
         if let Some(r) = self.rate.as_mut() {
-            r.on_sent(seg, now, start);
+            r.lost_total = lost;
+            r.on_sent_in_flight(seg, now, in_flight == 0, in_flight + self.tcb.mss);
         }
     }
 
@@ -52,6 +56,7 @@ impl LinuxSender {
             r.min_rtt_ns = r.min_rtt_ns.min(self.rtt.srtt.max(0) as u64);
         }
         let lost = self.sb.lost.abs_diff(prior.1) * self.tcb.mss;
+        r.lost_total = self.sb.lost_marks * self.tcb.mss as u64;
         r.generate_sample(delivered, lost, prior.0, Dur(r.min_rtt_ns));
         let x = CongCtlIn {
             now: now.0,
@@ -66,6 +71,10 @@ impl LinuxSender {
         };
         if let Some(rate) = self.cc.cong_control(&mut self.tcb, &x) {
             self.pacer.set_rate(rate);
+        }
+        if self.cc.mark_app_limited() {
+            // draft-ietf-ccwg-bbr `MarkConnectionAppLimited` (BBR v3's ProbeRTT)
+            r.app_limited = (r.delivered + self.bytes_in_flight() as u64).max(1);
         }
         self.rate = Some(r);
     }

@@ -24,6 +24,8 @@ pub struct Scoreboard {
     pub sacked: u32,
     pub lost: u32,
     pub retrans: u32,
+    /// Segments ever marked lost (a mark counts once; Linux's `tp->lost`, in segments).
+    pub lost_marks: u64,
     /// The highest SACKed segment, if any is above `una`.
     highest_sack: Option<i32>,
     /// DupThresh (3).
@@ -46,6 +48,7 @@ impl Scoreboard {
             sacked: 0,
             lost: 0,
             retrans: 0,
+            lost_marks: 0,
             highest_sack: None,
             dupthresh,
             runs: BTreeMap::new(),
@@ -174,6 +177,7 @@ impl Scoreboard {
             if f & (SACKED | LOST) == 0 {
                 *self.f_mut(s) |= LOST;
                 self.lost += 1;
+                self.lost_marks += 1;
             }
         }
         self.lost_floor = self.lost_floor.max(q);
@@ -265,6 +269,7 @@ impl Scoreboard {
             if *f & (LOST | SACKED) == 0 {
                 *f |= LOST;
                 self.lost += 1;
+                self.lost_marks += 1;
             }
         }
     }
@@ -279,6 +284,7 @@ impl Scoreboard {
         for f in self.flags.iter_mut() {
             *f &= !RETRANS;
             if *f & SACKED == 0 {
+                self.lost_marks += (*f & LOST == 0) as u64;
                 *f |= LOST;
                 self.lost += 1;
             }
