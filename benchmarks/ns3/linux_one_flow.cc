@@ -3,7 +3,8 @@
 //
 //   S --(100 Mb/s, 1 ms)-- R --(rate, delay; DropTail `limit` packets, no queue disc)-- D
 //
-// ns-3's defaults except: SegmentSize 1000, timestamps off (aqmsim has none yet), send and
+// ns-3's defaults except: SegmentSize 1000, timestamps off (`--timestamps=1` turns ns-3's
+// default back on: aqmsim's `tcp.timestamps`), send and
 // receive buffers `buf` bytes (large: the flow is then limited by cwnd, not the receive
 // window, which ns-3 fills with sub-MSS segments). The bottleneck's traffic-control layer
 // is removed so the device queue (which holds `limit` packets beside the one on the wire)
@@ -57,7 +58,9 @@ main(int argc, char** argv)
     std::string delay = "20ms";
     std::string tcp = "ns3::TcpNewReno";
     double markTh = 0;
+    bool timestamps = false;
     CommandLine cmd;
+    cmd.AddValue("timestamps", "TcpSocketBase::Timestamp (RFC 7323 option; off unless given)", timestamps);
     cmd.AddValue("markTh", "if > 0: a RED step marker (QW 1, MinTh = MaxTh = markTh packets, ECN) "
                  "as the bottleneck's queue disc over a 1-packet device queue", markTh);
     cmd.AddValue("tcp", "congestion control (TypeId name)", tcp);
@@ -72,7 +75,7 @@ main(int argc, char** argv)
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1000));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(buf));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(buf));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
 
     NodeContainer nodes;
     nodes.Create(3);

@@ -90,6 +90,19 @@ impl Packet {
         self.ecn & bit != 0
     }
 
+    /// An RFC 7323 timestamp option on an ACK of a `timestamps = true` flow: TSval and
+    /// TSecr in whole milliseconds (32 bits each, as ns-3's `TcpOptionTS`), carried in
+    /// `t_sent` (an ACK with the option has no other use for it).
+    #[inline]
+    pub fn set_ts(&mut self, tsval: u32, tsecr: u32) {
+        self.t_sent = SimTime(((tsval as u64) << 32) | tsecr as u64);
+    }
+    /// `(TSval, TSecr)` of an ACK that [`Packet::set_ts`] stamped.
+    #[inline]
+    pub fn ts(&self) -> (u32, u32) {
+        ((self.t_sent.0 >> 32) as u32, self.t_sent.0 as u32)
+    }
+
     /// SACK block `i` (`i < nsack`), `[start, end]` inclusive.
     #[inline]
     pub fn sack_block(&self, i: usize) -> (i32, i32) {

@@ -94,6 +94,14 @@ pub struct TcpSpec {
     pub ns3_quirks: Option<bool>,
     pub syn_rtt: Option<Quantity>,
     pub pacing: Option<bool>,
+    pub timestamps: Option<bool>,
+    // LEDBAT (variant = "ledbat", stack = "linux"): ns-3.37 TcpLedbat's attributes
+    pub ledbat_target: Option<Quantity>,
+    pub ledbat_gain: Option<f64>,
+    pub ledbat_base_history: Option<u32>,
+    pub ledbat_noise_filter: Option<u32>,
+    pub ledbat_slow_start: Option<bool>,
+    pub ledbat_min_cwnd: Option<u32>,
 }
 
 /// A queue table: `kind` plus that discipline's parameters (checked per kind).

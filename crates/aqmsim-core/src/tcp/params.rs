@@ -17,6 +17,8 @@ pub enum Variant {
     Dctcp,
     /// BBR v1 (ns-3.37 `TcpBbr`), `stack = "linux"` only (`tcp/linux/bbr.rs`).
     Bbr,
+    /// LEDBAT (ns-3.37 `TcpLedbat`, RFC 6817), `stack = "linux"` only (`tcp/linux/ledbat.rs`).
+    Ledbat,
 }
 
 impl Variant {
@@ -29,6 +31,7 @@ impl Variant {
             "cubic" => Some(Variant::Cubic),
             "dctcp" => Some(Variant::Dctcp),
             "bbr" => Some(Variant::Bbr),
+            "ledbat" => Some(Variant::Ledbat),
             _ => None,
         }
     }
@@ -41,9 +44,10 @@ impl Variant {
             Variant::Cubic => "cubic",
             Variant::Dctcp => "dctcp",
             Variant::Bbr => "bbr",
+            Variant::Ledbat => "ledbat",
         }
     }
-    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp, bbr";
+    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp, bbr, ledbat";
 
     /// Loss recovery with SACK (the sink sends SACK blocks): Sack1, and CUBIC and DCTCP
     /// (ns-3 and Linux run them with SACK).
@@ -116,6 +120,10 @@ pub struct TcpParams {
     pub syn_rtt: f64,
     /// Linux stack: pacing (ns-3 `EnablePacing`, false; see `tcp/linux/pacing.rs`).
     pub pacing: bool,
+    /// Linux stack: RFC 7323 timestamps (ns-3 `Timestamp`; see `docs/tcp/stack-linux.md`).
+    pub timestamps: bool,
+    /// Linux stack, variant `ledbat`: ns-3.37 `TcpLedbat`'s attributes.
+    pub ledbat: LedbatParams,
 }
 
 impl TcpParams {
@@ -173,6 +181,8 @@ impl Default for TcpParams {
             ns3_quirks: false,
             syn_rtt: 0.0,
             pacing: false,
+            timestamps: false,
+            ledbat: LedbatParams::default(),
         }
     }
 }
@@ -226,4 +236,27 @@ impl Stack {
         }
     }
     pub const NAMES: &'static str = "ns2, linux";
+}
+
+/// ns-3.37 `TcpLedbat`'s attributes (variant `ledbat`, `tcp/linux/ledbat.rs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LedbatParams {
+    /// `TargetDelay`, s (0.1).
+    pub target: f64,
+    /// `Gain` (1).
+    pub gain: f64,
+    /// `BaseHistoryLen`: minute buckets of base delay (10; ns-3 keeps one fewer).
+    pub base_history: u32,
+    /// `NoiseFilterLen`: current-delay samples (4; ns-3 keeps one fewer).
+    pub noise_filter: u32,
+    /// `SSParam`: slow start allowed (`DO_SLOWSTART`, true).
+    pub slow_start: bool,
+    /// `MinCwnd`, segments (2).
+    pub min_cwnd: u32,
+}
+
+impl Default for LedbatParams {
+    fn default() -> Self {
+        LedbatParams { target: 0.1, gain: 1.0, base_history: 10, noise_filter: 4, slow_start: true, min_cwnd: 2 }
+    }
 }

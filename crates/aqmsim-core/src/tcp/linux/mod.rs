@@ -15,6 +15,7 @@ pub mod cc;
 pub mod cubic;
 pub mod dctcp;
 pub mod ecn;
+pub mod ledbat;
 pub mod pacing;
 pub mod prr;
 pub mod rate;

@@ -175,7 +175,7 @@ impl LinuxSender {
             self.sb.sent_new();
             self.history.push_back((seg, seg + 1, now, false));
         }
-        let size = self.p.packet_size + self.p.header;
+        let size = self.p.packet_size + self.p.header + if self.p.timestamps { crate::tcp::sink::TS_OPTION_BYTES } else { 0 };
         let mut pkt = Packet::new(Kind::Data, self.flow, seg, size, self.dst, now);
         pkt.tag = rtx as u8;
         pkt.ecn = self.ecn.data_bits(seg, rtx);
@@ -228,11 +228,25 @@ impl LinuxSender {
 
     // ------------------------------------------------------------------ ACKs
 
-    fn estimate_rtt(&mut self, ack: i32, now: SimTime) {
+    /// ns-3 `EstimateRtt`: a sample when the oldest send not yet acknowledged is covered
+    /// and was not retransmitted (Karn); from the echoed timestamp when the ACK carries one
+    /// (`TcpOptionTS::ElapsedTimeFromTsValue`: whole ms, a zero sample becomes 1 µs), else
+    /// from the send time.
+    fn estimate_rtt(&mut self, ack: i32, ts_ecr: Option<u32>, now: SimTime) {
         let mut m = None;
         if let Some(&(_, end, t, retx)) = self.history.front() {
             if !retx && ack >= end {
-                m = Some(now.saturating_since(t).0 as i64);
+                m = Some(match ts_ecr {
+                    Some(ecr) => {
+                        let now_ms = crate::tcp::sink::ts_ms(now);
+                        if now_ms > ecr {
+                            (now_ms - ecr) as i64 * 1_000_000
+                        } else {
+                            1_000
+                        }
+                    }
+                    None => now.saturating_since(t).0 as i64,
+                });
             }
         }
         while self.history.front().is_some_and(|h| h.1 <= ack) {
@@ -263,7 +277,8 @@ impl LinuxSender {
     pub fn recv_ack(&mut self, pkt: &Packet, now: SimTime, out: &mut Vec<Packet>) {
         self.stats.acks += 1;
         let ack = pkt.seq + 1;
-        self.estimate_rtt(ack, now);
+        let ts_ecr = self.p.timestamps.then(|| self.take_ts(pkt));
+        self.estimate_rtt(ack, ts_ecr, now);
         let blocks = (0..pkt.nsack as usize).map(|i| pkt.sack_block(i));
         let prior = self.rate.is_some().then(|| self.rate_prior(pkt, now));
         let newly_sacked = self.sb.update_sack(blocks);
@@ -375,6 +390,18 @@ impl LinuxSender {
             self.cc.increase_window(&mut self.tcb, segs_acked);
             self.new_ack(true, now);
         }
+    }
+
+    /// ns-3 `ProcessOptionTimestamp` at the sender: keep the ACK's TSval and TSecr (for
+    /// LEDBAT's one-way delay) unless the TSval is below the largest seen; the TSecr for
+    /// the RTT sample either way.
+    fn take_ts(&mut self, pkt: &Packet) -> u32 {
+        let (val, ecr) = pkt.ts();
+        if val >= self.tcb.ts_val {
+            self.tcb.ts_val = val;
+            self.tcb.ts_ecr = ecr;
+        }
+        ecr
     }
 
     pub(super) fn prr_ack(&mut self, delivered: u32) {

@@ -220,3 +220,31 @@ fn ece_reduces_once_per_window_through_prr() {
     s.recv_ack(&ack(10, &[]), t(120), &mut out);
     assert_eq!((s.state, s.tcb.cwnd), (CongState::Open, 4_722));
 }
+
+/// `timestamps = true`: segments carry the 12-byte option; the RTT sample is the echoed
+/// TSval's age in whole ms (ns-3 `ElapsedTimeFromTsValue`), 1 µs when under a millisecond,
+/// under the same Karn/history condition (no sample from a duplicate ACK).
+#[test]
+fn timestamp_rtt_samples_in_whole_milliseconds() {
+    let mut s = LinuxSender::new(TcpParams { timestamps: true, ..TcpParams::linux() }, 0, 1);
+    let mut out = Vec::new();
+    s.start_bulk(SimTime(400_000), &mut out); // sent at 0.4 ms: TSval 0
+    assert!(out.iter().all(|p| p.size == 1000 + 40 + 12));
+    out.clear();
+    let mut a = ack(1, &[]);
+    a.set_ts(42, 0);
+    s.recv_ack(&a, SimTime(42_900_000), &mut out);
+    assert_eq!(s.take_rtt_sample(), Some(0.042), "42 ms − 0 ms, not 42.5 ms");
+    assert_eq!((s.tcb.ts_val, s.tcb.ts_ecr), (42, 0));
+    let mut a = ack(3, &[]);
+    a.set_ts(43, 42);
+    s.recv_ack(&a, SimTime(42_950_000), &mut out);
+    assert_eq!(s.rtt.srtt, 36_750_125, "srtt 42 ms + (1 µs − 42 ms)/8: the same millisecond gives 1 µs");
+    s.take_rtt_sample();
+    // a duplicate ACK takes no sample; an older TSval is not kept
+    let mut a = ack(3, &[(5, 5)]);
+    a.set_ts(40, 1);
+    s.recv_ack(&a, SimTime(50_000_000), &mut out);
+    assert_eq!(s.take_rtt_sample(), None);
+    assert_eq!((s.tcb.ts_val, s.tcb.ts_ecr), (43, 42));
+}
