@@ -106,7 +106,7 @@ def list_disciplines(
                   "docs/aqm/README.md indexes the pages that describe them.")
         out.print('TCP senders: tcp.stack = "ns2" (the default everywhere: ns-2 2.35\'s agents, '
                   'as the papers ran them) or "linux" (Linux/ns-3.37: bytes, SACK recovery, PRR; '
-                  'newreno, cubic, dctcp); '
+                  'newreno, cubic, dctcp, bbr, ledbat); '
                   "docs/tcp/stack-linux.md.")
 
 

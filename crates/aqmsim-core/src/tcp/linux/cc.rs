@@ -33,7 +33,7 @@ pub fn for_variant(p: &crate::tcp::TcpParams) -> Box<dyn CongestionOps> {
     match p.variant {
         crate::tcp::Variant::Cubic => Box::new(super::cubic::Cubic::from_params(p)),
         crate::tcp::Variant::Dctcp => Box::new(super::dctcp::Dctcp::new(p.dctcp_g, p.dctcp_alpha_init)),
-        crate::tcp::Variant::Ledbat => Box::new(super::ledbat::Ledbat::new(&p.ledbat)),
+        crate::tcp::Variant::Ledbat => Box::new(super::ledbat::Ledbat::new(&p.ledbat, p.ns3_quirks)),
         _ => Box::new(NewReno),
     }
 }

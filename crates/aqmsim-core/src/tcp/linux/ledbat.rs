@@ -16,6 +16,11 @@
 //! ssthresh = cwnd − 1  if cwnd ≤ ssthresh
 //! ```
 //!
+//! With `ns3_quirks = false` (the default) two of ns-3's slips are mended, as RFC 6817
+//! §2.4.2 has it: the cap is the flight before the ACK plus ALLOWED_INCREASE = 1 MSS (ns-3's
+//! cap is the flight alone, so a window that fills it can never grow again), and a step
+//! below zero gives zero (then the floor) instead of wrapping.
+//!
 //! Slow start (`slow_start`, ns-3's `SSParam`) is NewReno's, allowed while cwnd ≤ ssthresh
 //! until the first avoidance step, and again once cwnd falls to one segment. Without a
 //! valid delay (a TSval or TSecr of 0, as the first millisecond's) avoidance is NewReno's.
@@ -75,10 +80,12 @@ pub struct Ledbat {
     last_rollover: u64,
     can_ss: bool,
     valid_owd: bool,
+    /// ns-3.37's cap without ALLOWED_INCREASE and its wrapping conversion (`ns3_quirks`).
+    ns3: bool,
 }
 
 impl Ledbat {
-    pub fn new(p: &LedbatParams) -> Ledbat {
+    pub fn new(p: &LedbatParams, ns3_quirks: bool) -> Ledbat {
         Ledbat {
             target_ms: (p.target * 1e9).round() as i64 / 1_000_000,
             gain: p.gain,
@@ -91,6 +98,7 @@ impl Ledbat {
             last_rollover: 0,
             can_ss: true,
             valid_owd: false,
+            ns3: ns3_quirks,
         }
     }
 
@@ -130,10 +138,12 @@ impl Ledbat {
         } * self.gain;
         let cnt = (offset * segs_acked as f64 * t.mss as f64) as i32;
         let inc = cnt as f64 / (self.target_ms as f64 * t.cwnd as f64);
-        // C++ `uint32_t += double`: truncated through a 64-bit integer (a negative result
-        // wraps, and the cap below then applies)
-        let mut cwnd = (t.cwnd as f64 + inc * t.mss as f64) as i64 as u32;
-        let max_cwnd = ((t.high_tx - t.last_acked) as u32).wrapping_mul(t.mss).wrapping_add(segs_acked * t.mss);
+        let next = t.cwnd as f64 + inc * t.mss as f64;
+        // ns-3's C++ `uint32_t += double` truncates through a 64-bit integer: a negative
+        // result wraps, and the cap below then applies; else it is 0 (Rust's cast)
+        let mut cwnd = if self.ns3 { next as i64 as u32 } else { next as u32 };
+        let flight = ((t.high_tx - t.last_acked) as u32).wrapping_mul(t.mss).wrapping_add(segs_acked * t.mss);
+        let max_cwnd = if self.ns3 { flight } else { flight.saturating_add(t.mss) };
         cwnd = cwnd.min(max_cwnd).max(self.min_cwnd * t.mss);
         t.cwnd = cwnd;
         if t.cwnd <= t.ssthresh {
@@ -199,7 +209,7 @@ mod tests {
     /// the minimum spans the buckets.
     #[test]
     fn base_delay_buckets_by_minute() {
-        let mut l = Ledbat::new(&LedbatParams::default());
+        let mut l = Ledbat::new(&LedbatParams::default(), true);
         let s = 1_000_000_000i64;
         l.update_base(30, 0);
         l.update_base(25, 10 * s);
@@ -215,7 +225,7 @@ mod tests {
     /// inc = 100 000 / (100 · 20 000) = 0.05, cwnd += 0.05 · 1000 = 50 → 20 050.
     #[test]
     fn avoidance_step_by_hand() {
-        let mut l = Ledbat::new(&LedbatParams::default());
+        let mut l = Ledbat::new(&LedbatParams::default(), true);
         let mut t = tcb(20, 5_000);
         l.can_ss = false;
         t.high_tx = 40;
@@ -249,12 +259,36 @@ mod tests {
         assert_eq!(t.cwnd, 3_000, "2 000 − 9 400 wraps, capped at 2 000 + 1 000");
     }
 
+    /// Without ns-3's quirks (RFC 6817's cap): the flight + 1 MSS, so a window equal to
+    /// the flight still grows; a step below zero ends at the floor.
+    #[test]
+    fn rfc_cap_allows_one_more_segment() {
+        for (ns3, want) in [(true, 47_000), (false, 47_034)] {
+            let mut l = Ledbat::new(&LedbatParams { target: 0.01, ..LedbatParams::default() }, ns3);
+            l.can_ss = false;
+            l.valid_owd = true;
+            l.base = OwdBuf { buf: vec![40], min: 0 };
+            l.noise = OwdBuf { buf: vec![42], min: 0 };
+            // 47 segments out, an ACK of 2: 45 left in flight
+            let mut t = tcb(47, 40_000);
+            t.high_tx = 47;
+            t.last_acked = 2;
+            l.increase_window(&mut t, 2);
+            // offset 10 − 2 = 8: 8·2·1000/(10·47 000)·1000 = 34.04 bytes
+            assert_eq!(t.cwnd, want, "ns3_quirks {ns3}");
+            l.noise = OwdBuf { buf: vec![2_000], min: 0 };
+            t.cwnd = 2_000;
+            l.increase_window(&mut t, 1);
+            assert_eq!(t.cwnd, if ns3 { 46_000 } else { 2_000 }, "below zero: wraps to the cap (ns-3) or the floor");
+        }
+    }
+
     /// Slow start while cwnd ≤ ssthresh, until the first avoidance step; ssthresh follows
     /// cwnd down to cwnd − 1 once cwnd ≤ ssthresh in avoidance; no valid delay (TSval 0)
     /// means NewReno's avoidance.
     #[test]
     fn slow_start_then_avoidance() {
-        let mut l = Ledbat::new(&LedbatParams::default());
+        let mut l = Ledbat::new(&LedbatParams::default(), true);
         let mut t = tcb(10, 10_000);
         l.pkts_acked(&mut t, 1); // TSval 0: not valid
         l.increase_window(&mut t, 1);
@@ -270,7 +304,7 @@ mod tests {
         l.increase_window(&mut t, 1);
         // offset 100 (current = base): +100·1000/(100·5000)·1000 = +200
         assert_eq!((t.cwnd, t.ssthresh), (5_200, 5_199));
-        let mut no_ss = Ledbat::new(&LedbatParams { slow_start: false, ..LedbatParams::default() });
+        let mut no_ss = Ledbat::new(&LedbatParams { slow_start: false, ..LedbatParams::default() }, true);
         let mut t = tcb(10, u32::MAX);
         no_ss.increase_window(&mut t, 1);
         assert_eq!(t.cwnd, 10_100, "SSParam no: avoidance from the start");
