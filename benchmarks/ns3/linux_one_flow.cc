@@ -9,7 +9,8 @@
 // window, which ns-3 fills with sub-MSS segments). The bottleneck's traffic-control layer
 // is removed so the device queue (which holds `limit` packets beside the one on the wire)
 // is the only queue. Prints "cwnd <t> <bytes>", "ssthresh <t> <bytes>" and
-// "state <t> <TcpCongState_t>" lines, from the sender's trace sources.
+// "state <t> <TcpCongState_t>" lines, from the sender's trace sources (`--tx=1`: also
+// "tx <t> <seq>" for every data segment the socket sends).
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -39,6 +40,18 @@ OnState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
     std::cout << "state " << Simulator::Now().GetSeconds() << " " << now << "\n";
 }
 
+static bool g_tx = false;
+
+static void
+OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() > 0)
+    {
+        std::cout << "tx " << Simulator::Now().GetSeconds() << " " << h.GetSequenceNumber().GetValue()
+                  << "\n";
+    }
+}
+
 static void
 Connect()
 {
@@ -46,6 +59,10 @@ Connect()
     Config::ConnectWithoutContext(s + "CongestionWindow", MakeCallback(&OnCwnd));
     Config::ConnectWithoutContext(s + "SlowStartThreshold", MakeCallback(&OnSsthresh));
     Config::ConnectWithoutContext(s + "CongState", MakeCallback(&OnState));
+    if (g_tx)
+    {
+        Config::ConnectWithoutContext(s + "Tx", MakeCallback(&OnTx));
+    }
 }
 
 int
@@ -60,6 +77,7 @@ main(int argc, char** argv)
     double markTh = 0;
     bool timestamps = false;
     CommandLine cmd;
+    cmd.AddValue("tx", "also print \"tx <t> <seq>\" for every data segment sent", g_tx);
     cmd.AddValue("timestamps", "TcpSocketBase::Timestamp (RFC 7323 option; off unless given)", timestamps);
     cmd.AddValue("markTh", "if > 0: a RED step marker (QW 1, MinTh = MaxTh = markTh packets, ECN) "
                  "as the bottleneck's queue disc over a 1-packet device queue", markTh);
