@@ -17,7 +17,7 @@ NAME = "less-than-best-effort"
 
 def test_scenario_is_ledbat_beside_newreno_on_the_linux_stack():
     s = Suite.load("rfc7928").scenario(NAME)
-    assert s.section == "5.4" and [v.value for v in s.variants] == [0.1, 0.025]
+    assert s.section == "5.4" and [v.value for v in s.variants] == [0.1, 0.01]
     groups = s.base["dumbbell"]["groups"]
     assert [(g["tcp"]["stack"], g["tcp"]["variant"]) for g in groups] == [("linux", "newreno"),
                                                                           ("linux", "ledbat")]
@@ -25,14 +25,14 @@ def test_scenario_is_ledbat_beside_newreno_on_the_linux_stack():
     from aqmsim import Scenario
 
     flows = Scenario(s.scenario(s.variants[1], d)).validate()["flows"]
-    assert flows[1]["tcp"]["ledbat_target"] == 0.025 and flows[1]["tcp"]["timestamps"] is True
+    assert flows[1]["tcp"]["ledbat_target"] == 0.01 and flows[1]["tcp"]["timestamps"] is True
     assert flows[0]["tcp"]["timestamps"] is True and "ledbat_target" not in flows[0]["tcp"]
 
 
 def test_aqmsim_suite_runs_it(tmp_path):
     """`aqmsim suite rfc7928 --scenarios less-than-best-effort`: under CoDel (5 ms) LEDBAT
-    never sees its target and takes half the link (the RFC's concern); under PIE (15 ms)
-    with a 25 ms target it yields part of its share."""
+    never sees its target and takes about half the link at either target (the RFC's
+    concern); under PIE (about 15 ms of queue) with a 10 ms target it yields."""
     r = CliRunner().invoke(app, ["suite", "rfc7928", "--scenarios", NAME, "--aqm", "codel,pie",
                                  "--seeds", "1", "--out", str(tmp_path), "--workers", "1"])
     assert r.exit_code == 0, r.output
@@ -49,6 +49,5 @@ def test_aqmsim_suite_runs_it(tmp_path):
         flows = series(got.store, row["hash"], int(row["seed"]), "flows")
         g = flows["goodput_bps"].to_numpy()
         share[aqm, variant] = g[1] / g.sum()
-    assert all(0.45 < share["codel", v] < 0.55 for v in runs.loc["codel"].index), share
-    low = [v for v in runs.loc["pie"].index if "25" in str(v)]
-    assert len(low) == 1 and share["pie", low[0]] < 0.45, share
+    assert all(0.4 < share["codel", v] < 0.6 for v in runs.loc["codel"].index), share
+    assert 0.4 < share["pie", "target 100 ms"] < 0.6 and share["pie", "target 10 ms"] < 0.3, share

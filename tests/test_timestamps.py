@@ -64,9 +64,11 @@ def test_cwnd_equals_ns3_with_timestamps(core):
     aligned as test_stack_linux_ns3 (PPP's 2 bytes, the device queue, 32-bit PRR; the
     handshake's RTT sample is whole milliseconds with timestamps: 42 ms). Every one of
     ns-3's cwnd values (5 804, two recoveries) equals aqmsim's, in order, once ns-3's
-    two assignments of one ACK are taken as one; up to the second recovery at the same
-    times (the handshake's 42.1 ms apart, within 20 µs). Timestamps change the run: with
-    them off, the values part from the first loss on."""
+    two assignments of one ACK are taken as one, at the same times (the handshake's 42.1 ms
+    apart, within 20 µs). This run has a segment lost inside a recovery whose partial ACK
+    comes before any SACK above it: ns-3's DoRetransmit then sends new data (NextSeg's rule
+    2), not the head, and so does aqmsim. Timestamps change the run: with them off, the
+    values part from the first loss on."""
     from test_stack_linux_ns3 import HANDSHAKE_S, aqmsim_cwnd, ns3_run
 
     nt, nw, states = ns3_run("--timestamps=1")
@@ -79,7 +81,6 @@ def test_cwnd_equals_ns3_with_timestamps(core):
     lag = nt - at[:n]
     # the handshake is 42.1 ms plus the SYN's options' few µs
     assert abs(lag[0] - HANDSHAKE_S) < 20e-6, lag[0]
-    second = int(np.flatnonzero(np.abs(lag - lag[0]) > 20e-6)[0])
-    assert nt[second] > 5.0, (second, nt[second])
+    assert np.abs(lag - lag[0]).max() < 20e-6, np.abs(lag - lag[0]).max()
     _, off = collapse(*aqmsim_cwnd(**{"tcp.ns3_quirks": True}))
     assert (off[:n] != nw).sum() > 1000

@@ -76,7 +76,9 @@ main(int argc, char** argv)
     std::string tcp = "ns3::TcpNewReno";
     double markTh = 0;
     bool timestamps = false;
+    std::string ascii = "";
     CommandLine cmd;
+    cmd.AddValue("ascii", "if set: an ns-3 ASCII trace of the bottleneck link to this file", ascii);
     cmd.AddValue("tx", "also print \"tx <t> <seq>\" for every data segment sent", g_tx);
     cmd.AddValue("timestamps", "TcpSocketBase::Timestamp (RFC 7323 option; off unless given)", timestamps);
     cmd.AddValue("markTh", "if > 0: a RED step marker (QW 1, MinTh = MaxTh = markTh packets, ECN) "
@@ -127,6 +129,11 @@ main(int argc, char** argv)
         red.Install(b.Get(0));
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    if (!ascii.empty())
+    {
+        AsciiTraceHelper at;
+        bottleneck.EnableAsciiAll(at.CreateFileStream(ascii));
+    }
 
     BulkSendHelper source("ns3::TcpSocketFactory", InetSocketAddress(bi.GetAddress(1), 9));
     source.SetAttribute("MaxBytes", UintegerValue(0));

@@ -218,10 +218,17 @@ impl LinuxSender {
         }
     }
 
-    /// ns-3 `DoRetransmit`: the first lost segment not yet retransmitted, else the head.
+    /// ns-3 `DoRetransmit`: NextSeg without rule 3 — the first lost segment not yet
+    /// retransmitted, else new data while the bytes sent and unacknowledged are within the
+    /// receive window (rule 2: on a partial ACK whose head is not yet lost, ns-3 sends new
+    /// data), else the head again.
     fn retransmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        let seg = self.sb.next_seg(false).0.unwrap_or(self.sb.una);
-        if seg < self.sb.high {
+        let seg = match self.sb.next_seg(false).0 {
+            Some(s) => s,
+            None if self.sb.high < self.curseq && self.unacked_bytes() <= self.rwnd => self.sb.high,
+            None => self.sb.una,
+        };
+        if seg < self.sb.high || (seg == self.sb.high && self.sb.high < self.curseq) {
             self.send_seg(seg, now, out);
         }
     }

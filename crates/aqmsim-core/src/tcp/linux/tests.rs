@@ -248,3 +248,29 @@ fn timestamp_rtt_samples_in_whole_milliseconds() {
     assert_eq!(s.take_rtt_sample(), None);
     assert_eq!((s.tcb.ts_val, s.tcb.ts_ecr), (43, 42));
 }
+
+/// A partial ACK whose new head nothing marks lost yet (no SACK above it): ns-3's
+/// `DoRetransmit` takes NextSeg without rule 3, so new data goes (rule 2), not the head;
+/// the head is resent once DupThresh SACKs lie above it.
+#[test]
+fn partial_ack_sends_new_data_when_the_head_is_not_lost() {
+    let mut s = sender();
+    let mut out = Vec::new();
+    s.start_bulk(t(0), &mut out);
+    out.clear();
+    // 0 lost: 1, 2, 3 SACKed → recovery, 0 resent
+    for hi in 1..=3 {
+        s.recv_ack(&ack(-1, &[(1, hi)]), t(100 + hi as u64), &mut out);
+    }
+    assert_eq!(s.state, CongState::Recovery);
+    assert!(seqs(&mut out).contains(&0));
+    // 0's retransmission fills the hole up to 4; 5 was lost too, nothing above it arrived
+    s.recv_ack(&ack(4, &[]), t(200), &mut out);
+    let sent = seqs(&mut out);
+    assert!(!sent.contains(&5) && sent[0] >= 10, "{sent:?}");
+    // three SACKs above 5: now it is lost, the next to resend (as PRR allows)
+    for hi in 6..=8 {
+        s.recv_ack(&ack(4, &[(6, hi)]), t(200 + hi as u64), &mut out);
+    }
+    assert_eq!(s.sb.next_seg(true).0, Some(5));
+}
