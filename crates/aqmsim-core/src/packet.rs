@@ -30,6 +30,17 @@ pub mod ecn {
     pub const CWR: u8 = 8;
 }
 
+/// ns-3's `TcpOptionTS::NowToTsValue`: a time in whole milliseconds, low 32 bits (the
+/// timestamp option's TSval, `tcp.timestamps`).
+#[inline]
+pub fn ts_ms(t: SimTime) -> u32 {
+    (t.0 / 1_000_000) as u32
+}
+
+/// Bytes the timestamp option adds to a segment (10, padded to 12; with SACK blocks the
+/// SACK option's 2-byte kind/length fills the padding, so an ACK is header + 12 + 8·n).
+pub const TS_OPTION_BYTES: u32 = 12;
+
 /// Maximum SACK blocks carried on an ACK (ns-2 `maxSackBlocks_` 3).
 pub const MAX_SACK: usize = 3;
 

@@ -11,7 +11,7 @@
 //! and the new packet starts its own delayed ACK. Without delayed ACKs every ACK carries
 //! ECE iff the packet it answers had CE.
 
-use crate::packet::{ecn, Kind, Packet, MAX_SACK};
+use crate::packet::{ecn, ts_ms, Kind, Packet, MAX_SACK, TS_OPTION_BYTES};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]
@@ -84,15 +84,6 @@ pub struct TsEcho {
     high_tx_ack: i32,
 }
 
-/// ns-3's `TcpOptionTS::NowToTsValue`: whole milliseconds, low 32 bits.
-#[inline]
-pub fn ts_ms(t: SimTime) -> u32 {
-    (t.0 / 1_000_000) as u32
-}
-
-/// Bytes the timestamp option adds to a segment (10, padded to 12; with SACK blocks the
-/// SACK option's 2-byte kind/length fills the padding, so an ACK is header + 12 + 8·n).
-pub const TS_OPTION_BYTES: u32 = 12;
 
 impl TcpSink {
     pub fn new(flow: u32, dst: u32, ack_size: u32, payload: u32, delayed: bool, delack_interval: f64, syn: bool, sack: bool) -> Self {

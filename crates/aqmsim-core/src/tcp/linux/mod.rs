@@ -23,6 +23,7 @@ mod rate_hooks;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+mod sender_monitor;
 #[cfg(test)]
 mod bbr_tests;
 #[cfg(test)]

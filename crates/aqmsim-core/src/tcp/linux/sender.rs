@@ -175,7 +175,7 @@ impl LinuxSender {
             self.sb.sent_new();
             self.history.push_back((seg, seg + 1, now, false));
         }
-        let size = self.p.packet_size + self.p.header + if self.p.timestamps { crate::tcp::sink::TS_OPTION_BYTES } else { 0 };
+        let size = self.p.packet_size + self.p.header + if self.p.timestamps { crate::packet::TS_OPTION_BYTES } else { 0 };
         let mut pkt = Packet::new(Kind::Data, self.flow, seg, size, self.dst, now);
         pkt.tag = rtx as u8;
         pkt.ecn = self.ecn.data_bits(seg, rtx);
@@ -245,7 +245,7 @@ impl LinuxSender {
             if !retx && ack >= end {
                 m = Some(match ts_ecr {
                     Some(ecr) => {
-                        let now_ms = crate::tcp::sink::ts_ms(now);
+                        let now_ms = crate::packet::ts_ms(now);
                         if now_ms > ecr {
                             (now_ms - ecr) as i64 * 1_000_000
                         } else {
@@ -483,38 +483,5 @@ impl LinuxSender {
         self.tcb.cwnd = self.mss();
         self.pacer.next = None;
         self.send_pending(now, out);
-    }
-}
-
-// ---------------------------------------------------------------------- monitor
-
-impl LinuxSender {
-    /// One row of the state series (`monitor.tcp_flows`): cwnd and ssthresh in segments
-    /// (bytes / MSS: cwnd exact, ssthresh rounded down), `outstanding` in segments.
-    pub fn snapshot(&self) -> crate::monitor::tcp::TcpRow {
-        use crate::monitor::tcp::{TcpRow, TcpState};
-        let mss = self.mss() as f64;
-        let state = match self.state {
-            CongState::Loss => TcpState::Timeout,
-            CongState::Recovery | CongState::Cwr => TcpState::FastRecovery,
-            _ if self.tcb.cwnd < self.tcb.ssthresh => TcpState::SlowStart,
-            _ => TcpState::CongestionAvoidance,
-        };
-        TcpRow {
-            cwnd: self.tcb.cwnd as f64 / mss,
-            ssthresh: (self.tcb.ssthresh as f64 / mss).min(i32::MAX as f64) as i32,
-            srtt: self.rtt.srtt as f64 * 1e-9,
-            rttvar: self.rtt.rttvar as f64 * 1e-9,
-            rto: self.rto_ns as f64 * 1e-9,
-            outstanding: self.sb.outstanding() as i32,
-            state,
-        }
-    }
-
-    /// The RTT sample taken since the last call, if any, s.
-    pub fn take_rtt_sample(&mut self) -> Option<f64> {
-        let s = self.rtt_sample;
-        self.rtt_sample = f64::NAN;
-        (!s.is_nan()).then_some(s)
     }
 }
