@@ -3,12 +3,14 @@
 //
 //   S --(100 Mb/s, 1 ms)-- R --(rate, delay; DropTail `limit` packets, no queue disc)-- D
 //
-// ns-3's defaults except: SegmentSize 1000, timestamps off (aqmsim has none yet), send and
+// ns-3's defaults except: SegmentSize 1000, timestamps off (`--timestamps=1` turns ns-3's
+// default back on: aqmsim's `tcp.timestamps`), send and
 // receive buffers `buf` bytes (large: the flow is then limited by cwnd, not the receive
 // window, which ns-3 fills with sub-MSS segments). The bottleneck's traffic-control layer
 // is removed so the device queue (which holds `limit` packets beside the one on the wire)
 // is the only queue. Prints "cwnd <t> <bytes>", "ssthresh <t> <bytes>" and
-// "state <t> <TcpCongState_t>" lines, from the sender's trace sources.
+// "state <t> <TcpCongState_t>" lines, from the sender's trace sources (`--tx=1`: also
+// "tx <t> <seq>" for every data segment the socket sends).
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -38,6 +40,18 @@ OnState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
     std::cout << "state " << Simulator::Now().GetSeconds() << " " << now << "\n";
 }
 
+static bool g_tx = false;
+
+static void
+OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (p->GetSize() > 0)
+    {
+        std::cout << "tx " << Simulator::Now().GetSeconds() << " " << h.GetSequenceNumber().GetValue()
+                  << "\n";
+    }
+}
+
 static void
 Connect()
 {
@@ -45,6 +59,10 @@ Connect()
     Config::ConnectWithoutContext(s + "CongestionWindow", MakeCallback(&OnCwnd));
     Config::ConnectWithoutContext(s + "SlowStartThreshold", MakeCallback(&OnSsthresh));
     Config::ConnectWithoutContext(s + "CongState", MakeCallback(&OnState));
+    if (g_tx)
+    {
+        Config::ConnectWithoutContext(s + "Tx", MakeCallback(&OnTx));
+    }
 }
 
 int
@@ -57,7 +75,12 @@ main(int argc, char** argv)
     std::string delay = "20ms";
     std::string tcp = "ns3::TcpNewReno";
     double markTh = 0;
+    bool timestamps = false;
+    std::string ascii = "";
     CommandLine cmd;
+    cmd.AddValue("ascii", "if set: an ns-3 ASCII trace of the bottleneck link to this file", ascii);
+    cmd.AddValue("tx", "also print \"tx <t> <seq>\" for every data segment sent", g_tx);
+    cmd.AddValue("timestamps", "TcpSocketBase::Timestamp (RFC 7323 option; off unless given)", timestamps);
     cmd.AddValue("markTh", "if > 0: a RED step marker (QW 1, MinTh = MaxTh = markTh packets, ECN) "
                  "as the bottleneck's queue disc over a 1-packet device queue", markTh);
     cmd.AddValue("tcp", "congestion control (TypeId name)", tcp);
@@ -72,7 +95,7 @@ main(int argc, char** argv)
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1000));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(buf));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(buf));
-    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(timestamps));
 
     NodeContainer nodes;
     nodes.Create(3);
@@ -106,6 +129,11 @@ main(int argc, char** argv)
         red.Install(b.Get(0));
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    if (!ascii.empty())
+    {
+        AsciiTraceHelper at;
+        bottleneck.EnableAsciiAll(at.CreateFileStream(ascii));
+    }
 
     BulkSendHelper source("ns3::TcpSocketFactory", InetSocketAddress(bi.GetAddress(1), 9));
     source.SetAttribute("MaxBytes", UintegerValue(0));

@@ -185,6 +185,8 @@ pub const FIELDS: &[&str] = &[
     "s_update", "max_burst", "dq_threshold", "dq_rate_estimator", "cap_drop_adjustment", "mark_ecn_threshold",
     "derandomize", "active_threshold", "cubic_beta", "cubic_c", "fast_convergence", "tcp_friendliness",
     "hystart", "dctcp_g", "dctcp_alpha_init", "defaults", "stack", "delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing",
+    "timestamps", "ledbat_target", "ledbat_gain", "ledbat_base_history", "ledbat_noise_filter", "ledbat_slow_start",
+    "ledbat_min_cwnd",
 ];
 
 /// Queue kinds.

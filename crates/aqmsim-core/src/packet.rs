@@ -30,6 +30,17 @@ pub mod ecn {
     pub const CWR: u8 = 8;
 }
 
+/// ns-3's `TcpOptionTS::NowToTsValue`: a time in whole milliseconds, low 32 bits (the
+/// timestamp option's TSval, `tcp.timestamps`).
+#[inline]
+pub fn ts_ms(t: SimTime) -> u32 {
+    (t.0 / 1_000_000) as u32
+}
+
+/// Bytes the timestamp option adds to a segment (10, padded to 12; with SACK blocks the
+/// SACK option's 2-byte kind/length fills the padding, so an ACK is header + 12 + 8·n).
+pub const TS_OPTION_BYTES: u32 = 12;
+
 /// Maximum SACK blocks carried on an ACK (ns-2 `maxSackBlocks_` 3).
 pub const MAX_SACK: usize = 3;
 
@@ -88,6 +99,19 @@ impl Packet {
     #[inline]
     pub fn has(&self, bit: u8) -> bool {
         self.ecn & bit != 0
+    }
+
+    /// An RFC 7323 timestamp option on an ACK of a `timestamps = true` flow: TSval and
+    /// TSecr in whole milliseconds (32 bits each, as ns-3's `TcpOptionTS`), carried in
+    /// `t_sent` (an ACK with the option has no other use for it).
+    #[inline]
+    pub fn set_ts(&mut self, tsval: u32, tsecr: u32) {
+        self.t_sent = SimTime(((tsval as u64) << 32) | tsecr as u64);
+    }
+    /// `(TSval, TSecr)` of an ACK that [`Packet::set_ts`] stamped.
+    #[inline]
+    pub fn ts(&self) -> (u32, u32) {
+        ((self.t_sent.0 >> 32) as u32, self.t_sent.0 as u32)
     }
 
     /// SACK block `i` (`i < nsack`), `[start, end]` inclusive.

@@ -106,7 +106,7 @@ def list_disciplines(
                   "docs/aqm/README.md indexes the pages that describe them.")
         out.print('TCP senders: tcp.stack = "ns2" (the default everywhere: ns-2 2.35\'s agents, '
                   'as the papers ran them) or "linux" (Linux/ns-3.37: bytes, SACK recovery, PRR; '
-                  'newreno, cubic, dctcp, bbr (v1, as ns-3.37), bbr3 (v3, as draft-ietf-ccwg-bbr)); '
+                  'newreno, cubic, dctcp, bbr (v1, as ns-3.37), bbr3 (v3, as draft-ietf-ccwg-bbr), ledbat (as ns-3.37)); '
                   "docs/tcp/stack-linux.md.")
         out.print('Loss detection on the linux stack: tcp.loss_detection = "rfc6675" (the '
                   'default, as ns-3.37) or "rack" (RACK-TLP, RFC 8985, Linux\'s default); '

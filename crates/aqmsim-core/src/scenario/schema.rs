@@ -96,6 +96,14 @@ pub struct TcpSpec {
     pub pacing: Option<bool>,
     /// "rfc6675" (default) or "rack" (RACK-TLP, RFC 8985).
     pub loss_detection: Option<String>,
+    pub timestamps: Option<bool>,
+    // LEDBAT (variant = "ledbat", stack = "linux"): ns-3.37 TcpLedbat's attributes
+    pub ledbat_target: Option<Quantity>,
+    pub ledbat_gain: Option<f64>,
+    pub ledbat_base_history: Option<u32>,
+    pub ledbat_noise_filter: Option<u32>,
+    pub ledbat_slow_start: Option<bool>,
+    pub ledbat_min_cwnd: Option<u32>,
 }
 
 /// A queue table: `kind` plus that discipline's parameters (checked per kind).

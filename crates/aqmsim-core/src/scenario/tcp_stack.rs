@@ -10,7 +10,9 @@ use serde_json::{json, Value};
 /// Fields only the ns-2 stack reads (a `linux` table that sets one is refused).
 const NS2_ONLY: &[&str] = &["tick", "syn", "delay_growth", "max_burst", "limited_transmit", "use_headers"];
 /// The congestion controls the linux stack runs (`tcp/linux/`, one file each).
-const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp, Variant::Bbr, Variant::Bbr3];
+const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp, Variant::Bbr, Variant::Bbr3, Variant::Ledbat];
+/// The linux stack's own fields (refused in an ns2 table).
+const LINUX_ONLY: &[&str] = &["delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing", "timestamps", "loss_detection"];
 /// Receive buffer of ns-3's sink (`TcpSocket::RcvBufSize`), bytes: the linux stack's
 /// default receive-window cap.
 pub const RCVBUF_BYTES: f64 = 131_072.0;
@@ -50,11 +52,11 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
     };
     match p.stack {
         Stack::Ns2 => {
-            if matches!(p.variant, Variant::Bbr | Variant::Bbr3) {
-                let msg = format!("variant = {:?} runs only on stack = \"linux\"", p.variant.name());
-                return err("variant", set("variant") == Some(true), msg);
+            if matches!(p.variant, Variant::Bbr | Variant::Bbr3 | Variant::Ledbat) {
+                let v = p.variant.name();
+                return err("variant", set("variant") == Some(true), format!("variant = \"{v}\" runs only on stack = \"linux\""));
             }
-            for f in ["delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing", "loss_detection"] {
+            for &f in LINUX_ONLY.iter().chain(super::tcp_ledbat::FIELDS) {
                 // a top-level linux field is not inherited by a table of another stack
                 if set(f) == Some(true) || (set(f) == Some(false) && stack(base, &TcpSpec::default(), "tcp")? != Stack::Linux) {
                     let here = set(f) == Some(true);
@@ -91,7 +93,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                 return err(
                     "variant",
                     here,
-                    format!("stack = \"linux\" runs variant = \"newreno\", \"cubic\", \"dctcp\", \"bbr\" or \"bbr3\" in this version, got {:?}", p.variant.name()),
+                    format!("stack = \"linux\" runs variant = \"newreno\", \"cubic\", \"dctcp\", \"bbr\", \"bbr3\" or \"ledbat\" in this version, got {:?}", p.variant.name()),
                 );
             }
             if let Some(v) = over.delack_count.or(base.delack_count) {
@@ -150,6 +152,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                     _ => return err("loss_detection", over.loss_detection.is_some(), format!("unknown loss detection {v:?} (expected one of: rfc6675, rack)")),
                 };
             }
+            super::tcp_ledbat::apply(p, base, over, &set, &at)?;
             if set("window").is_none() {
                 p.window = RCVBUF_BYTES / p.packet_size as f64;
             }
@@ -175,10 +178,12 @@ pub fn linux_json(p: &TcpParams) -> Value {
         "rto_init": p.rto_init, "dupacks": p.dupacks, "ecn": p.ecn, "ack_size": p.ack_size,
         "delayed_ack": p.delayed_ack, "delack_count": p.delack_count, "delack_interval": p.delack_interval,
         "sack": p.sack, "ns3_quirks": p.ns3_quirks, "syn_rtt": p.syn_rtt, "pacing": p.pacing,
+        "timestamps": p.timestamps,
     });
     if p.rack {
         j["loss_detection"] = json!("rack");
     }
+    super::tcp_ledbat::json(p, &mut j);
     if p.variant == Variant::Cubic {
         for (k, v) in [
             ("cubic_beta", json!(p.cubic_beta)),

@@ -19,6 +19,8 @@ pub enum Variant {
     Bbr,
     /// BBR v3 (draft-ietf-ccwg-bbr), `stack = "linux"` only (`tcp/linux/bbr3.rs`).
     Bbr3,
+    /// LEDBAT (ns-3.37 `TcpLedbat`, RFC 6817), `stack = "linux"` only (`tcp/linux/ledbat.rs`).
+    Ledbat,
 }
 
 impl Variant {
@@ -32,6 +34,7 @@ impl Variant {
             "dctcp" => Some(Variant::Dctcp),
             "bbr" => Some(Variant::Bbr),
             "bbr3" => Some(Variant::Bbr3),
+            "ledbat" => Some(Variant::Ledbat),
             _ => None,
         }
     }
@@ -45,9 +48,10 @@ impl Variant {
             Variant::Dctcp => "dctcp",
             Variant::Bbr => "bbr",
             Variant::Bbr3 => "bbr3",
+            Variant::Ledbat => "ledbat",
         }
     }
-    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp, bbr, bbr3";
+    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp, bbr, bbr3, ledbat";
 
     /// Loss recovery with SACK (the sink sends SACK blocks): Sack1, and CUBIC and DCTCP
     /// (ns-3 and Linux run them with SACK).
@@ -123,6 +127,10 @@ pub struct TcpParams {
     /// Linux stack: RACK-TLP loss detection (`loss_detection = "rack"`, RFC 8985;
     /// false: RFC 6675's DupThresh, as ns-3.37).
     pub rack: bool,
+    /// Linux stack: RFC 7323 timestamps (ns-3 `Timestamp`; see `docs/tcp/stack-linux.md`).
+    pub timestamps: bool,
+    /// Linux stack, variant `ledbat`: ns-3.37 `TcpLedbat`'s attributes.
+    pub ledbat: LedbatParams,
 }
 
 impl TcpParams {
@@ -181,6 +189,8 @@ impl Default for TcpParams {
             syn_rtt: 0.0,
             pacing: false,
             rack: false,
+            timestamps: false,
+            ledbat: LedbatParams::default(),
         }
     }
 }
@@ -234,4 +244,27 @@ impl Stack {
         }
     }
     pub const NAMES: &'static str = "ns2, linux";
+}
+
+/// ns-3.37 `TcpLedbat`'s attributes (variant `ledbat`, `tcp/linux/ledbat.rs`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LedbatParams {
+    /// `TargetDelay`, s (0.1).
+    pub target: f64,
+    /// `Gain` (1).
+    pub gain: f64,
+    /// `BaseHistoryLen`: minute buckets of base delay (10; ns-3 keeps one fewer).
+    pub base_history: u32,
+    /// `NoiseFilterLen`: current-delay samples (4; ns-3 keeps one fewer).
+    pub noise_filter: u32,
+    /// `SSParam`: slow start allowed (`DO_SLOWSTART`, true).
+    pub slow_start: bool,
+    /// `MinCwnd`, segments (2).
+    pub min_cwnd: u32,
+}
+
+impl Default for LedbatParams {
+    fn default() -> Self {
+        LedbatParams { target: 0.1, gain: 1.0, base_history: 10, noise_filter: 4, slow_start: true, min_cwnd: 2 }
+    }
 }

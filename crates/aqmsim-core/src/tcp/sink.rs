@@ -11,7 +11,7 @@
 //! and the new packet starts its own delayed ACK. Without delayed ACKs every ACK carries
 //! ECE iff the packet it answers had CE.
 
-use crate::packet::{ecn, Kind, Packet, MAX_SACK};
+use crate::packet::{ecn, ts_ms, Kind, Packet, MAX_SACK, TS_OPTION_BYTES};
 use crate::time::SimTime;
 
 #[derive(Clone, Debug, Default)]
@@ -62,8 +62,28 @@ pub struct TcpSink {
     /// Delay the ACK of segment 0 too (ns-3: the first data segment after the handshake
     /// counts like any other; ns-2's sink never delays packet 0). Set for `stack = "linux"`.
     pub delay_first: bool,
+    /// RFC 7323 timestamps (`stack = "linux"`, `timestamps = true`): see [`TsEcho`].
+    pub ts: Option<TsEcho>,
     pub stats: SinkStats,
 }
+
+/// The receiver's side of the timestamp option, as ns-3.37's `TcpSocketBase`
+/// (`ProcessOptionTimestamp`, `AddOptionTimestamp`): a data segment's TSval (its send time
+/// in whole ms) becomes the value to echo only when the segment starts at the next
+/// expected sequence number and at or below the highest ACK sent (`m_highTxAck`) — so a
+/// delayed ACK of two segments echoes the first one's, an ACK of out-of-order data echoes
+/// the last in-order segment's, and the retransmission that fills a hole is echoed. A TSval
+/// below the largest seen is ignored. Every ACK carries TSval = its own send time (ms).
+#[derive(Clone, Debug, Default)]
+pub struct TsEcho {
+    /// `m_timestampToEcho` (ms).
+    pub echo: u32,
+    /// `m_rcvTimestampValue`: the largest TSval seen (ms).
+    recent: u32,
+    /// `m_highTxAck`: one past the highest cumulative ACK sent (segment number).
+    high_tx_ack: i32,
+}
+
 
 impl TcpSink {
     pub fn new(flow: u32, dst: u32, ack_size: u32, payload: u32, delayed: bool, delack_interval: f64, syn: bool, sack: bool) -> Self {
@@ -86,6 +106,7 @@ impl TcpSink {
             pending: None,
             delack_gen: 0,
             delay_first: false,
+            ts: None,
             stats: SinkStats::default(),
         }
     }
@@ -184,6 +205,11 @@ impl TcpSink {
             ack.set_sack(&blocks[..n as usize]);
             ack.size += 8 * ack.nsack as u32;
         }
+        if let Some(ts) = self.ts.as_mut() {
+            ts.high_tx_ack = ts.high_tx_ack.max(self.next);
+            ack.set_ts(ts_ms(now), ts.echo);
+            ack.size += TS_OPTION_BYTES;
+        }
         ack
     }
 
@@ -210,6 +236,15 @@ impl TcpSink {
             }
             if data.has(ecn::ECT) && data.has(ecn::CE) {
                 self.ecn_unacked = true;
+            }
+        }
+        if let Some(ts) = self.ts.as_mut() {
+            let v = ts_ms(data.t_sent);
+            if v >= ts.recent {
+                ts.recent = v;
+                if data.seq == self.next && data.seq <= ts.high_tx_ack {
+                    ts.echo = v;
+                }
             }
         }
         let before = self.next;
@@ -368,5 +403,25 @@ mod tests {
         assert_eq!((f.seq, f.has(ecn::ECE)), (8, true));
         let a = s.recv(&ect(10, false), t).unwrap();
         assert_eq!((a.seq, a.has(ecn::ECE)), (10, false));
+    }
+
+    /// ns-3.37's echo rule: the TSval of the segment at the next expected sequence number,
+    /// at or below the highest ACK sent. A delayed ACK echoes its first segment's, an ACK
+    /// of out-of-order data the last in-order one taken, the hole's retransmission its own.
+    #[test]
+    fn timestamp_echo_follows_ns3() {
+        let mut s = TcpSink::new(0, 0, 40, 1000, true, 0.2, false, true);
+        s.ts = Some(TsEcho::default());
+        let at = |seq: i32, us: u64| Packet::new(Kind::Data, 0, seq, 1052, 1, SimTime(us * 1000));
+        let now = SimTime(50_000_000);
+        let a = s.recv(&at(0, 1_200), now).unwrap();
+        assert_eq!((a.seq, a.ts(), a.size), (0, (50, 1), 52), "first segment ACKed at once");
+        assert!(s.recv(&at(1, 3_700), now).is_none());
+        let a = s.recv(&at(2, 5_100), now).unwrap();
+        assert_eq!((a.seq, a.ts()), (2, (50, 3)), "the first of the two segments");
+        let a = s.recv(&at(4, 9_000), now).unwrap();
+        assert_eq!((a.seq, a.ts(), a.size), (2, (50, 3), 60), "out of order: 12 + one SACK block");
+        let a = s.recv(&at(3, 12_000), SimTime(51_000_000)).unwrap();
+        assert_eq!((a.seq, a.ts()), (4, (51, 12)), "the retransmission that fills the hole");
     }
 }

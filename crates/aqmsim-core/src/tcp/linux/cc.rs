@@ -16,11 +16,15 @@ pub struct Tcb {
     pub last_rtt_ns: i64,
     /// The sender's ECN state is "ECE received" (ns-3 `ECN_ECE_RCVD`), for DCTCP.
     pub ece_rcvd: bool,
+    /// The timestamp option of the latest ACK (`timestamps = true`; ns-3
+    /// `m_rcvTimestampValue`, `m_rcvTimestampEchoReply`), ms; 0 without one.
+    pub ts_val: u32,
+    pub ts_ecr: u32,
 }
 
 impl Tcb {
     pub fn new(cwnd: u32, ssthresh: u32, mss: u32) -> Tcb {
-        Tcb { cwnd, ssthresh, mss, now_ns: 0, last_acked: 0, high_tx: 0, last_rtt_ns: 0, ece_rcvd: false }
+        Tcb { cwnd, ssthresh, mss, now_ns: 0, last_acked: 0, high_tx: 0, last_rtt_ns: 0, ece_rcvd: false, ts_val: 0, ts_ecr: 0 }
     }
 }
 
@@ -29,6 +33,7 @@ pub fn for_variant(p: &crate::tcp::TcpParams) -> Box<dyn CongestionOps> {
     match p.variant {
         crate::tcp::Variant::Cubic => Box::new(super::cubic::Cubic::from_params(p)),
         crate::tcp::Variant::Dctcp => Box::new(super::dctcp::Dctcp::new(p.dctcp_g, p.dctcp_alpha_init)),
+        crate::tcp::Variant::Ledbat => Box::new(super::ledbat::Ledbat::new(&p.ledbat, p.ns3_quirks)),
         _ => Box::new(NewReno),
     }
 }
@@ -95,7 +100,7 @@ impl NewReno {
     /// Slow start: one SMSS per ACK that acknowledges at least one segment, whatever
     /// their number (appropriate byte counting with L = 1 SMSS). Returns the segments
     /// left over for congestion avoidance.
-    fn slow_start(t: &mut Tcb, segs_acked: u32) -> u32 {
+    pub(super) fn slow_start(t: &mut Tcb, segs_acked: u32) -> u32 {
         if segs_acked >= 1 {
             t.cwnd = t.cwnd.saturating_add(t.mss);
             segs_acked - 1
@@ -106,7 +111,7 @@ impl NewReno {
 
     /// Congestion avoidance: max(1, ⌊SMSS²/cwnd⌋) bytes per ACK that acknowledges
     /// anything (not per segment: ns-3's rule).
-    fn congestion_avoidance(t: &mut Tcb, segs_acked: u32) {
+    pub(super) fn congestion_avoidance(t: &mut Tcb, segs_acked: u32) {
         if segs_acked > 0 {
             let adder = ((t.mss as f64 * t.mss as f64) / t.cwnd as f64).max(1.0);
             t.cwnd = t.cwnd.saturating_add(adder as u32);

@@ -18,6 +18,7 @@ pub mod cc;
 pub mod cubic;
 pub mod dctcp;
 pub mod ecn;
+pub mod ledbat;
 pub mod pacing;
 pub mod prr;
 pub mod rack;
@@ -27,6 +28,7 @@ mod rate_hooks;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+mod sender_monitor;
 #[cfg(test)]
 mod bbr3_rate_tests;
 #[cfg(test)]

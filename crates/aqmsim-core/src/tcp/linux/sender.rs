@@ -184,7 +184,7 @@ impl LinuxSender {
             self.sb.sent_new();
             self.history.push_back((seg, seg + 1, now, false));
         }
-        let size = self.p.packet_size + self.p.header;
+        let size = self.p.packet_size + self.p.header + if self.p.timestamps { crate::packet::TS_OPTION_BYTES } else { 0 };
         let mut pkt = Packet::new(Kind::Data, self.flow, seg, size, self.dst, now);
         pkt.tag = rtx as u8;
         pkt.ecn = self.ecn.data_bits(seg, rtx);
@@ -229,21 +229,42 @@ impl LinuxSender {
         }
     }
 
-    /// ns-3 `DoRetransmit`: the first lost segment not yet retransmitted, else the head.
+    /// ns-3 `DoRetransmit`: NextSeg without rule 3 — the first lost segment not yet
+    /// retransmitted, else new data while the bytes sent and unacknowledged are within the
+    /// receive window (rule 2: on a partial ACK whose head is not yet lost, ns-3 sends new
+    /// data), else the head again.
     fn retransmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        let seg = self.sb.next_seg(false).0.unwrap_or(self.sb.una);
-        if seg < self.sb.high {
+        let seg = match self.sb.next_seg(false).0 {
+            Some(s) => s,
+            None if self.sb.high < self.curseq && self.unacked_bytes() <= self.rwnd => self.sb.high,
+            None => self.sb.una,
+        };
+        if seg < self.sb.high || (seg == self.sb.high && self.sb.high < self.curseq) {
             self.send_seg(seg, now, out);
         }
     }
 
     // ------------------------------------------------------------------ ACKs
 
-    fn estimate_rtt(&mut self, ack: i32, now: SimTime) {
+    /// ns-3 `EstimateRtt`: a sample when the oldest send not yet acknowledged is covered
+    /// and was not retransmitted (Karn); from the echoed timestamp when the ACK carries one
+    /// (`TcpOptionTS::ElapsedTimeFromTsValue`: whole ms, a zero sample becomes 1 µs), else
+    /// from the send time.
+    fn estimate_rtt(&mut self, ack: i32, ts_ecr: Option<u32>, now: SimTime) {
         let mut m = None;
         if let Some(&(_, end, t, retx)) = self.history.front() {
             if !retx && ack >= end {
-                m = Some(now.saturating_since(t).0 as i64);
+                m = Some(match ts_ecr {
+                    Some(ecr) => {
+                        let now_ms = crate::packet::ts_ms(now);
+                        if now_ms > ecr {
+                            (now_ms - ecr) as i64 * 1_000_000
+                        } else {
+                            1_000
+                        }
+                    }
+                    None => now.saturating_since(t).0 as i64,
+                });
             }
         }
         while self.history.front().is_some_and(|h| h.1 <= ack) {
@@ -274,7 +295,8 @@ impl LinuxSender {
     pub fn recv_ack(&mut self, pkt: &Packet, now: SimTime, out: &mut Vec<Packet>) {
         self.stats.acks += 1;
         let ack = pkt.seq + 1;
-        self.estimate_rtt(ack, now);
+        let ts_ecr = self.p.timestamps.then(|| self.take_ts(pkt));
+        self.estimate_rtt(ack, ts_ecr, now);
         let blocks = (0..pkt.nsack as usize).map(|i| pkt.sack_block(i));
         let prior = self.rate.is_some().then(|| self.rate_prior(pkt, now));
         let newly_sacked = if self.rack.is_some() { self.rack_sack(pkt, now) } else { self.sb.update_sack(blocks) };
@@ -391,6 +413,18 @@ impl LinuxSender {
         }
     }
 
+    /// ns-3 `ProcessOptionTimestamp` at the sender: keep the ACK's TSval and TSecr (for
+    /// LEDBAT's one-way delay) unless the TSval is below the largest seen; the TSecr for
+    /// the RTT sample either way.
+    fn take_ts(&mut self, pkt: &Packet) -> u32 {
+        let (val, ecr) = pkt.ts();
+        if val >= self.tcb.ts_val {
+            self.tcb.ts_val = val;
+            self.tcb.ts_ecr = ecr;
+        }
+        ecr
+    }
+
     pub(super) fn prr_ack(&mut self, delivered: u32) {
         let (fl, mss) = (self.bytes_in_flight(), self.mss());
         self.tcb.cwnd = self.prr.on_ack(delivered, fl, self.tcb.ssthresh, mss, self.rtx_data_acked);
@@ -466,38 +500,5 @@ impl LinuxSender {
         self.tcb.cwnd = self.mss();
         self.pacer.next = None;
         self.send_pending(now, out);
-    }
-}
-
-// ---------------------------------------------------------------------- monitor
-
-impl LinuxSender {
-    /// One row of the state series (`monitor.tcp_flows`): cwnd and ssthresh in segments
-    /// (bytes / MSS: cwnd exact, ssthresh rounded down), `outstanding` in segments.
-    pub fn snapshot(&self) -> crate::monitor::tcp::TcpRow {
-        use crate::monitor::tcp::{TcpRow, TcpState};
-        let mss = self.mss() as f64;
-        let state = match self.state {
-            CongState::Loss => TcpState::Timeout,
-            CongState::Recovery | CongState::Cwr => TcpState::FastRecovery,
-            _ if self.tcb.cwnd < self.tcb.ssthresh => TcpState::SlowStart,
-            _ => TcpState::CongestionAvoidance,
-        };
-        TcpRow {
-            cwnd: self.tcb.cwnd as f64 / mss,
-            ssthresh: (self.tcb.ssthresh as f64 / mss).min(i32::MAX as f64) as i32,
-            srtt: self.rtt.srtt as f64 * 1e-9,
-            rttvar: self.rtt.rttvar as f64 * 1e-9,
-            rto: self.rto_ns as f64 * 1e-9,
-            outstanding: self.sb.outstanding() as i32,
-            state,
-        }
-    }
-
-    /// The RTT sample taken since the last call, if any, s.
-    pub fn take_rtt_sample(&mut self) -> Option<f64> {
-        let s = self.rtt_sample;
-        self.rtt_sample = f64::NAN;
-        (!s.is_nan()).then_some(s)
     }
 }

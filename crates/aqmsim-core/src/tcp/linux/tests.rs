@@ -220,3 +220,57 @@ fn ece_reduces_once_per_window_through_prr() {
     s.recv_ack(&ack(10, &[]), t(120), &mut out);
     assert_eq!((s.state, s.tcb.cwnd), (CongState::Open, 4_722));
 }
+
+/// `timestamps = true`: segments carry the 12-byte option; the RTT sample is the echoed
+/// TSval's age in whole ms (ns-3 `ElapsedTimeFromTsValue`), 1 µs when under a millisecond,
+/// under the same Karn/history condition (no sample from a duplicate ACK).
+#[test]
+fn timestamp_rtt_samples_in_whole_milliseconds() {
+    let mut s = LinuxSender::new(TcpParams { timestamps: true, ..TcpParams::linux() }, 0, 1);
+    let mut out = Vec::new();
+    s.start_bulk(SimTime(400_000), &mut out); // sent at 0.4 ms: TSval 0
+    assert!(out.iter().all(|p| p.size == 1000 + 40 + 12));
+    out.clear();
+    let mut a = ack(1, &[]);
+    a.set_ts(42, 0);
+    s.recv_ack(&a, SimTime(42_900_000), &mut out);
+    assert_eq!(s.take_rtt_sample(), Some(0.042), "42 ms − 0 ms, not 42.5 ms");
+    assert_eq!((s.tcb.ts_val, s.tcb.ts_ecr), (42, 0));
+    let mut a = ack(3, &[]);
+    a.set_ts(43, 42);
+    s.recv_ack(&a, SimTime(42_950_000), &mut out);
+    assert_eq!(s.rtt.srtt, 36_750_125, "srtt 42 ms + (1 µs − 42 ms)/8: the same millisecond gives 1 µs");
+    s.take_rtt_sample();
+    // a duplicate ACK takes no sample; an older TSval is not kept
+    let mut a = ack(3, &[(5, 5)]);
+    a.set_ts(40, 1);
+    s.recv_ack(&a, SimTime(50_000_000), &mut out);
+    assert_eq!(s.take_rtt_sample(), None);
+    assert_eq!((s.tcb.ts_val, s.tcb.ts_ecr), (43, 42));
+}
+
+/// A partial ACK whose new head nothing marks lost yet (no SACK above it): ns-3's
+/// `DoRetransmit` takes NextSeg without rule 3, so new data goes (rule 2), not the head;
+/// the head is resent once DupThresh SACKs lie above it.
+#[test]
+fn partial_ack_sends_new_data_when_the_head_is_not_lost() {
+    let mut s = sender();
+    let mut out = Vec::new();
+    s.start_bulk(t(0), &mut out);
+    out.clear();
+    // 0 lost: 1, 2, 3 SACKed → recovery, 0 resent
+    for hi in 1..=3 {
+        s.recv_ack(&ack(-1, &[(1, hi)]), t(100 + hi as u64), &mut out);
+    }
+    assert_eq!(s.state, CongState::Recovery);
+    assert!(seqs(&mut out).contains(&0));
+    // 0's retransmission fills the hole up to 4; 5 was lost too, nothing above it arrived
+    s.recv_ack(&ack(4, &[]), t(200), &mut out);
+    let sent = seqs(&mut out);
+    assert!(!sent.contains(&5) && sent[0] >= 10, "{sent:?}");
+    // three SACKs above 5: now it is lost, the next to resend (as PRR allows)
+    for hi in 6..=8 {
+        s.recv_ack(&ack(4, &[(6, hi)]), t(200 + hi as u64), &mut out);
+    }
+    assert_eq!(s.sb.next_seg(true).0, Some(5));
+}

@@ -1,0 +1,86 @@
+"""Issue 24: RFC 7323 timestamps on the linux stack (`tcp.timestamps`, ns-3.37's
+`TcpSocketBase::Timestamp`): the 12-byte option on every segment, RTT samples from the
+echoed TSval in whole milliseconds, ns-3's echo rule at the receiver (docs/tcp/stack-linux.md,
+"Timestamps"). Checked against ns-3.37 with its default, Timestamp on
+(benchmarks/ns3/linux_one_flow.cc `--timestamps=1`), value for value."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from aqmsim import ScenarioError
+from test_stack_linux import one_flow
+
+
+def collapse(t, w):
+    """One value per instant (the last), then only the changes: ns-3's trace shows every
+    assignment of an ACK (leaving recovery: cwnd = ssthresh, then the avoidance step);
+    aqmsim's series holds what an ACK leaves."""
+    last = np.r_[t[1:] != t[:-1], True]
+    t, w = t[last], w[last]
+    keep = np.r_[True, w[1:] != w[:-1]]
+    return t[keep], w[keep]
+
+
+def test_default_off_and_resolved(core):
+    tcp = one_flow().validate()["flows"][0]["tcp"]
+    assert tcp["timestamps"] is False
+    tcp = one_flow(**{"tcp.timestamps": True}).validate()["flows"][0]["tcp"]
+    assert tcp["timestamps"] is True
+
+
+def test_timestamps_change_the_run(core):
+    """Bigger segments (1000 + 40 + 12 bytes: fewer sent in 2 s) and RTT samples in whole
+    ms (another srtt). The sizes and samples themselves: the Rust unit tests
+    tcp::linux::tests::timestamp_rtt_samples_in_whole_milliseconds and
+    tcp::sink::tests::timestamp_echo_follows_ns3."""
+    r0 = one_flow(**{"duration": 2, "dumbbell.groups.0.stop": 2}).run()
+    r1 = one_flow(**{"duration": 2, "dumbbell.groups.0.stop": 2, "tcp.timestamps": True}).run()
+    s0, s1 = r0.summary, r1.summary
+    assert s1["packets_sent"] < s0["packets_sent"]
+    rtt0, rtt1 = r0.tcp["srtt"].to_numpy(), r1.tcp["srtt"].to_numpy()
+    assert not np.array_equal(rtt0, rtt1)
+
+
+BAD = [
+    ({"dumbbell.groups.0.tcp": {"stack": "ns2", "timestamps": True}}, "dumbbell.groups[0].tcp.timestamps",
+     'stack = "linux"'),
+    ({"tcp.timestamps": "yes"}, "timestamps", ""),
+]
+
+
+@pytest.mark.parametrize("over,field,needle", BAD, ids=[b[1] for b in BAD])
+def test_bad_fields_named(core, over, field, needle):
+    with pytest.raises(ScenarioError) as info:
+        one_flow(**over).validate()
+    msg = str(info.value)
+    assert field in msg and needle in msg, msg
+
+
+@pytest.mark.usefixtures("ns3_required")
+def test_cwnd_equals_ns3_with_timestamps(core):
+    """ns-3.37 NewReno with Timestamp on (its default) against aqmsim's `timestamps = true`,
+    aligned as test_stack_linux_ns3 (PPP's 2 bytes, the device queue, 32-bit PRR; the
+    handshake's RTT sample is whole milliseconds with timestamps: 42 ms). Every one of
+    ns-3's cwnd values (5 804, two recoveries) equals aqmsim's, in order, once ns-3's
+    two assignments of one ACK are taken as one, at the same times (the handshake's 42.1 ms
+    apart, within 20 µs). This run has a segment lost inside a recovery whose partial ACK
+    comes before any SACK above it: ns-3's DoRetransmit then sends new data (NextSeg's rule
+    2), not the head, and so does aqmsim. Timestamps change the run: with them off, the
+    values part from the first loss on."""
+    from test_stack_linux_ns3 import HANDSHAKE_S, aqmsim_cwnd, ns3_run
+
+    nt, nw, states = ns3_run("--timestamps=1")
+    assert states.count(3) == 2
+    nt, nw = collapse(nt, nw)
+    at, aw = collapse(*aqmsim_cwnd(**{"tcp.ns3_quirks": True, "tcp.timestamps": True, "tcp.syn_rtt": 0.042}))
+    n = len(nw)
+    assert n > 5000 and len(aw) >= n
+    assert (aw[:n] == nw).all(), np.flatnonzero(aw[:n] != nw)[:5]
+    lag = nt - at[:n]
+    # the handshake is 42.1 ms plus the SYN's options' few µs
+    assert abs(lag[0] - HANDSHAKE_S) < 20e-6, lag[0]
+    assert np.abs(lag - lag[0]).max() < 20e-6, np.abs(lag - lag[0]).max()
+    _, off = collapse(*aqmsim_cwnd(**{"tcp.ns3_quirks": True}))
+    assert (off[:n] != nw).sum() > 1000
