@@ -57,7 +57,10 @@ main(int argc, char** argv)
     std::string delay = "20ms";
     std::string tcp = "ns3::TcpNewReno";
     double markTh = 0;
+    std::string pcap;
     CommandLine cmd;
+    cmd.AddValue("pcap", "if set: pcap traces of the bottleneck's two devices, <pcap>-<node>-<dev>.pcap",
+                 pcap);
     cmd.AddValue("markTh", "if > 0: a RED step marker (QW 1, MinTh = MaxTh = markTh packets, ECN) "
                  "as the bottleneck's queue disc over a 1-packet device queue", markTh);
     cmd.AddValue("tcp", "congestion control (TypeId name)", tcp);
@@ -101,11 +104,19 @@ main(int argc, char** argv)
                              DoubleValue(markTh), "QW", DoubleValue(1.0), "MaxSize",
                              QueueSizeValue(QueueSize(std::to_string(limit) + "p")), "UseEcn",
                              BooleanValue(true), "UseHardDrop", BooleanValue(false),
+                             // not gentle: every packet arriving to >= MaxTh queued is marked
+                             // (gentle RED, ns-3's default, marks at random between MaxTh and
+                             // 2 MaxTh, with MinTh = MaxTh too)
+                             "Gentle", BooleanValue(false),
                              "LinkBandwidth", DataRateValue(DataRate(rate)), "LinkDelay",
                              TimeValue(Time(delay)));
         red.Install(b.Get(0));
     }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    if (!pcap.empty())
+    {
+        bottleneck.EnablePcap(pcap, b);
+    }
 
     BulkSendHelper source("ns3::TcpSocketFactory", InetSocketAddress(bi.GetAddress(1), 9));
     source.SetAttribute("MaxBytes", UintegerValue(0));

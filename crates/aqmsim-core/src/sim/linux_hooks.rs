@@ -14,6 +14,7 @@ pub(super) fn linux_agent(p: TcpParams, flow: u32, src: u32, dst: u32, rng: crat
     sink.delay_first = false;
     // DCTCP's receiver echoes CE exactly and ACKs at once when the CE state changes
     sink.dctcp = p.variant == crate::tcp::Variant::Dctcp;
+    sink.ns3_echo = true; // its CE echo as ns-3.37's, quirks included (sink.rs)
     let mut snd = Box::new(LinuxSender::new(p, flow, dst));
     if snd.p.variant == crate::tcp::Variant::Bbr {
         // the flow's seeded stream draws PROBE_BW's random start phase
