@@ -75,6 +75,10 @@ pub struct TcpSink {
     /// ns-3 `m_ecnCESeq`: the highest segment taken as CE (a CE mark on a segment at or below
     /// it counts as no CE).
     ce_seq: i32,
+    /// ns-3.37's SACK list (`TcpRxBuffer::m_sackList`) instead of ns-2's blocks of the 16
+    /// most recent arrivals: set for `stack = "linux"`, see [`TcpSink::ns3_sack_update`].
+    pub ns3_sack: bool,
+    sack_list: Vec<(i32, i32)>,
     pub stats: SinkStats,
 }
 
@@ -103,6 +107,8 @@ impl TcpSink {
             ack_reserved: false,
             prior_next: None,
             ce_seq: i32::MIN,
+            ns3_sack: false,
+            sack_list: Vec::new(),
             stats: SinkStats::default(),
         }
     }
@@ -135,6 +141,10 @@ impl TcpSink {
                     break;
                 }
             }
+            if self.ns3_sack {
+                let next = self.next;
+                self.sack_list.retain(|b| b.1 >= next); // ClearSackList
+            }
             return n;
         }
         // out of order: insert into ranges
@@ -153,16 +163,55 @@ impl TcpSink {
             (false, true) => self.ooo[idx].0 = seq,
             (false, false) => self.ooo.insert(idx, (seq, seq)),
         }
+        if self.ns3_sack {
+            self.ns3_sack_update(seq);
+        }
         self.recent.retain(|&s| s != seq);
         self.recent.insert(0, seq);
         self.recent.truncate(16);
         0
     }
 
+    /// ns-3's `UpdateSackList` for a new out-of-order segment: its block goes first, then
+    /// merges with every block it touches (the list rescanned after each merge); at most 4
+    /// blocks are kept (what fits in the options without timestamps), the oldest dropped and
+    /// never reported again. The ACK carries the first [`MAX_SACK`] (3; ns-3 fits a 4th,
+    /// which repeats what earlier ACKs said). In-order data clears the blocks below it.
+    fn ns3_sack_update(&mut self, seq: i32) {
+        let l = &mut self.sack_list;
+        l.insert(0, (seq, seq));
+        let mut i = 1;
+        while i < l.len() {
+            let (b, c) = (l[0], l[i]);
+            let merged = if b.0 == c.1 + 1 {
+                Some((c.0, b.1))
+            } else if b.1 + 1 == c.0 {
+                Some((b.0, c.1))
+            } else {
+                None
+            };
+            if let Some(m) = merged {
+                l.remove(i);
+                l[0] = m;
+                i = 1;
+            } else {
+                i += 1;
+            }
+        }
+        l.truncate(4);
+    }
+
     /// The SACK blocks to report, most recent first, and how many there are.
     fn sack_blocks(&self) -> ([(i32, i32); MAX_SACK], u8) {
         let mut blocks = [(0, 0); MAX_SACK];
         let mut n = 0usize;
+        if self.ns3_sack {
+            for &b in self.sack_list.iter().take(MAX_SACK) {
+                blocks[n] = b;
+                n += 1;
+            }
+            return (blocks, n as u8);
+        }
         for &s in &self.recent {
             if n == MAX_SACK {
                 break;
@@ -468,5 +517,30 @@ mod tests {
         (s.dctcp, s.ns3_echo) = (true, true);
         assert!(s.recv(&ect(0, true), t).unwrap().has(ecn::ECE));
         assert!(!s.recv(&ect(0, true), t).unwrap().has(ecn::ECE));
+    }
+
+    #[test]
+    fn ns3_sack_list_keeps_four_blocks_most_recent_first() {
+        let mut s = TcpSink::new(0, 0, 40, 40, false, 0.1, false, true);
+        s.ns3_sack = true;
+        let t = SimTime::ZERO;
+        s.recv(&data(0), t);
+        // holes at 1, 3, 5, 7, 9: five blocks, ns-3 keeps four and forgets the oldest
+        for q in [2, 4, 6, 8, 10] {
+            s.recv(&data(q), t);
+        }
+        assert_eq!(s.sack_list, [(10, 10), (8, 8), (6, 6), (4, 4)]);
+        // 11 extends the first; 3 joins the forgotten block (2) and 4's: [3, 4] moves first
+        let a = s.recv(&data(11), t).unwrap();
+        assert_eq!((a.nsack, a.sack_block(0), a.sack_block(2)), (3, (10, 11), (6, 6)));
+        s.recv(&data(3), t);
+        assert_eq!(s.sack_list, [(3, 4), (10, 11), (8, 8), (6, 6)]);
+        // 5 fills the gap between [3, 4] and [6, 6]: one block; the ns-2 sink would list
+        // only the 16 most recent arrivals' blocks
+        s.recv(&data(5), t);
+        assert_eq!(s.sack_list, [(3, 6), (10, 11), (8, 8)]);
+        // 1 arrives: the cumulative ACK reaches 6 and the blocks below it go
+        let a = s.recv(&data(1), t).unwrap();
+        assert_eq!((a.seq, s.sack_list.as_slice()), (6, [(10, 11), (8, 8)].as_slice()));
     }
 }

@@ -22,6 +22,7 @@ mod rate_hooks;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+mod windowed_filter;
 #[cfg(test)]
 mod bbr_tests;
 #[cfg(test)]

@@ -77,6 +77,10 @@ pub struct RateSampler {
     pub rs: RateSample,
     /// The connection's minimum RTT (ns-3 `m_minRtt`, set by the sender), ns.
     pub min_rtt_ns: u64,
+    /// ns-3.37's `SkbDelivered` (`tcp.ns3_quirks`): the ACK phase is measured from the
+    /// *previous* sample's prior time (it is read before being replaced; Linux reads the new
+    /// one), from time 0 before any.
+    pub ns3_ack_elapsed: bool,
     base: i32,
     segs: VecDeque<SegRate>,
 }
@@ -94,6 +98,7 @@ impl RateSampler {
             rate_app_limited: false,
             rs: RateSample::default(),
             min_rtt_ns: u64::MAX,
+            ns3_ack_elapsed: false,
             base: 0,
             segs: VecDeque::new(),
         }
@@ -136,11 +141,12 @@ impl RateSampler {
         self.delivered_time = now;
         let rs = &mut self.rs;
         if rs.prior_delivered == 0 || r.delivered > rs.prior_delivered {
+            let since = if self.ns3_ack_elapsed { rs.prior_time.unwrap_or(SimTime::ZERO) } else { dt };
             rs.prior_delivered = r.delivered;
             rs.prior_time = Some(dt);
             rs.is_app_limited = r.app_limited;
             rs.send_elapsed_ns = r.last_sent.saturating_since(r.first_sent).0;
-            rs.ack_elapsed_ns = now.saturating_since(dt).0;
+            rs.ack_elapsed_ns = now.saturating_since(since).0;
             self.first_sent_time = r.last_sent;
         }
         r.delivered_time = None;
