@@ -13,7 +13,7 @@ from test_stack_linux import one_flow
 
 MODES = ("STARTUP", "DRAIN", "PROBE_BW", "PROBE_RTT")
 DURATION = 12.0
-HANDSHAKE_S = 0.0441  # ns-3's flow starts after its handshake; aqmsim's at once
+HANDSHAKE_S = 0.0440816  # ns-3's flow starts after its handshake (its first RTT sample)
 
 
 def modes(summary):
@@ -22,12 +22,14 @@ def modes(summary):
 
 
 def bbr_run(**over):
-    # aligned as test_stack_linux_ns3 (ns-3's 4 MiB buffers, 1-packet device queue beside
-    # the 100-packet disc, PPP's 2 bytes) on single_flow's 1 Gb/s access
+    # single_flow's topology (S -1 Gb/s 1 ms- R1 -10 Mb/s 20 ms- R2 -1 Gb/s 1 ms- D), aligned as
+    # test_stack_linux_ns3: ns-3's 4 MiB buffers, PPP's 2 bytes, its 100-packet disc beside a
+    # 1-packet device queue and the packet on the wire (DropTail 102), its handshake's RTT
     return one_flow(**{"tcp.variant": "bbr", "duration": DURATION, "dumbbell.groups.0.stop": DURATION,
-                       "tcp.window": 4000, "dumbbell.bottleneck.queue.limit": 101, "tcp.header": 42,
+                       "tcp.window": 4000, "dumbbell.bottleneck.queue.limit": 102, "tcp.header": 42,
                        "tcp.ack_size": 42, "dumbbell.groups.0.access.rate": "1Gb",
-                       "tcp.ns3_quirks": True, **over}).run()
+                       "dumbbell.groups.0.egress": {"rate": "1Gb", "delay": "1ms"},
+                       "tcp.syn_rtt": HANDSHAKE_S, "tcp.ns3_quirks": True, **over}).run()
 
 
 @pytest.fixture(scope="module")
@@ -65,17 +67,46 @@ def test_state_machine_on_one_flow(run):
     assert len(inside) > 0 and inside["cwnd"].max() <= 4.0
 
 
-@pytest.mark.usefixtures("ns3_required")
-def test_one_flow_utilisation_within_issue_bound_of_ns3(run):
-    """Issue 24's network-level bound: within ±10 % of ns-3.37. Measured 0.84 against
-    ns-3's 0.93 (−9 %): BBR's first loss episode differs from ns-3's (more losses and one
-    timeout in aqmsim; docs/tcp/bbr.md), which is why it is not closer."""
+@pytest.fixture(scope="module")
+def ns3_bbr():
     from aqmsim import ns3tcp
 
-    ref = ns3tcp.run("bbr", "droptail", segment=1000, timestamps=False, limit=100,
-                     access="1Gbps", start=0.0, duration=DURATION)
-    theirs = ref.summary["rx_bytes"] * 8 / (10e6 * DURATION)
-    assert abs(run.summary["utilisation"] - theirs) <= 0.10 * theirs, (run.summary["utilisation"], theirs)
+    return ns3tcp.run("bbr", "droptail", segment=1000, timestamps=False, limit=100,
+                      access="1Gbps", start=0.0, duration=DURATION)
+
+
+@pytest.mark.usefixtures("ns3_required")
+def test_one_flow_goodput_equals_ns3(run, ns3_bbr):
+    """Goodput within 0.5 % of ns-3.37's over the time each one sends (ns-3's 12 s less its
+    handshake): 9.306 Mb/s against 9.307 (it was 0.84 of the link against 0.93 while the
+    topology lacked single_flow's egress link and the first round, loss recovery and the
+    pacing of retransmissions differed; docs/tcp/bbr.md). One drop more than ns-3's 13, and
+    no timeout, as in ns-3."""
+    theirs = ns3_bbr.summary["rx_bytes"] * 8 / (DURATION - HANDSHAKE_S)
+    ours = run.summary["goodput_bps"]
+    assert abs(ours - theirs) <= 0.005 * theirs, (ours, theirs)
+    assert run.summary["timeouts"] == 0 and run.summary["bottleneck_drops"] <= 14
+
+
+@pytest.mark.usefixtures("ns3_required")
+def test_cwnd_equals_ns3_through_startup(run, ns3_bbr):
+    """Value for value and in time (within 50 µs) from the handshake to the first loss
+    recovery: STARTUP's 77 cwnd values. This needs ns-3's start as it is (docs/tcp/bbr.md):
+    BBR initialised when the handshake completes (`syn_rtt`), the nominal rate from the RTT
+    in whole milliseconds, the initial window unpaced and its rate samples app-limited
+    (BulkSend's first 512-byte write), the first real sample replacing the nominal rate in
+    the filter (it is the filter's zero value), and `SkbDelivered`'s ACK phase measured from
+    the previous sample's prior time. The series part where recovery starts (ns-3's cwnd
+    there is 159 000, aqmsim's 160 000)."""
+    nt, nw = ns3_bbr.series("cwnd")
+    tcp = run.tcp
+    w = np.round(tcp["cwnd"].to_numpy() * 1000).astype(np.int64)
+    keep = np.r_[True, w[1:] != w[:-1]]
+    at, aw = tcp["t"].to_numpy()[keep], w[keep]
+    n = min(len(nw), len(aw))
+    diff = np.flatnonzero(aw[:n] != nw[:n])
+    assert diff[0] == 77 and (nw[77], aw[77]) == (159000, 160000), (diff[:3], nw[77], aw[77])
+    assert np.abs(nt[:77] - HANDSHAKE_S - at[:77]).max() < 50e-6
 
 
 def test_other_seeds_change_only_the_start_phase(core):
@@ -85,22 +116,13 @@ def test_other_seeds_change_only_the_start_phase(core):
 
 
 @pytest.mark.usefixtures("ns3_required")
-def test_phases_and_times_follow_ns3(run):
-    """ns-3.37's TcpBbr on single_flow (10 Mb/s 20 ms, 100-packet DropTail, 1000-byte
-    segments, no timestamps): STARTUP 0.0441 s → DRAIN 0.628 → PROBE_BW 0.752 → PROBE_RTT
-    10.044 → PROBE_BW 10.326. aqmsim, its clock shifted by ns-3's handshake: the same
-    sequence, DRAIN and PROBE_BW within 10 ms; PROBE_RTT within 5 ms and its end within
-    30 ms, both counted from the first RTT sample (measured: 4 ms, −5 ms, 0.7 ms, 19 ms)."""
-    from aqmsim import ns3tcp
-
-    ref = ns3tcp.run("bbr", "droptail", segment=1000, timestamps=False, limit=100,
-                     access="1Gbps", start=0.0, duration=DURATION)
-    theirs = [(t - HANDSHAKE_S, m) for t, m in ref.bbr_modes()]
+def test_phases_and_times_follow_ns3(run, ns3_bbr):
+    """ns-3.37's TcpBbr on single_flow (10 Mb/s 20 ms, 100-packet disc, 1000-byte segments,
+    no timestamps): STARTUP at the handshake's end (0.0441 s) → DRAIN 0.628 → PROBE_BW 0.751
+    → PROBE_RTT 10.044 → PROBE_BW 10.326. aqmsim, its clock shifted by ns-3's handshake:
+    the same sequence, every change within 3 ms (measured: 0, 0.03, 1.7, 0.8, 0.05 ms)."""
+    theirs = [(t - HANDSHAKE_S, m) for t, m in ns3_bbr.bbr_modes()]
     ours = modes(run.summary)
     assert [m for _, m in ours] == [m for _, m in theirs], (ours, theirs)
     dt = np.array([a[0] - b[0] for a, b in zip(ours, theirs)])
-    assert abs(dt[1]) < 0.01 and abs(dt[2]) < 0.01, dt
-    # the 10 s min-RTT window runs from each one's first RTT sample, its STARTUP entry
-    # (ns-3: the handshake's, at 0.0441 s; aqmsim: the first data ACK's, 0.0437 s)
-    since = np.array([a[0] - ours[0][0] - (b[0] - theirs[0][0]) for a, b in zip(ours, theirs)])
-    assert abs(since[3]) < 0.005 and abs(since[4]) < 0.03, since
+    assert np.abs(dt).max() < 0.003, dt

@@ -77,10 +77,13 @@ main(int argc, char** argv)
     double markTh = 0;
     bool timestamps = false;
     std::string ascii = "";
+    std::string pcap;
     CommandLine cmd;
     cmd.AddValue("ascii", "if set: an ns-3 ASCII trace of the bottleneck link to this file", ascii);
     cmd.AddValue("tx", "also print \"tx <t> <seq>\" for every data segment sent", g_tx);
     cmd.AddValue("timestamps", "TcpSocketBase::Timestamp (RFC 7323 option; off unless given)", timestamps);
+    cmd.AddValue("pcap", "if set: pcap traces of the bottleneck's two devices, <pcap>-<node>-<dev>.pcap",
+                 pcap);
     cmd.AddValue("markTh", "if > 0: a RED step marker (QW 1, MinTh = MaxTh = markTh packets, ECN) "
                  "as the bottleneck's queue disc over a 1-packet device queue", markTh);
     cmd.AddValue("tcp", "congestion control (TypeId name)", tcp);
@@ -124,6 +127,10 @@ main(int argc, char** argv)
                              DoubleValue(markTh), "QW", DoubleValue(1.0), "MaxSize",
                              QueueSizeValue(QueueSize(std::to_string(limit) + "p")), "UseEcn",
                              BooleanValue(true), "UseHardDrop", BooleanValue(false),
+                             // not gentle: every packet arriving to >= MaxTh queued is marked
+                             // (gentle RED, ns-3's default, marks at random between MaxTh and
+                             // 2 MaxTh, with MinTh = MaxTh too)
+                             "Gentle", BooleanValue(false),
                              "LinkBandwidth", DataRateValue(DataRate(rate)), "LinkDelay",
                              TimeValue(Time(delay)));
         red.Install(b.Get(0));
@@ -133,6 +140,10 @@ main(int argc, char** argv)
     {
         AsciiTraceHelper at;
         bottleneck.EnableAsciiAll(at.CreateFileStream(ascii));
+    }
+    if (!pcap.empty())
+    {
+        bottleneck.EnablePcap(pcap, b);
     }
 
     BulkSendHelper source("ns3::TcpSocketFactory", InetSocketAddress(bi.GetAddress(1), 9));

@@ -12,15 +12,19 @@ pub(super) fn linux_agent(p: TcpParams, flow: u32, src: u32, dst: u32, rng: crat
     let delayed = p.delayed_ack && p.delack_count >= 2;
     let mut sink = TcpSink::new(flow, src, p.ack_size, p.payload(), delayed, p.delack_interval, false, p.sack);
     sink.delay_first = false;
+    sink.ns3_sack = true; // ns-3's SACK list (sink.rs)
     // DCTCP's receiver echoes CE exactly and ACKs at once when the CE state changes
     sink.dctcp = p.variant == crate::tcp::Variant::Dctcp;
     if p.timestamps {
         sink.ts = Some(crate::tcp::sink::TsEcho::default());
     }
+    sink.ns3_echo = true; // its CE echo as ns-3.37's, quirks included (sink.rs)
     let mut snd = Box::new(LinuxSender::new(p, flow, dst));
     if snd.p.variant == crate::tcp::Variant::Bbr {
         // the flow's seeded stream draws PROBE_BW's random start phase
-        snd.set_cc(Box::new(crate::tcp::linux::bbr::Bbr::new(rng)));
+        let mut bbr = crate::tcp::linux::bbr::Bbr::new(rng);
+        bbr.ns3_quirks = snd.p.ns3_quirks;
+        snd.set_cc(Box::new(bbr));
     } else if snd.p.variant == crate::tcp::Variant::Bbr3 {
         // the flow's seeded stream draws ProbeBW's probe waits
         snd.set_cc(Box::new(crate::tcp::linux::bbr3::Bbr3::new(rng)));

@@ -10,6 +10,9 @@
 //! the old state and the cumulative ACK from before the new packet ([`TcpSink::flushed`]),
 //! and the new packet starts its own delayed ACK. Without delayed ACKs every ACK carries
 //! ECE iff the packet it answers had CE.
+//!
+//! With `ns3_echo` (the linux stack's DCTCP) the echo is ns-3.37's exactly, quirks included
+//! (`TcpDctcp::CeState0to1`/`1to0`, `TcpSocketBase::ReceivedData`, [`TcpSink::ns3_flush`]).
 
 use crate::packet::{ecn, ts_ms, Kind, Packet, MAX_SACK, TS_OPTION_BYTES};
 use crate::time::SimTime;
@@ -64,6 +67,20 @@ pub struct TcpSink {
     pub delay_first: bool,
     /// RFC 7323 timestamps (`stack = "linux"`, `timestamps = true`): see [`TsEcho`].
     pub ts: Option<TsEcho>,
+    /// DCTCP's echo as ns-3.37 runs it ([`TcpSink::ns3_flush`]); only with `dctcp`.
+    pub ns3_echo: bool,
+    /// ns-3 `m_delayedAckReserved`: a segment was held for a delayed ACK, or the delayed-ACK
+    /// timer fired, and no ACK was sent at once for a segment since.
+    ack_reserved: bool,
+    /// ns-3 `m_priorRcvNxt`: `next` when the previous ECN-capable segment arrived.
+    prior_next: Option<i32>,
+    /// ns-3 `m_ecnCESeq`: the highest segment taken as CE (a CE mark on a segment at or below
+    /// it counts as no CE).
+    ce_seq: i32,
+    /// ns-3.37's SACK list (`TcpRxBuffer::m_sackList`) instead of ns-2's blocks of the 16
+    /// most recent arrivals: set for `stack = "linux"`, see [`TcpSink::ns3_sack_update`].
+    pub ns3_sack: bool,
+    sack_list: Vec<(i32, i32)>,
     pub stats: SinkStats,
 }
 
@@ -107,6 +124,12 @@ impl TcpSink {
             delack_gen: 0,
             delay_first: false,
             ts: None,
+            ns3_echo: false,
+            ack_reserved: false,
+            prior_next: None,
+            ce_seq: i32::MIN,
+            ns3_sack: false,
+            sack_list: Vec::new(),
             stats: SinkStats::default(),
         }
     }
@@ -139,6 +162,10 @@ impl TcpSink {
                     break;
                 }
             }
+            if self.ns3_sack {
+                let next = self.next;
+                self.sack_list.retain(|b| b.1 >= next); // ClearSackList
+            }
             return n;
         }
         // out of order: insert into ranges
@@ -157,16 +184,55 @@ impl TcpSink {
             (false, true) => self.ooo[idx].0 = seq,
             (false, false) => self.ooo.insert(idx, (seq, seq)),
         }
+        if self.ns3_sack {
+            self.ns3_sack_update(seq);
+        }
         self.recent.retain(|&s| s != seq);
         self.recent.insert(0, seq);
         self.recent.truncate(16);
         0
     }
 
+    /// ns-3's `UpdateSackList` for a new out-of-order segment: its block goes first, then
+    /// merges with every block it touches (the list rescanned after each merge); at most 4
+    /// blocks are kept (what fits in the options without timestamps), the oldest dropped and
+    /// never reported again. The ACK carries the first [`MAX_SACK`] (3; ns-3 fits a 4th,
+    /// which repeats what earlier ACKs said). In-order data clears the blocks below it.
+    fn ns3_sack_update(&mut self, seq: i32) {
+        let l = &mut self.sack_list;
+        l.insert(0, (seq, seq));
+        let mut i = 1;
+        while i < l.len() {
+            let (b, c) = (l[0], l[i]);
+            let merged = if b.0 == c.1 + 1 {
+                Some((c.0, b.1))
+            } else if b.1 + 1 == c.0 {
+                Some((b.0, c.1))
+            } else {
+                None
+            };
+            if let Some(m) = merged {
+                l.remove(i);
+                l[0] = m;
+                i = 1;
+            } else {
+                i += 1;
+            }
+        }
+        l.truncate(4);
+    }
+
     /// The SACK blocks to report, most recent first, and how many there are.
     fn sack_blocks(&self) -> ([(i32, i32); MAX_SACK], u8) {
         let mut blocks = [(0, 0); MAX_SACK];
         let mut n = 0usize;
+        if self.ns3_sack {
+            for &b in self.sack_list.iter().take(MAX_SACK) {
+                blocks[n] = b;
+                n += 1;
+            }
+            return (blocks, n as u8);
+        }
         for &s in &self.recent {
             if n == MAX_SACK {
                 break;
@@ -186,6 +252,11 @@ impl TcpSink {
     }
 
     fn make_ack(&mut self, data: &Packet, now: SimTime) -> Packet {
+        let cum = self.cum_ack();
+        self.make_ack_cum(data, cum, now)
+    }
+
+    fn make_ack_cum(&mut self, data: &Packet, cum: i32, now: SimTime) -> Packet {
         // Every field is worked out first and the packet written once: patching single
         // bytes of a packet just built and then copying it whole stalls the CPU (a load
         // that spans several smaller stores cannot be forwarded from them).
@@ -196,7 +267,7 @@ impl TcpSink {
             data.has(ecn::ECE)
         };
         self.stats.acks_sent += 1;
-        let mut ack = Packet::new(Kind::Ack, self.flow, self.cum_ack(), self.ack_size, self.dst, now);
+        let mut ack = Packet::new(Kind::Ack, self.flow, cum, self.ack_size, self.dst, now);
         ack.ecn = if echo { ecn::ECE } else { 0 };
         ack.t_sent = data.t_sent;
         ack.tag = self.stats.acks_sent as u8;
@@ -219,7 +290,11 @@ impl TcpSink {
         self.stats.received += 1;
         self.stats.received_bytes += data.size as u64;
         self.stats.delay_sum_ns += now.saturating_since(data.t_sent).0 as f64;
-        if self.dctcp {
+        if self.dctcp && self.ns3_echo {
+            if data.has(ecn::ECT) {
+                self.ns3_flush(data, now);
+            }
+        } else if self.dctcp {
             let ce = data.has(ecn::ECT) && data.has(ecn::CE);
             if ce != self.ecn_unacked {
                 if let Some(p) = self.pending.take() {
@@ -261,7 +336,12 @@ impl TcpSink {
             if self.pending.is_none() && in_order && data.seq >= self.maxseen && (data.seq != 0 || self.delay_first) {
                 self.pending = Some(*data);
                 self.delack_gen = self.delack_gen.wrapping_add(1);
+                self.ack_reserved = true; // CA_EVENT_DELAYED_ACK
                 return None;
+            }
+            if data.seq >= before {
+                // CA_EVENT_NON_DELAYED_ACK (ns-3 sends a duplicate segment's ACK without it)
+                self.ack_reserved = false;
             }
             self.pending = None;
             self.delack_gen = self.delack_gen.wrapping_add(1);
@@ -280,7 +360,35 @@ impl TcpSink {
             return None;
         }
         let p = self.pending.take()?;
+        self.ack_reserved = true; // ns-3's DelAckTimeout raises CA_EVENT_DELAYED_ACK
         Some(self.make_ack(&p, now))
+    }
+
+    /// ns-3.37's DCTCP receiver on an ECN-capable segment, before it is taken in (ns-3 raises
+    /// CA_EVENT_ECN_IS_CE / _NO_CE in `ForwardUp`, before `ReceivedData`). CE counts only on a
+    /// segment beyond the last CE one (`m_ecnCESeq`). When the CE state changes while a
+    /// delayed ACK is "reserved", an ACK with the old state goes out at once — and it
+    /// acknowledges `m_priorRcvNxt`, the next expected segment as of the *previous*
+    /// ECN-capable segment's arrival, so in order it is a duplicate of the last ACK: the held
+    /// segment is not acknowledged (ns-3's quirk; Linux's `dctcp_ece_ack_update` acks it).
+    /// Sending an ACK cancels the delayed one (`SendEmptyPacket`), so the new segment starts
+    /// a delayed ACK of its own, and "reserved" stays as it was: it is also set when the
+    /// delayed-ACK timer fires with nothing held afterwards, and then the next CE change sends
+    /// a duplicate ACK with nothing waiting at all.
+    fn ns3_flush(&mut self, data: &Packet, now: SimTime) {
+        let ce = data.has(ecn::CE) && data.seq > self.ce_seq;
+        if ce {
+            self.ce_seq = data.seq;
+        }
+        if ce != self.ecn_unacked && self.ack_reserved {
+            if let Some(prior) = self.prior_next {
+                let held = self.pending.take().unwrap_or(*data);
+                self.delack_gen = self.delack_gen.wrapping_add(1);
+                self.flushed = Some(self.make_ack_cum(&held, prior - 1, now));
+            }
+        }
+        self.prior_next = Some(self.next);
+        self.ecn_unacked = ce;
     }
 }
 
@@ -423,5 +531,71 @@ mod tests {
         assert_eq!((a.seq, a.ts(), a.size), (2, (50, 3), 60), "out of order: 12 + one SACK block");
         let a = s.recv(&at(3, 12_000), SimTime(51_000_000)).unwrap();
         assert_eq!((a.seq, a.ts()), (4, (51, 12)), "the retransmission that fills the hole");
+    }
+
+    #[test]
+    fn ns3_dctcp_echo_flushes_a_duplicate_ack() {
+        // ns-3.37's receiver (the linux stack): no SYN, the first segment ACKed at once
+        let mut s = TcpSink::new(0, 0, 40, 40, true, 0.1, false, true);
+        (s.dctcp, s.ns3_echo) = (true, true);
+        let t = SimTime::ZERO;
+        assert_eq!(s.recv(&ect(0, false), t).unwrap().seq, 0);
+        assert!(s.recv(&ect(1, false), t).is_none());
+        assert_eq!(s.recv(&ect(2, false), t).unwrap().seq, 2);
+        assert!(s.recv(&ect(3, false), t).is_none(), "3 held");
+        // CE appears: an ACK without ECE at once, but of what was expected when 3 arrived:
+        // a duplicate of 2's (3 is not acknowledged); 4 starts a delayed ACK of its own
+        assert!(s.recv(&ect(4, true), t).is_none());
+        let f = s.flushed.take().expect("early ACK");
+        assert_eq!((f.seq, f.has(ecn::ECE)), (2, false));
+        let a = s.recv(&ect(5, true), t).unwrap();
+        assert_eq!((a.seq, a.has(ecn::ECE)), (5, true), "3, 4 and 5 acked together");
+        assert!(s.recv(&ect(6, true), t).is_none());
+        // CE goes: the duplicate of 5's ACK, with ECE
+        assert!(s.recv(&ect(7, false), t).is_none());
+        let f = s.flushed.take().unwrap();
+        assert_eq!((f.seq, f.has(ecn::ECE)), (5, true));
+        // the timer ACKs 6 and 7 without ECE and leaves the delayed ACK "reserved": the next
+        // CE change sends a duplicate with nothing held
+        let a = s.on_delack_timer(s.delack_gen, t).unwrap();
+        assert_eq!((a.seq, a.has(ecn::ECE)), (7, false));
+        assert!(s.recv(&ect(8, true), t).is_none());
+        let f = s.flushed.take().expect("a duplicate ACK with nothing held");
+        assert_eq!((f.seq, f.has(ecn::ECE)), (6, false));
+        // an immediate ACK clears "reserved": a change then sends nothing early
+        assert_eq!(s.recv(&ect(9, true), t).unwrap().seq, 9);
+        assert!(s.recv(&ect(11, true), t).is_some(), "out of order: at once");
+        assert!(s.recv(&ect(10, false), t).is_some());
+        assert!(s.flushed.is_none());
+        // CE on a segment at or below the last CE one (a retransmission) counts as none
+        let mut s = TcpSink::new(0, 0, 40, 40, false, 0.1, false, true);
+        (s.dctcp, s.ns3_echo) = (true, true);
+        assert!(s.recv(&ect(0, true), t).unwrap().has(ecn::ECE));
+        assert!(!s.recv(&ect(0, true), t).unwrap().has(ecn::ECE));
+    }
+
+    #[test]
+    fn ns3_sack_list_keeps_four_blocks_most_recent_first() {
+        let mut s = TcpSink::new(0, 0, 40, 40, false, 0.1, false, true);
+        s.ns3_sack = true;
+        let t = SimTime::ZERO;
+        s.recv(&data(0), t);
+        // holes at 1, 3, 5, 7, 9: five blocks, ns-3 keeps four and forgets the oldest
+        for q in [2, 4, 6, 8, 10] {
+            s.recv(&data(q), t);
+        }
+        assert_eq!(s.sack_list, [(10, 10), (8, 8), (6, 6), (4, 4)]);
+        // 11 extends the first; 3 joins the forgotten block (2) and 4's: [3, 4] moves first
+        let a = s.recv(&data(11), t).unwrap();
+        assert_eq!((a.nsack, a.sack_block(0), a.sack_block(2)), (3, (10, 11), (6, 6)));
+        s.recv(&data(3), t);
+        assert_eq!(s.sack_list, [(3, 4), (10, 11), (8, 8), (6, 6)]);
+        // 5 fills the gap between [3, 4] and [6, 6]: one block; the ns-2 sink would list
+        // only the 16 most recent arrivals' blocks
+        s.recv(&data(5), t);
+        assert_eq!(s.sack_list, [(3, 6), (10, 11), (8, 8)]);
+        // 1 arrives: the cumulative ACK reaches 6 and the blocks below it go
+        let a = s.recv(&data(1), t).unwrap();
+        assert_eq!((a.seq, s.sack_list.as_slice()), (6, [(10, 11), (8, 8)].as_slice()));
     }
 }

@@ -5,6 +5,7 @@
 
 use super::cc::{CcEvent, CongestionOps, Tcb};
 use super::rate::CongCtlIn;
+use super::windowed_filter::MaxFilter;
 use crate::rng::Rng;
 
 /// STARTUP's pacing and cwnd gain (ns-3 `HighGain`).
@@ -34,45 +35,6 @@ impl Mode {
             Mode::Drain => "DRAIN",
             Mode::ProbeBw => "PROBE_BW",
             Mode::ProbeRtt => "PROBE_RTT",
-        }
-    }
-}
-
-/// Kathleen Nichols' windowed max filter (Linux `minmax`), three samples, keyed by round.
-#[derive(Clone, Debug, Default)]
-struct MaxFilter {
-    s: [(u64, f64); 3],
-}
-
-impl MaxFilter {
-    fn best(&self) -> f64 {
-        self.s[0].1
-    }
-    fn reset(&mut self, t: u64, v: f64) {
-        self.s = [(t, v); 3];
-    }
-    fn update(&mut self, t: u64, v: f64, win: u64) {
-        if v >= self.s[0].1 || t - self.s[2].0 > win {
-            return self.reset(t, v);
-        }
-        if v >= self.s[1].1 {
-            self.s[2] = (t, v);
-            self.s[1] = (t, v);
-        } else if v >= self.s[2].1 {
-            self.s[2] = (t, v);
-        }
-        // subwindow checks (minmax_subwin_update)
-        let dt = t - self.s[0].0;
-        if dt > win {
-            self.s = [self.s[1], self.s[2], (t, v)];
-            if t - self.s[0].0 > win {
-                self.s = [self.s[1], self.s[2], (t, v)];
-            }
-        } else if self.s[1].0 == self.s[0].0 && dt > win / 4 {
-            self.s[2] = (t, v);
-            self.s[1] = (t, v);
-        } else if self.s[2].0 == self.s[1].0 && dt > win / 2 {
-            self.s[2] = (t, v);
         }
     }
 }
@@ -113,6 +75,8 @@ pub struct Bbr {
     ack_epoch_acked: u32,
     ack_epoch_ns: u64,
     in_recovery: bool,
+    /// `tcp.ns3_quirks`: `InitPacingRate` takes the RTT in whole milliseconds, as ns-3.37.
+    pub ns3_quirks: bool,
 }
 
 impl Bbr {
@@ -151,6 +115,7 @@ impl Bbr {
             ack_epoch_acked: 0,
             ack_epoch_ns: 0,
             in_recovery: false,
+            ns3_quirks: false,
         }
     }
 
@@ -203,10 +168,12 @@ impl Bbr {
         self.round_count = 0;
         self.round_start = false;
         self.enter_startup(x.now);
-        // ns-3's InitPacingRate: the nominal bandwidth cwnd / RTT seeds the filter
-        let nominal = t.cwnd as f64 * 8.0 / (x.srtt_ns as f64 * 1e-9);
+        // ns-3's InitPacingRate: the nominal bandwidth cwnd / RTT (a whole DataRate; the RTT
+        // in whole milliseconds, at least 1, with ns3_quirks) is the filter's zero value
+        let rtt_s = if self.ns3_quirks { (x.srtt_ns / 1_000_000).max(1) as f64 * 1e-3 } else { x.srtt_ns as f64 * 1e-9 };
+        let nominal = (t.cwnd as f64 * 8.0 / rtt_s).floor();
         self.pacing_rate = self.pacing_gain * nominal;
-        self.max_bw.reset(0, nominal);
+        self.max_bw = MaxFilter::new(0, nominal);
         self.ack_epoch_ns = x.now;
     }
 
@@ -428,6 +395,17 @@ impl CongestionOps for Bbr {
                 self.packet_conservation = false;
             }
         }
+    }
+    /// ns-3's `CongestionStateSet(CA_OPEN)` once the handshake is done: initialised with its
+    /// RTT (rtProp and its 10 s window start there), the pacing rate set before any data.
+    fn established(&mut self, t: &mut Tcb, x: &CongCtlIn) -> Option<f64> {
+        self.init(t, x);
+        self.min_rtt_ns = Some(x.srtt_ns);
+        self.min_rtt_stamp = x.now;
+        self.prior_cwnd = t.cwnd;
+        self.target_cwnd = t.cwnd;
+        self.send_quantum = x.mss;
+        Some(self.pacing_rate)
     }
     fn cong_control(&mut self, t: &mut Tcb, x: &CongCtlIn) -> Option<f64> {
         if x.srtt_ns == 0 {

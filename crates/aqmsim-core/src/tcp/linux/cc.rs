@@ -59,6 +59,11 @@ pub trait CongestionOps: std::fmt::Debug {
     fn on_event(&mut self, _t: &mut Tcb, _ev: CcEvent) {}
     /// ns-3 `CongControl` after each ACK (only when `sets_pacing_rate`): may set cwnd;
     /// returns the pacing rate, bit/s.
+    /// The handshake is done (modelled when `syn_rtt` gives its RTT): ns-3's
+    /// `CongestionStateSet(CA_OPEN)`; a pacing rate to set, if the control sets it.
+    fn established(&mut self, _t: &mut Tcb, _x: &super::rate::CongCtlIn) -> Option<f64> {
+        None
+    }
     fn cong_control(&mut self, _t: &mut Tcb, _x: &super::rate::CongCtlIn) -> Option<f64> {
         None
     }

@@ -33,6 +33,7 @@ mod sender_monitor;
 mod bbr3_rate_tests;
 #[cfg(test)]
 mod bbr3_tests;
+mod windowed_filter;
 #[cfg(test)]
 mod bbr_tests;
 #[cfg(test)]

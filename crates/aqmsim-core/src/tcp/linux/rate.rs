@@ -103,6 +103,10 @@ pub struct RateSampler {
     has_data: bool,
     lost_seen: u64,
     ack_rtt_ns: u64,
+    /// ns-3.37's `SkbDelivered` (`tcp.ns3_quirks`): the ACK phase is measured from the
+    /// *previous* sample's prior time (it is read before being replaced; Linux reads the new
+    /// one), from time 0 before any.
+    pub ns3_ack_elapsed: bool,
     base: i32,
     segs: VecDeque<SegRate>,
 }
@@ -125,6 +129,7 @@ impl RateSampler {
             has_data: false,
             lost_seen: 0,
             ack_rtt_ns: u64::MAX,
+            ns3_ack_elapsed: false,
             base: 0,
             segs: VecDeque::new(),
         }
@@ -182,11 +187,12 @@ impl RateSampler {
         };
         if newest {
             self.has_data = true;
+            let since = if self.ns3_ack_elapsed { rs.prior_time.unwrap_or(SimTime::ZERO) } else { dt };
             rs.prior_delivered = r.delivered;
             rs.prior_time = Some(dt);
             rs.is_app_limited = r.app_limited;
             rs.send_elapsed_ns = r.last_sent.saturating_since(r.first_sent).0;
-            rs.ack_elapsed_ns = now.saturating_since(dt).0;
+            rs.ack_elapsed_ns = now.saturating_since(since).0;
             rs.tx_in_flight = r.tx_in_flight;
             rs.tx_lost = r.lost;
             self.first_sent_time = r.last_sent;

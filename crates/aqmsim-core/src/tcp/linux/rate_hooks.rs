@@ -14,9 +14,10 @@ impl LinuxSender {
     pub fn set_cc(&mut self, cc: Box<dyn CongestionOps>) {
         if cc.sets_pacing_rate() {
             self.pacer.on = true;
-            let mut r = RateSampler::new();
+            let mut r = Box::new(RateSampler::new());
             r.per_ack = cc.per_ack_rate_sample();
-            self.rate = Some(Box::new(r));
+            r.ns3_ack_elapsed = self.p.ns3_quirks && !r.per_ack; // ns-3's quirk is BBR v1's sampler
+            self.rate = Some(r);
         }
         self.cc = cc;
     }
@@ -46,6 +47,37 @@ impl LinuxSender {
             }
         }
         prior
+    }
+
+    /// The bulk application starts. With `ns3_quirks`, ns-3's `BulkSendApplication` first
+    /// writes 512 bytes, less than a segment, so `CalculateAppLimited` marks the connection
+    /// application-limited until the first ACK: the initial window's rate samples are
+    /// app-limited. With `syn_rtt` (ns-3's handshake) the congestion control is told the
+    /// connection is established, with that RTT, before the first segment leaves.
+    pub(super) fn cc_established(&mut self, now: SimTime) {
+        let in_flight = self.bytes_in_flight() as u64;
+        let Some(r) = self.rate.as_mut() else { return };
+        if self.p.ns3_quirks {
+            r.app_limited = (r.delivered + in_flight).max(1);
+        }
+        if self.rtt.samples == 0 {
+            return;
+        }
+        let rs = super::rate::RateSample::default();
+        let x = CongCtlIn {
+            now: now.0,
+            srtt_ns: self.rtt.srtt.max(0) as u64,
+            bytes_in_flight: in_flight as u32,
+            mss: self.tcb.mss,
+            initial_cwnd: (self.p.window_init * self.tcb.mss as f64) as u32,
+            in_recovery: false,
+            delivered: 0,
+            tx_item_delivered: 0,
+            rs: &rs,
+        };
+        if let Some(rate) = self.cc.established(&mut self.tcb, &x) {
+            self.pacer.set_rate(rate);
+        }
     }
 
     /// After `ProcessAck`: the cumulative ACK's deliveries, the sample, `CongControl`.

@@ -153,6 +153,7 @@ impl LinuxSender {
 
     pub fn start_bulk(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.curseq = MAXSEQ;
+        self.cc_established(now);
         self.send_pending(now, out);
     }
     pub fn stop(&mut self) {
@@ -200,11 +201,18 @@ impl LinuxSender {
         self.rack_sent(seg, rtx, now);
     }
 
+    /// ns-3's `IsPacingEnabled` (`PaceInitialWindow` false): pacing applies once HighData is
+    /// beyond the initial window, so the initial window leaves at once and the timer starts
+    /// after its last segment.
+    fn pacing_enabled(&self) -> bool {
+        self.sb.high as f64 >= self.p.window_init
+    }
+
     /// RFC 6675 (C) / ns-3 `SendPendingData`: while a full segment fits in
     /// min(cwnd, rwnd) − pipe, send NextSeg.
     pub(super) fn send_pending(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         loop {
-            if self.pacer.blocked(now) {
+            if self.pacing_enabled() && self.pacer.blocked(now) {
                 break;
             }
             let win = (self.tcb.cwnd as u64).min(self.rwnd);
@@ -223,7 +231,7 @@ impl LinuxSender {
                 },
             };
             self.send_seg(seg, now, out);
-            if self.pacer.sent(now, self.mss()) {
+            if self.pacing_enabled() && self.pacer.sent(now, self.mss()) {
                 break;
             }
         }
@@ -241,6 +249,10 @@ impl LinuxSender {
         };
         if seg < self.sb.high || (seg == self.sb.high && self.sb.high < self.curseq) {
             self.send_seg(seg, now, out);
+            // ns-3's SendDataPacket starts an expired pacing timer for a retransmission too
+            if self.pacing_enabled() && !self.pacer.blocked(now) {
+                self.pacer.sent(now, self.mss());
+            }
         }
     }
 
