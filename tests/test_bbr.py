@@ -23,8 +23,10 @@ def modes(summary):
 
 def bbr_run(**over):
     # aligned as test_stack_linux_ns3 (ns-3's 4 MiB buffers, 1-packet device queue beside
-    # the 100-packet disc, PPP's 2 bytes) on single_flow's 1 Gb/s access
+    # the 100-packet disc, PPP's 2 bytes) on single_flow's 1 Gb/s access; the ns-3 runs
+    # below turn Timestamp off (ns3tcp.run(timestamps=False)), so does aqmsim here
     return one_flow(**{"tcp.variant": "bbr", "duration": DURATION, "dumbbell.groups.0.stop": DURATION,
+                       "tcp.timestamps": False,
                        "tcp.window": 4000, "dumbbell.bottleneck.queue.limit": 101, "tcp.header": 42,
                        "tcp.ack_size": 42, "dumbbell.groups.0.access.rate": "1Gb",
                        "tcp.ns3_quirks": True, **over}).run()
