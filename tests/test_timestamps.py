@@ -59,6 +59,17 @@ def test_timestamps_change_the_run(core):
     assert not np.array_equal(rtt0, rtt1)
 
 
+def test_list_says_timestamps_are_on_by_default(core):
+    from typer.testing import CliRunner
+
+    from aqmsim.cli import app
+
+    result = CliRunner().invoke(app, ["list"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "tcp.timestamps = true (the default, as ns-3.37's Timestamp and Linux)" in text
+
+
 BAD = [
     ({"dumbbell.groups.0.tcp": {"stack": "ns2", "timestamps": True}}, "dumbbell.groups[0].tcp.timestamps",
      'stack = "linux"'),
