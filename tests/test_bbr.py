@@ -24,8 +24,10 @@ def modes(summary):
 def bbr_run(**over):
     # single_flow's topology (S -1 Gb/s 1 ms- R1 -10 Mb/s 20 ms- R2 -1 Gb/s 1 ms- D), aligned as
     # test_stack_linux_ns3: ns-3's 4 MiB buffers, PPP's 2 bytes, its 100-packet disc beside a
-    # 1-packet device queue and the packet on the wire (DropTail 102), its handshake's RTT
+    # 1-packet device queue and the packet on the wire (DropTail 102), its handshake's RTT;
+    # the ns-3 runs below turn Timestamp off (ns3tcp.run(timestamps=False)), so does aqmsim here
     return one_flow(**{"tcp.variant": "bbr", "duration": DURATION, "dumbbell.groups.0.stop": DURATION,
+                       "tcp.timestamps": False,
                        "tcp.window": 4000, "dumbbell.bottleneck.queue.limit": 102, "tcp.header": 42,
                        "tcp.ack_size": 42, "dumbbell.groups.0.access.rate": "1Gb",
                        "dumbbell.groups.0.egress": {"rate": "1Gb", "delay": "1ms"},

@@ -143,13 +143,18 @@ def test_ns3_runs_the_linux_stack_with_its_own_defaults_and_bbr():
     cubic = ns3_arguments(load_scenario("cubic-linux-100M-n100")[1], 1)
     assert "--tcp=cubic" in cubic and "--recovery=prr" in cubic
     # a linux table that leaves the stack's defaults gets ns-3's: delayed ACKs of 2, 1 s
-    # minimum RTO, IW10, a 128 KiB receive buffer
+    # minimum RTO, IW10, a 128 KiB receive buffer, timestamps on (the linux stack's default)
     sc = small()
     sc["tcp"] = {"stack": "linux", "variant": "newreno"}
     plain = ns3_arguments(sc, 1)
     for a in ("--ns3::TcpSocket::DelAckCount=2", "--ns3::TcpSocketBase::MinRto=1.0s", "--ns3::TcpSocket::InitialCwnd=10",
-              "--ns3::TcpSocket::RcvBufSize=131072", "--ns3::TcpSocket::DelAckTimeout=0.2s"):
+              "--ns3::TcpSocket::RcvBufSize=131072", "--ns3::TcpSocket::DelAckTimeout=0.2s",
+              "--ns3::TcpSocketBase::Timestamp=true"):
         assert a in plain, a
+    assert "--ns3::TcpSocketBase::Timestamp=true" in args  # the bench's BBR scenario leaves it on
+    sc["tcp"]["timestamps"] = False
+    assert "--ns3::TcpSocketBase::Timestamp=false" in ns3_arguments(sc, 1)
+    sc["tcp"].pop("timestamps")
     sc["tcp"]["rto_init"] = 3.0
     with pytest.raises(Unsupported, match="initial RTO"):
         ns3_arguments(sc, 1)

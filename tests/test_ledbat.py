@@ -89,6 +89,7 @@ def test_cwnd_equals_ns3_value_for_value(core, target_ms, values):
     nt, nw = collapse(nt, nw)
     at, aw = collapse(*aqmsim_cwnd(**{
         "tcp.ns3_quirks": True, "tcp.variant": "ledbat", "tcp.ledbat_target": target_ms / 1000,
+        "tcp.timestamps": True,  # as ns-3's --timestamps=1 (aqmsim_cwnd's own is off)
         "tcp.syn_rtt": 0.042, "dumbbell.bottleneck.queue.limit": 101,
         "dumbbell.groups.0.start": NS3_FIRST_DATA_S}))
     assert len(nw) == len(aw) == values

@@ -60,12 +60,17 @@ def test_newreno_and_cubic_ecn_agree_on_every_pair(rows):
 
 
 def test_two_rtt_groups_split_the_link_as_ns3(rows):
+    """The 20 ms group gets more than the 80 ms group in both, by about the same factor.
+    A 5-seed mean of the per-seed ratio (which spreads ±0.05) is good to about ±2.5 % on
+    each side, so the bound is 8 %: measured 1.294 against ns-3's 1.227 (5.4 %) with the
+    linux stack's default timestamps, 1.233 without (0.4 %); over seeds 1-20 the other way
+    round, 1.241 ± 0.015 (timestamps on, as ns-3) and 1.215 ± 0.015 (off) against ns-3's
+    1.246 ± 0.016. (Issue 24: the ns-2 model, cutting at once, split its dumbbell 2.48/2.34.)"""
     r = {x["metric"]: x for x in rows["cubic-ecn-fq_codel-2rtt"]}
     short, long_ = r["goodput_g0_mbps"], r["goodput_g1_mbps"]
-    # the 20 ms group gets more than the 80 ms group in both, by about the same factor
     ratio_ns3 = short["ns3"] / long_["ns3"]
     ratio_aqm = short["aqmsim"] / long_["aqmsim"]
-    assert ratio_ns3 > 1.1 and abs(ratio_aqm / ratio_ns3 - 1) < 0.05
+    assert ratio_ns3 > 1.1 and abs(ratio_aqm / ratio_ns3 - 1) < 0.08, (ratio_aqm, ratio_ns3)
 
 
 def test_dctcp_delay_miss_is_ns3s_device_queue():

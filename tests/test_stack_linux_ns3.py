@@ -9,7 +9,10 @@ wire (aqmsim's DropTail counts it: limit + 1), PPP adds 2 bytes to every packet,
 with a handshake (one RTT, 42 ms, before the first data; its receiver ACKs the first data
 segment at once, as aqmsim's linux sink does), and its PRR multiplies in 32 bits
 (`ns3_quirks = true`); the handshake also gives ns-3's RTT estimator its first sample
-(`syn_rtt` = 42.088 ms here). CUBIC (`--tcp=ns3::TcpCubic`) is checked the same way."""
+(`syn_rtt` = 42.088 ms here). linux_one_flow.cc turns ns-3's Timestamp off unless given
+`--timestamps=1`, so aqmsim's side here says `timestamps = false` too (the linux stack's
+default is on, as ns-3's; with them on: test_timestamps.py). CUBIC (`--tcp=ns3::TcpCubic`)
+is checked the same way."""
 
 from __future__ import annotations
 
@@ -45,7 +48,9 @@ def ns3_run(*args):
 
 
 def aqmsim_cwnd(**over):
-    r = one_flow(**{"duration": DURATION, "dumbbell.groups.0.stop": DURATION,
+    # linux_one_flow.cc's set-up: Timestamp off unless run with --timestamps=1 (then the
+    # caller passes tcp.timestamps = True)
+    r = one_flow(**{"duration": DURATION, "dumbbell.groups.0.stop": DURATION, "tcp.timestamps": False,
                     "tcp.window": 4000, "dumbbell.bottleneck.queue.limit": 51,
                     "tcp.header": 42, "tcp.ack_size": 42, "tcp.syn_rtt": HANDSHAKE_S, **over}).run()
     t = r.tcp

@@ -49,9 +49,9 @@ def test_cli_one_line_error_for_pacing_type(core, tmp_path):
 
 
 def test_paced_second_round_leaves_slower_than_the_bottleneck(core):
-    """Unpaced, the second round's ACKs come back at the bottleneck's spacing (1.04 ms for
-    1040 bytes at 10 Mb/s … here 0.83 ms + ACK compression: every change one delayed ACK of
-    two segments, 1.66 ms). Paced at 2 × cwnd / srtt ≈ 2 × 11 000 B / 45 ms ≈ 3.9 Mb/s,
+    """Unpaced, the second round's ACKs come back at the bottleneck's spacing (1.05 ms for
+    1052 bytes at 10 Mb/s: 1000 + 40 + the 12-byte timestamp option, on by default … every
+    change one delayed ACK of two segments, 1.683 ms). Paced at 2 × cwnd / srtt ≈ 2 × 11 000 B / 45 ms ≈ 3.9 Mb/s,
     a segment leaves every ≈ 2 ms, so two-segment ACKs come ≈ 4 ms apart."""
     gaps = {}
     for paced in (False, True):
@@ -59,7 +59,7 @@ def test_paced_second_round_leaves_slower_than_the_bottleneck(core):
                                          "tcp.pacing": paced}).run())
         g = np.diff(t[:12]) * 1e3
         gaps[paced] = g[6:11]  # round 2: after the IW's five ACKs and the RTT pause
-    assert np.allclose(gaps[False], 1.664, atol=0.01), gaps[False]
+    assert np.allclose(gaps[False], 2 * 1052 * 8 / 10e6 * 1e3, atol=0.005), gaps[False]
     assert (gaps[True] > 2.9).all() and (gaps[True] < 4.5).all(), gaps[True]
 
 

@@ -112,6 +112,7 @@ LINUX_TCP_DEFAULTS: Dict[str, Any] = {
     "variant": "newreno", "packet_size": 1000, "header": 40, "window_init": 10, "delayed_ack": True,
     "delack_count": 2, "delack_interval": 0.2, "min_rto": 1.0, "rto_init": 1.0, "max_rto": 60.0, "dupacks": 3,
     "ecn": False, "sack": True, "pacing": False, "hystart": True, "tcp_friendliness": False,
+    "timestamps": True,
 }
 LINUX_RCVBUF = 131072  # bytes: ns-3's TcpSocket::RcvBufSize
 
@@ -126,7 +127,7 @@ def linux_tcp_arguments(tcp: Mapping[str, Any]) -> List[str]:
     if float(tcp["rto_init"]) != 1.0 or float(tcp["max_rto"]) != 60.0:
         raise Unsupported("the ns-3 program keeps ns-3's initial RTO (1 s) and RTO cap (60 s)")
     if not tcp.get("sack", True) or int(tcp["header"]) != 40:
-        raise Unsupported("the ns-3 program runs SACK with 40-byte headers (no timestamps)")
+        raise Unsupported("the ns-3 program runs SACK with 40-byte headers (plus the timestamp option, if on)")
     buf = int(round(float(tcp["window"]) * int(tcp["packet_size"])))
     delack = int(tcp["delack_count"]) if tcp["delayed_ack"] else 1
     args = [
@@ -140,7 +141,7 @@ def linux_tcp_arguments(tcp: Mapping[str, Any]) -> List[str]:
         f"--ns3::TcpSocket::DelAckTimeout={parse_time(tcp['delack_interval'])!r}s",
         f"--ns3::TcpSocketBase::MinRto={parse_time(tcp['min_rto'])!r}s",
         "--ns3::TcpSocketBase::ClockGranularity=1ms",
-        f"--ns3::TcpSocketBase::Timestamp={'true' if tcp.get('timestamps') else 'false'}",
+        f"--ns3::TcpSocketBase::Timestamp={'true' if tcp['timestamps'] else 'false'}",
         f"--ns3::TcpSocketBase::ReTxThreshold={int(tcp['dupacks'])}",
     ]
     if tcp.get("pacing") and str(tcp["variant"]).lower() != "bbr":  # TcpBbr paces anyway

@@ -111,6 +111,8 @@ def list_disciplines(
         out.print('Loss detection on the linux stack: tcp.loss_detection = "rfc6675" (the '
                   'default, as ns-3.37) or "rack" (RACK-TLP, RFC 8985, Linux\'s default); '
                   "docs/tcp/rack.md.")
+        out.print("Timestamps on the linux stack: tcp.timestamps = true (the default, as ns-3.37's "
+                  "Timestamp and Linux) or false; docs/tcp/stack-linux.md#timestamps.")
 
 
 def version_text() -> str:

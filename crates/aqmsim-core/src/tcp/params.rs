@@ -198,7 +198,8 @@ impl Default for TcpParams {
 impl TcpParams {
     /// The `linux` stack's defaults, as ns-3.37 sets them (see `docs/tcp/stack-linux.md`):
     /// NewReno, initial window 10 segments, delayed ACKs (2 segments, 200 ms), min RTO 1 s,
-    /// initial RTO 1 s, SACK, no SYN, receive window 131 072 bytes (`RcvBufSize`).
+    /// initial RTO 1 s, SACK, RFC 7323 timestamps (`TcpSocketBase::Timestamp`, true), no SYN,
+    /// receive window 131 072 bytes (`RcvBufSize`).
     pub fn linux() -> Self {
         let d = TcpParams::default();
         TcpParams {
@@ -214,6 +215,8 @@ impl TcpParams {
             stack: Stack::Linux,
             // ns-3.37's TcpCubic has no TCP-friendly region
             tcp_friendliness: false,
+            // ns-3.37's TcpSocketBase::Timestamp and Linux's tcp_timestamps are on
+            timestamps: true,
             ..d
         }
     }
