@@ -53,3 +53,69 @@ def test_newreno_limit_200_with_a_50_packet_access_queue_departs(core, newreno_2
     n = min(len(nw), len(aw))
     diff = np.flatnonzero(aw[:n] != nw[:n])
     assert diff[0] == 591 and aw[591] < nw[591] - 10_000
+
+
+def compare(ns3, **over):
+    """ns-3's cwnd values and aqmsim's (ns3_quirks on, timestamps off), one per instant."""
+    nt, nw = collapse(ns3[0], ns3[1])
+    at, aw = collapse(*aqmsim_cwnd(**{"tcp.ns3_quirks": True, "tcp.timestamps": False, **over}))
+    return nt, nw, at, aw
+
+
+DROPPED = range(64, 136)  # slow start's fourth round, every segment of it
+
+
+@pytest.fixture(scope="module")
+def cubic_72_lost():
+    return ns3_run("--tcp=ns3::TcpCubic", "--limit=100", "--drop=" + ",".join(map(str, DROPPED)))
+
+
+def test_cubic_72_segments_lost_equals_ns3_value_for_value(core, cubic_72_lost):
+    """A whole round of slow start lost (`--drop`, aqmsim's `drop_seqs`): one recovery of
+    72 retransmissions. ns-3.37's PRR adds prr_delivered − prr_out + MSS in 32-bit unsigned
+    arithmetic and stores an int, so each ACK of a retransmission that arrives while
+    prr_out leads gives sndcnt 0 (cwnd = pipe): cwnd alternates 3000/4000 B through the
+    recovery. `ns3_quirks` now follows that wrap; every ns-3 value agrees, in time."""
+    _, _, states = cubic_72_lost
+    assert states.count(3) == 1 and 4 not in states
+    nt, nw, at, aw = compare(cubic_72_lost, **{"tcp.variant": "cubic",
+                                               "dumbbell.bottleneck.queue.limit": 101,
+                                               "dumbbell.bottleneck.drop_seqs": list(DROPPED)})
+    assert len(aw) >= len(nw) > 150
+    n = len(nw)
+    assert (aw[:n] == nw).all(), np.flatnonzero(aw[:n] != nw)[:5]
+    assert np.abs(nt - at[:n] - HANDSHAKE_S).max() < 100e-6  # ACK sizes: ~8 µs a second
+    # the recovery's slow climb: ns-3's cwnd falls back to pipe (3000) on alternate ACKs
+    rec = nw[(nt > 0.52) & (nt < 0.58)]
+    assert set(rec[:8]) == {3000, 4000}
+
+
+def test_cubic_72_segments_lost_with_linux_prr_arithmetic_departs(core, cubic_72_lost):
+    """Without `ns3_quirks` PRR's bound is signed (Linux): the recovery climbs by one MSS
+    per ACK from the first retransmission acknowledged that finds prr_out ahead (value 37)."""
+    nt, nw = collapse(cubic_72_lost[0], cubic_72_lost[1])
+    _, aw = collapse(*aqmsim_cwnd(**{"tcp.timestamps": False, "tcp.variant": "cubic",
+                                     "dumbbell.bottleneck.queue.limit": 101,
+                                     "dumbbell.bottleneck.drop_seqs": list(DROPPED)}))
+    n = min(len(nw), len(aw))
+    diff = np.flatnonzero(aw[:n] != nw[:n])
+    assert diff[0] == 37 and (nw[37], aw[37]) == (3000, 5000)
+
+
+def test_cubic_through_a_timeout_equals_ns3_value_for_value(core):
+    """A 1-packet bottleneck buffer (ns-3 `--limit=1`, aqmsim 2: the packet on the wire):
+    slow start's overshoot loses retransmissions too and the flow times out (CA_LOSS) at
+    1.17 s, then recovers four more times. CUBIC's reset in the loss state, slow start
+    from 1 MSS by bytes and the recoveries after it: every ns-3 value, in order, in time."""
+    nt, nw, states = ns3_run("--tcp=ns3::TcpCubic", "--limit=1")
+    assert states.count(4) == 1 and states.count(3) >= 5, states
+    nt, nw, at, aw = compare((nt, nw), **{"tcp.variant": "cubic",
+                                          "dumbbell.bottleneck.queue.limit": 2})
+    assert len(aw) >= len(nw) > 30
+    n = len(nw)
+    assert (aw[:n] == nw).all(), np.flatnonzero(aw[:n] != nw)[:5]
+    # the lag grows ~11 µs a second: with every packet queued at a 1-packet buffer the
+    # ACKs' few bytes of size difference add up (ns-3's, 2 bytes PPP, aqmsim's 42 B)
+    assert np.abs(nt - at[:n] - HANDSHAKE_S).max() < 150e-6
+    rto = np.flatnonzero(nw == 1000)
+    assert len(rto) and 1.1 < nt[rto[0]] - HANDSHAKE_S < 1.2
