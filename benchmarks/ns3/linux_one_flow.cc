@@ -129,12 +129,8 @@ main(int argc, char** argv)
     double markTh = 0;
     bool timestamps = false;
     std::string ascii = "";
-    std::string drops = "";
     CommandLine cmd;
-    cmd.AddValue("drop", "comma-separated data segments (0-based) whose first transmission is lost "
-                 "before the bottleneck", drops);
     cmd.AddValue("ascii", "if set: an ns-3 ASCII trace of the bottleneck link to this file", ascii);
-    cmd.AddValue("flight", "also print \"flight <t> <bytes>\" on every change of BytesInFlight", g_flight);
     cmd.AddValue("tx", "also print \"tx <t> <seq>\" for every data segment sent", g_tx);
     cmd.AddValue("timestamps", "TcpSocketBase::Timestamp (RFC 7323 option; off unless given)", timestamps);
     cmd.AddValue("markTh", "if > 0: a RED step marker (QW 1, MinTh = MaxTh = markTh packets, ECN) "
@@ -145,6 +141,10 @@ main(int argc, char** argv)
     cmd.AddValue("limit", "bottleneck device queue, packets", limit);
     cmd.AddValue("rate", "bottleneck rate", rate);
     cmd.AddValue("delay", "bottleneck one-way delay", delay);
+    std::string drops;
+    cmd.AddValue("drop", "comma-separated data segments (0-based) whose first transmission is lost "
+                 "before the bottleneck", drops);
+    cmd.AddValue("flight", "also print \"flight <t> <bytes>\" on every change of BytesInFlight", g_flight);
     cmd.Parse(argc, argv);
 
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue(tcp));
