@@ -119,3 +119,29 @@ def test_cubic_through_a_timeout_equals_ns3_value_for_value(core):
     assert np.abs(nt - at[:n] - HANDSHAKE_S).max() < 150e-6
     rto = np.flatnonzero(nw == 1000)
     assert len(rto) and 1.1 < nt[rto[0]] - HANDSHAKE_S < 1.2
+
+
+def test_cubic_slow_start_after_a_timeout_equals_ns3_value_for_value(core):
+    """A 10 ms path and every segment sent from 64 to 137 lost: nothing comes back, and the
+    flow times out with cwnd 65 segments (ssthresh 45 000 B). Slow start then runs from
+    1 MSS through HyStart's 16-segment floor up to ssthresh with HyStart watching (reset in
+    the loss state, as ns-3's `CongestionStateSet(CA_LOSS)`; neither side detects an exit),
+    and the recovery after it: every ns-3 value, in order, in time."""
+    handshake = 2 * (0.001 + 0.010) + 0.000088
+    nt, nw, states = ns3_run("--tcp=ns3::TcpCubic", "--limit=100", "--delay=10ms",
+                             "--drop=" + ",".join(map(str, range(64, 138))))
+    assert states[:3] == [4, 0, 1] and states.count(4) == 1
+    nt, nw = collapse(nt, nw)
+    at, aw = collapse(*aqmsim_cwnd(**{
+        "tcp.ns3_quirks": True, "tcp.timestamps": False, "tcp.variant": "cubic",
+        "tcp.syn_rtt": handshake, "dumbbell.bottleneck.delay": "10ms",
+        "dumbbell.bottleneck.queue.limit": 101,
+        "dumbbell.bottleneck.drop_seqs": list(range(64, 138))}))
+    assert len(aw) >= len(nw) > 100
+    n = len(nw)
+    assert (aw[:n] == nw).all(), np.flatnonzero(aw[:n] != nw)[:5]
+    assert np.abs(nt - at[:n] - handshake).max() < 100e-6
+    # the timeout's slow start passes 16 segments below ssthresh (HyStart's range)
+    i = np.flatnonzero(nw == 1000)[0]
+    j = i + np.flatnonzero(np.diff(nw[i:]) < 0)[0]
+    assert nw[i:j + 1].max() >= 45_000 and (nw[i:j + 1] == 16_000).any()
