@@ -29,6 +29,10 @@ pytestmark = pytest.mark.usefixtures("ns3_required")
 ROOT = Path(__file__).resolve().parents[1]
 DURATION = 10.0
 HANDSHAKE_S = 0.042088  # SYN out and SYN-ACK back: 2 × (1 + 20 ms) + serialisation
+# the sender's access link in ns-3: the queue disc Ipv4AddressHelper installs by default
+# (FqCoDel, 10 240 packets) over a 100-packet device queue; a burst of a few hundred
+# segments at 100 Mb/s passes it whole. aqmsim's default access queue (DropTail 50) would not.
+ACCESS_QUEUE = {"kind": "droptail", "limit": 1100}
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +56,8 @@ def aqmsim_cwnd(**over):
     # caller passes tcp.timestamps = True)
     r = one_flow(**{"duration": DURATION, "dumbbell.groups.0.stop": DURATION, "tcp.timestamps": False,
                     "tcp.window": 4000, "dumbbell.bottleneck.queue.limit": 51,
-                    "tcp.header": 42, "tcp.ack_size": 42, "tcp.syn_rtt": HANDSHAKE_S, **over}).run()
+                    "tcp.header": 42, "tcp.ack_size": 42, "tcp.syn_rtt": HANDSHAKE_S,
+                    "dumbbell.groups.0.access.queue": ACCESS_QUEUE, **over}).run()
     t = r.tcp
     w = np.round(t["cwnd"].to_numpy() * 1000).astype(np.int64)
     keep = np.r_[True, w[1:] != w[:-1]]

@@ -10,7 +10,7 @@
 // is removed so the device queue (which holds `limit` packets beside the one on the wire)
 // is the only queue. Prints "cwnd <t> <bytes>", "ssthresh <t> <bytes>" and
 // "state <t> <TcpCongState_t>" lines, from the sender's trace sources (`--tx=1`: also
-// "tx <t> <seq>" for every data segment the socket sends).
+// "tx <t> <seq>" for every data segment the socket sends; `--drop=...`: deterministic losses).
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -19,6 +19,8 @@
 #include "ns3/traffic-control-module.h"
 
 #include <iostream>
+#include <set>
+#include <sstream>
 
 using namespace ns3;
 
@@ -41,6 +43,13 @@ OnState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
 }
 
 static bool g_tx = false;
+static bool g_flight = false;
+
+static void
+OnFlight(uint32_t, uint32_t now)
+{
+    std::cout << "flight " << Simulator::Now().GetSeconds() << " " << now << "\n";
+}
 
 static void
 OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
@@ -52,6 +61,45 @@ OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase>)
     }
 }
 
+// `--drop=K1,K2,...`: the router's access-side device loses the first transmission of data
+// segments K1, K2... (0-based: TCP sequence 1 + K * 1000) before they reach the bottleneck,
+// as aqmsim's `drop_seqs` does; retransmissions pass.
+class FirstTxDrop : public ErrorModel
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("FirstTxDrop").SetParent<ErrorModel>();
+        return tid;
+    }
+
+    std::set<uint32_t> drop;
+
+  private:
+    std::set<uint32_t> m_seen;
+
+    bool DoCorrupt(Ptr<Packet> p) override
+    {
+        Ptr<Packet> c = p->Copy();
+        PppHeader ppp;
+        Ipv4Header ip;
+        TcpHeader tcp;
+        c->RemoveHeader(ppp);
+        c->RemoveHeader(ip);
+        c->RemoveHeader(tcp);
+        if (c->GetSize() == 0)
+        {
+            return false;
+        }
+        uint32_t k = (tcp.GetSequenceNumber().GetValue() - 1) / 1000;
+        return m_seen.insert(k).second && drop.count(k) > 0;
+    }
+
+    void DoReset() override
+    {
+    }
+};
+
 static void
 Connect()
 {
@@ -62,6 +110,10 @@ Connect()
     if (g_tx)
     {
         Config::ConnectWithoutContext(s + "Tx", MakeCallback(&OnTx));
+    }
+    if (g_flight)
+    {
+        Config::ConnectWithoutContext(s + "BytesInFlight", MakeCallback(&OnFlight));
     }
 }
 
@@ -92,6 +144,10 @@ main(int argc, char** argv)
     cmd.AddValue("limit", "bottleneck device queue, packets", limit);
     cmd.AddValue("rate", "bottleneck rate", rate);
     cmd.AddValue("delay", "bottleneck one-way delay", delay);
+    std::string drops;
+    cmd.AddValue("drop", "comma-separated data segments (0-based) whose first transmission is lost "
+                 "before the bottleneck", drops);
+    cmd.AddValue("flight", "also print \"flight <t> <bytes>\" on every change of BytesInFlight", g_flight);
     cmd.Parse(argc, argv);
 
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue(tcp));
@@ -120,6 +176,16 @@ main(int argc, char** argv)
     ip.SetBase("10.1.2.0", "255.255.255.0");
     Ipv4InterfaceContainer bi = ip.Assign(b);
     TrafficControlHelper().Uninstall(b);
+    if (!drops.empty())
+    {
+        Ptr<FirstTxDrop> em = CreateObject<FirstTxDrop>();
+        std::stringstream ss(drops);
+        for (std::string k; std::getline(ss, k, ',');)
+        {
+            em->drop.insert(std::stoul(k));
+        }
+        a.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+    }
     if (markTh > 0)
     {
         TrafficControlHelper red;
