@@ -71,3 +71,16 @@ def test_the_device_queue_shortens_the_discs_sojourn_not_the_wire(core):
     assert 0.5e-3 < d1 - d0 < 1.2e-3, (d0, d1)
     assert r1["qdelay_p99_s"] > r0["qdelay_p99_s"]
     assert r1["utilisation"] >= r0["utilisation"]
+
+
+def test_the_ns3_anchor_maps_the_device_queue():
+    """ns-3's dumbbell has a 1-packet device queue under its disc: without aqmsim's
+    device_queue the anchor gives ns-3's disc one packet fewer than aqmsim's limit; with
+    device_queue = 1 the whole limit; any other device queue is not anchorable."""
+    from aqmsim.suite.ns3_anchor import _NotAnchorable, _queue_args
+
+    q = {"kind": "codel", "limit": 1000, "target": 0.005, "interval": 0.1, "min_bytes": 1500}
+    assert _queue_args(q)["limit"] == 999
+    assert _queue_args({**q, "device_queue": 1})["limit"] == 1000
+    with pytest.raises(_NotAnchorable, match="device queue"):
+        _queue_args({**q, "device_queue": 2})
