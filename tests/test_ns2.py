@@ -247,12 +247,18 @@ def test_odd_node_names_run(ns, tmp_path):
     (lambda d: d["tcp"].__setitem__("variant", "cubic"), "tcp.variant"),
     (lambda d: d["dumbbell"]["groups"][0]["access"].__setitem__("delay", "3 furlongs"), "dumbbell.groups.0.access.delay"),
     (lambda d: d.__setitem__("monitor", {"queues": ["R2->R9"]}), "monitor.queues.0"),
+    (lambda d: d["dumbbell"]["bottleneck"]["queue"].__setitem__("device_queue", 1), "dumbbell.bottleneck.queue.device_queue"),
 ])
 def test_export_errors_name_the_field(mutate, field):
     sc = dumbbell(RED_PKT)
     mutate(sc)
     with pytest.raises(Ns2ExportError, match=re.escape(field)):
         to_tcl(sc, 1, "/tmp/x")
+
+
+def test_export_takes_device_queue_0_as_ns2s_link():
+    """ns-2 has no device queue: device_queue = 0 (the default) exports as if absent."""
+    assert to_tcl(dumbbell(dict(RED_PKT, device_queue=0)), 1, "/tmp/x") == to_tcl(dumbbell(RED_PKT), 1, "/tmp/x")
 
 
 def test_gentle_is_red_with_gentle_true():

@@ -61,6 +61,9 @@ class Case:
     extra_tcp: Dict[str, Any] = field(default_factory=dict)
 
 
+#: ns-3's bottleneck device holds one packet below the disc (dumbbell.cc: TxQueue MaxSize
+#: 1p, no BQL): aqmsim's bottleneck gets the same device queue in every case.
+NS3_DEVICE_QUEUE = 1
 RED = {"kind": "gentle", "min_th": 20, "max_th": 60, "max_p": 0.1, "w_q": 0.002, "limit": 300}
 CASES: Dict[str, Case] = {
     "newreno-codel": Case("newreno", {"kind": "codel", "limit": 1000}),
@@ -95,7 +98,7 @@ def scenario_dict(name: str, seed: int) -> Dict[str, Any]:
                        "egress": edge})
     tcp = {"stack": "linux", "variant": c.variant, **({"ecn": True} if c.ecn else {}), **c.extra_tcp}
     return {"name": f"ns3net-{name}", "duration": f"{DURATION}s", "seed": int(seed), "tcp": tcp,
-            "dumbbell": {"bottleneck": {"rate": c.rate, "delay": c.delay, "queue": dict(c.queue),
+            "dumbbell": {"bottleneck": {"rate": c.rate, "delay": c.delay, "queue": {**c.queue, "device_queue": NS3_DEVICE_QUEUE},
                                         "reverse_queue": FIFO},
                          "groups": groups},
             "monitor": {"queues": ["R1->R2"], "delays": True}}

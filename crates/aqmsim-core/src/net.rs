@@ -59,6 +59,9 @@ pub struct Link {
     /// `Simulation::cut_through`), when they get here no later than `lookahead` after
     /// their decision.
     pub merge_ok: bool,
+    /// `dev_cap > 0`: a device queue sits between the discipline and the transmitter
+    /// (`sim/device_queue.rs`).
+    pub has_dev: bool,
     // ---- cache line 1
     /// The least time a packet sent on any link that feeds this one takes to get here
     /// (the feeder's delay plus the serialisation of the smallest packet in the run).
@@ -86,6 +89,11 @@ pub struct Link {
     /// `rate_schedule`: `(time s, rate b/s)` from 0 on; empty for a constant rate. The
     /// simulation applies each change at its time ([`Link::set_rate`]).
     pub schedule: Vec<(f64, f64)>,
+    /// The device queue (`queue.device_queue`, ns-3's `TxQueue`): up to `dev_cap` packets
+    /// the discipline has handed on (with when), waiting for the transmitter; empty when
+    /// `dev_cap` is 0.
+    pub dev: VecDeque<(crate::packet::Packet, SimTime)>,
+    pub dev_cap: u32,
 }
 
 impl Link {
@@ -121,7 +129,17 @@ impl Link {
             lost: 0,
             ns_per_byte: 8e9 / rate_bps,
             schedule: Vec::new(),
+            has_dev: false,
+            dev: VecDeque::new(),
+            dev_cap: 0,
         }
+    }
+
+    /// Put an `n`-packet device queue under the discipline (0: none).
+    pub fn set_device_queue(&mut self, n: u32) {
+        self.dev_cap = n;
+        self.has_dev = n > 0;
+        self.dev = VecDeque::with_capacity(n as usize);
     }
 
     /// The rate from now on: transmissions that start from now on take `size·8/rate`; the

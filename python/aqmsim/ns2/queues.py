@@ -145,6 +145,10 @@ def normalize_queue(q: Optional[Mapping[str, Any]], where: str) -> Dict[str, Any
         return {"kind": "droptail", "limit": 50, "limit_bytes": None, "drop_front": False}
     if not isinstance(q, Mapping):
         raise Ns2ExportError(f"{where}: expected a queue table, got {q!r}")
+    if q.get("device_queue", 0) != 0:
+        raise Ns2ExportError(f"{where}.device_queue: ns-2's links have no device queue under the "
+                             f"queue; export needs device_queue = 0, got {q['device_queue']!r}")
+    q = {k: v for k, v in q.items() if k != "device_queue"}
     kind = q.get("kind")
     if not isinstance(kind, str):
         raise Ns2ExportError(f"{where}.kind: missing (one of: {', '.join(NS2_QUEUE_CLASS)})")

@@ -99,10 +99,14 @@ def _queue_args(q: Mapping[str, Any]) -> Dict[str, Any]:
     if "limit_bytes" in q and q.get("limit_bytes") is not None:
         raise _NotAnchorable("a byte-limited bottleneck buffer (the anchor maps packet limits)")
     # aqmsim's limit counts the packets waiting; in ns-3 one of them waits in the device's
-    # one-packet queue below the disc, so the disc holds one fewer.
+    # one-packet queue below the disc, so the disc holds one fewer -- unless aqmsim models
+    # that device queue too (queue.device_queue = 1), when the two discs match.
+    dev = int(q.get("device_queue", 0))
+    if dev not in (0, 1):
+        raise _NotAnchorable("a device queue other than ns-3's one packet")
     if q["limit"] < 2:
         raise _NotAnchorable("a bottleneck buffer under 2 packets")
-    opts: Dict[str, Any] = {"limit": int(q["limit"]) - 1}
+    opts: Dict[str, Any] = {"limit": int(q["limit"]) - (1 - dev)}
     if kind in ("red", "gentle"):
         if q["bytes"] or q["queue_in_bytes"] or q["ecn"]:
             raise _NotAnchorable(f"{kind} in byte mode or with ECN (the anchor maps packet-mode RED)")

@@ -20,6 +20,8 @@ pub struct LinkModel {
     /// `rate_schedule`: `(time s, rate b/s)`, the first at 0 (`rate_bps` is its rate);
     /// empty for a constant rate.
     pub rate_schedule: Vec<(f64, f64)>,
+    /// `queue.device_queue`: packets the device holds under the discipline (0: none).
+    pub device_queue: u32,
 }
 
 impl LinkModel {

@@ -55,8 +55,13 @@ impl Builder {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn duplex(&mut self, a: u32, b: u32, rate_bps: f64, delay_s: f64, q: Option<&QueueSpec>, rq: Option<&QueueSpec>, path: &str) -> Result<()> {
         let info = LinkInfo { rate_bps, delay_s };
-        let (aqm_f, jf) = build_queue(q, &format!("{path}.queue"), info)?;
-        let (aqm_r, jr) = match rq {
+        let (q, dev_f) = split_device_queue(q, &format!("{path}.queue"))?;
+        let (rq, dev_r) = split_device_queue(rq, &format!("{path}.reverse_queue"))?;
+        let (q, rq) = (q.as_ref(), rq.as_ref());
+        // Explicit links without a reverse_queue: the reverse direction gets the same queue.
+        let dev_r = if rq.is_none() && q.is_some() && path.starts_with("links") { dev_f } else { dev_r };
+        let (aqm_f, mut jf) = build_queue(q, &format!("{path}.queue"), info)?;
+        let (aqm_r, mut jr) = match rq {
             Some(_) => build_queue(rq, &format!("{path}.reverse_queue"), info)?,
             None => match q {
                 // Explicit links: the reverse direction gets the same kind of queue.
@@ -64,17 +69,40 @@ impl Builder {
                 _ => build_queue(None, &format!("{path}.reverse_queue"), info)?,
             },
         };
+        for (j, n) in [(&mut jf, dev_f), (&mut jr, dev_r)] {
+            if n > 0 {
+                j["device_queue"] = json!(n);
+            }
+        }
         self.link_paths.push(path.to_string());
         self.links_json.push(json!({
             "from": self.nodes[a as usize], "to": self.nodes[b as usize],
             "rate": rate_bps, "delay": delay_s, "queue": jf, "reverse_queue": jr,
         }));
-        for (from, to, aqm) in [(a, b, aqm_f), (b, a, aqm_r)] {
+        for (from, to, aqm, device_queue) in [(a, b, aqm_f, dev_f), (b, a, aqm_r, dev_r)] {
             let name = format!("{}->{}", self.nodes[from as usize], self.nodes[to as usize]);
-            self.links.push(LinkModel { from, to, rate_bps, delay_s, aqm, name, drop_seqs: Vec::new(), rate_schedule: Vec::new() });
+            self.links.push(LinkModel { from, to, rate_bps, delay_s, aqm, name, drop_seqs: Vec::new(), rate_schedule: Vec::new(), device_queue });
         }
         Ok(())
     }
+}
+
+/// The most packets `queue.device_queue` may hold (ns-3's default `TxQueue` holds 100).
+pub const MAX_DEVICE_QUEUE: u64 = 1000;
+
+/// A queue table's `device_queue` (packets the device holds under the discipline, ns-3's
+/// `TxQueue`; 0, the default: none), taken out of the table the discipline reads.
+fn split_device_queue(q: Option<&QueueSpec>, path: &str) -> Result<(Option<QueueSpec>, u32)> {
+    let Some(m) = q else { return Ok((None, 0)) };
+    let mut m = m.clone();
+    let n = match m.remove("device_queue") {
+        None => 0,
+        Some(v) => match v.as_u64() {
+            Some(n) if n <= MAX_DEVICE_QUEUE => n as u32,
+            _ => return err(format!("{path}.device_queue"), format!("must be a whole number of packets from 0 to {MAX_DEVICE_QUEUE}, got {v}")),
+        },
+    };
+    Ok((Some(m), n))
 }
 
 /// Every packet must take at least the engine's 1 ns tick to serialise on every link (a

@@ -97,6 +97,8 @@ impl Simulation {
                     if let Some(p) = self.dequeue(l) {
                         self.start_tx(l, p, true);
                     }
+                } else if link.has_dev {
+                    self.dev_fill(l);
                 } else if !link.txdone_pending {
                     link.txdone_pending = true;
                     let (at, seq) = (link.busy_until, link.txdone_seq);
@@ -229,6 +231,10 @@ impl Simulation {
         let slot = self.store(pkt);
         let (at, arrive_seq, ev) = if feeds_cut { self.cut_through(l, at, arrive_seq, &pkt, slot) } else { (at, arrive_seq, self.arrival(l, &pkt, slot)) };
         self.sched.schedule_reserved(at, arrive_seq, ev);
+        if self.links[l as usize].has_dev {
+            // the device queue has room again: the discipline hands it its next packet
+            self.dev_fill(l);
+        }
     }
 
     /// The event of `pkt` (kept in `slot`) reaching the far end of link `l`: delivered
@@ -306,6 +312,9 @@ impl Simulation {
 
     /// The transmission ending now had a packet waiting behind it.
     pub(super) fn tx_done(&mut self, l: u32) {
+        if self.links[l as usize].has_dev {
+            return self.dev_tx_done(l);
+        }
         self.links[l as usize].txdone_pending = false;
         match self.dequeue(l) {
             Some(next) => self.start_tx(l, next, true),

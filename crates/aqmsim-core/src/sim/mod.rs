@@ -18,6 +18,7 @@ use crate::monitor::{DropLog, FlowTable, LinkBins, QueueSamples, RttLog, Spillin
 mod agents;
 mod capacity;
 mod delays;
+mod device_queue;
 mod limits;
 mod links;
 mod linux_hooks;

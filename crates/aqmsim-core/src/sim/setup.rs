@@ -46,6 +46,7 @@ impl Simulation {
                 let mut link = Link::new(l.from, l.to, l.rate_bps, l.delay_s, QueueDisc::new(l.aqm), l.name);
                 link.set_drop_seqs(l.drop_seqs);
                 link.schedule = l.rate_schedule;
+                link.set_device_queue(l.device_queue);
                 link
             })
             .collect();
@@ -98,7 +99,7 @@ impl Simulation {
             Some(t) => t.links.contains(&(i as u32)),
             None => false,
         };
-        let target = |i: usize, l: &Link| !no_cut(i) && l.schedule.is_empty() && l.queue.transparent_when_idle() && l.drop_seqs.is_empty() && !model.monitored.contains(&(i as u32)) && !inputs.from_agent[i];
+        let target = |i: usize, l: &Link| !no_cut(i) && l.schedule.is_empty() && l.queue.transparent_when_idle() && l.drop_seqs.is_empty() && !l.has_dev && !model.monitored.contains(&(i as u32)) && !inputs.from_agent[i];
         let cut_from: Vec<u32> = links
             .iter()
             .enumerate()
