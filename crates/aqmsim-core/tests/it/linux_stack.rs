@@ -66,15 +66,16 @@ fn linux_flows_under_each_modern_queue_and_beside_ns2_flows() {
 
 #[test]
 fn bbr_flows_share_fq_codel_and_survive_tiny_buffers() {
-    // ten BBR flows, RTTs 42–100 ms: FQ-CoDel shares the link evenly (measured 0.98, Jain 0.997)
+    // ten BBR flows, RTTs 42–100 ms: FQ-CoDel shares the link evenly (measured 0.946, Jain
+    // 0.994, since BBR runs without PRR as ns-3's and Linux's CongControl do: 0.98 with PRR)
     let r = run(&scenario(r#"{ kind = "fq_codel" }"#, &group(10, r#"{ stack = "linux", variant = "bbr" }"#), 20.0), 3);
-    check(&r, 0.95);
+    check(&r, 0.93);
     assert!(r.summary.get("jain_fairness").unwrap() > 0.98);
     assert_eq!(r.summary.get("bbr_mode_2").unwrap(), 2.0, "the first BBR flow reaches PROBE_BW");
-    // a 5-packet DropTail: losses and timeouts, no stall (measured 0.82 with 107 timeouts;
-    // 0.98 with loss_detection = "rack")
+    // a 5-packet DropTail: losses and timeouts, no stall (measured 0.71 with 96 timeouts
+    // without PRR, 0.82 with it; 0.98 with loss_detection = "rack")
     let r = run(&scenario(r#"{ kind = "droptail", limit = 5 }"#, &group(10, r#"{ stack = "linux", variant = "bbr" }"#), 20.0), 3);
-    check(&r, 0.75);
+    check(&r, 0.65);
 }
 
 #[test]

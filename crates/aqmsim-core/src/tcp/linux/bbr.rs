@@ -119,6 +119,11 @@ impl Bbr {
         }
     }
 
+    /// Rounds counted so far (ns-3 `m_roundCount`).
+    pub fn round_count(&self) -> u64 {
+        self.round_count
+    }
+
     fn set_mode(&mut self, m: Mode, now: u64) {
         self.mode = m;
         self.modes.push((now, m));
@@ -177,8 +182,12 @@ impl Bbr {
         self.ack_epoch_ns = x.now;
     }
 
+    /// ns-3.37's `UpdateRound` reads the sample's `m_priorDelivered` (the largest
+    /// `delivered` stamp of any segment delivered so far: the sample keeps it across ACKs),
+    /// not `m_txItemDelivered` (the stamp of the last segment the ACK delivered, which
+    /// after a SACK of older blocks is smaller and ends rounds late).
     fn update_round(&mut self, x: &CongCtlIn) {
-        if x.tx_item_delivered >= self.next_round_delivered {
+        if x.rs.prior_delivered >= self.next_round_delivered {
             self.next_round_delivered = self.delivered;
             self.round_count += 1;
             self.round_start = true;
@@ -370,6 +379,14 @@ impl CongestionOps for Bbr {
         t.ssthresh
     }
     fn increase_window(&mut self, _t: &mut Tcb, _segs_acked: u32) {}
+    fn skips_prr(&self) -> bool {
+        true
+    }
+    /// ns-3's `CongestionStateSet(CA_RECOVERY)`: cwnd = bytes in flight + max(the ACK's
+    /// delivered bytes, MSS); packet conservation for the first round.
+    fn recovery_entry(&mut self, t: &mut Tcb, in_flight: u32, delivered: u32) {
+        t.cwnd = in_flight + delivered.max(t.mss);
+    }
     fn clone_box(&self) -> Box<dyn CongestionOps> {
         Box::new(self.clone())
     }

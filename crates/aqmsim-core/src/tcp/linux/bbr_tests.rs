@@ -22,7 +22,9 @@ impl Drive {
     /// when `round`, `in_flight` bytes after it, srtt `srtt_ms` (40). Returns the pacing rate.
     fn ack(&mut self, now_ms: u64, rate: f64, round: bool, in_flight: u32) -> f64 {
         self.delivered += 2000;
-        let rs = RateSample { delivery_rate: rate, delivered: 2000, acked_sacked: 2000, prior_in_flight: in_flight, ..Default::default() };
+        // a round starts when the acked segment was sent after the last round's end
+        let prior_delivered = if round { self.delivered } else { 0 };
+        let rs = RateSample { delivery_rate: rate, delivered: 2000, acked_sacked: 2000, prior_in_flight: in_flight, prior_delivered, ..Default::default() };
         let x = CongCtlIn {
             now: now_ms * MS,
             srtt_ns: self.srtt_ms * MS,
@@ -31,8 +33,7 @@ impl Drive {
             initial_cwnd: 10_000,
             in_recovery: false,
             delivered: self.delivered,
-            // a round starts when the acked segment was sent after the last round's end
-            tx_item_delivered: if round { self.delivered } else { 0 },
+            tx_item_delivered: prior_delivered,
             rs: &rs,
         };
         self.b.cong_control(&mut self.t, &x).unwrap()
@@ -134,4 +135,30 @@ fn cwnd_tracks_two_bdp_once_the_pipe_is_full() {
     let bdp = 8e6 * 0.040 / 8.0;
     let c = d.t.cwnd as f64;
     assert!(c >= 2.0 * bdp + 3000.0 && c <= 2.0 * bdp + 5000.0 + 8e6 * 0.1 / 8.0, "{c}");
+}
+
+/// ns-3.37's `UpdateRound` tests the sample's prior delivered (the largest stamp delivered
+/// so far), not the stamp of the last segment the ACK delivered: an ACK whose last segment
+/// is an older SACK block still ends the round.
+#[test]
+fn round_ends_on_the_samples_prior_delivered() {
+    let mut d = Drive::new(1);
+    d.ack(40, 3e6, true, 100_000); // round 1 ends; the next ends at delivered 2000
+    let rs = RateSample { delivery_rate: 3e6, delivered: 2000, acked_sacked: 2000, prior_delivered: 2000, ..Default::default() };
+    let x = CongCtlIn { now: 80 * MS, srtt_ns: 40 * MS, bytes_in_flight: 100_000, mss: 1000, initial_cwnd: 10_000,
+                        in_recovery: false, delivered: 4000, tx_item_delivered: 0, rs: &rs };
+    d.b.cong_control(&mut d.t, &x);
+    assert_eq!(d.b.round_count(), 2);
+}
+
+/// ns-3's `CongestionStateSet(CA_RECOVERY)` under `CongControl`: cwnd = in flight + the
+/// ACK's delivered bytes (at least one MSS), and no PRR.
+#[test]
+fn recovery_entry_sets_cwnd_to_in_flight_plus_delivered() {
+    let mut d = Drive::new(1);
+    assert!(d.b.skips_prr());
+    d.b.recovery_entry(&mut d.t, 57_000, 0);
+    assert_eq!(d.t.cwnd, 58_000);
+    d.b.recovery_entry(&mut d.t, 40_000, 3000);
+    assert_eq!(d.t.cwnd, 43_000);
 }

@@ -55,6 +55,15 @@ pub trait CongestionOps: std::fmt::Debug {
     fn sets_pacing_rate(&self) -> bool {
         false
     }
+    /// ns-3.37 runs no recovery algorithm (PRR) under a control that `HasCongControl` (its
+    /// every `m_recoveryOps` call is guarded so): true for BBR v1, which then sets cwnd on
+    /// entering recovery (`recovery_entry`) and on every ACK (`cong_control`) alone.
+    fn skips_prr(&self) -> bool {
+        false
+    }
+    /// Entering fast recovery when `skips_prr`: `in_flight` bytes (ns-3's `m_bytesInFlight`
+    /// of this ACK), `delivered` bytes newly ACKed or SACKed by it.
+    fn recovery_entry(&mut self, _t: &mut Tcb, _in_flight: u32, _delivered: u32) {}
     /// ns-3 `CongestionStateSet` (Recovery, Loss) and `CwndEvent(CA_EVENT_COMPLETE_CWR)`.
     fn on_event(&mut self, _t: &mut Tcb, _ev: CcEvent) {}
     /// ns-3 `CongControl` after each ACK (only when `sets_pacing_rate`): may set cwnd;

@@ -37,6 +37,9 @@ pub struct Scoreboard {
     rtx_hint: i32,
     /// Every unSACKed segment below it is marked lost (it only rises: SACKs only add).
     lost_floor: i32,
+    /// `tcp.ns3_quirks`: rule (3) as ns-3.37's `NextSeg`, without (1.b) — any segment
+    /// neither retransmitted nor SACKed, above the highest SACK too (docs/tcp/bbr.md).
+    pub rule3_any: bool,
 }
 
 impl Scoreboard {
@@ -54,7 +57,13 @@ impl Scoreboard {
             runs: BTreeMap::new(),
             rtx_hint: 0,
             lost_floor: 0,
+            rule3_any: false,
         }
+    }
+
+    /// `new` with ns-3's rule (3) when `ns3` (`rule3_any`).
+    pub fn with_rule3_any(dupthresh: u32, ns3: bool) -> Self {
+        Scoreboard { rule3_any: ns3, ..Scoreboard::new(dupthresh) }
     }
 
     #[inline]
@@ -242,7 +251,7 @@ impl Scoreboard {
     /// segment marked lost, not retransmitted and not SACKed; else, with `rule3`, the first
     /// one not retransmitted and not SACKed below the highest SACK (RFC 6675's (1.b), which
     /// ns-3 omits: it would resend data merely in flight when the receive window stops new
-    /// data). The unSACKed segments marked lost always come before the
+    /// data; with `rule3_any`, as ns-3). The unSACKed segments marked lost always come before the
     /// others (they are marked below a point that only rises, or all at a timeout), so both
     /// rules answer with the first segment neither retransmitted nor SACKed. (Rule (2), new
     /// data, is the sender's; rule (4), the rescue retransmission, is not done, as in ns-3.)
@@ -259,7 +268,7 @@ impl Scoreboard {
         if self.f(h) & LOST != 0 {
             (Some(h), None)
         } else {
-            (None, (rule3 && self.highest_sack.is_some_and(|hs| h < hs)).then_some(h))
+            (None, (rule3 && (self.rule3_any || self.highest_sack.is_some_and(|hs| h < hs))).then_some(h))
         }
     }
 

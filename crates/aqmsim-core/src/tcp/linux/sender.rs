@@ -88,7 +88,7 @@ impl LinuxSender {
             dst,
             tcb,
             rwnd: (p.window * mss as f64) as u64,
-            sb: Scoreboard::new(p.dupacks),
+            sb: Scoreboard::with_rule3_any(p.dupacks, p.ns3_quirks),
             curseq: 0,
             state: CongState::Open,
             dupacks: 0,
@@ -438,6 +438,9 @@ impl LinuxSender {
     }
 
     pub(super) fn prr_ack(&mut self, delivered: u32) {
+        if self.cc.skips_prr() {
+            return;
+        }
         let (fl, mss) = (self.bytes_in_flight(), self.mss());
         self.tcb.cwnd = self.prr.on_ack(delivered, fl, self.tcb.ssthresh, mss, self.rtx_data_acked);
     }
@@ -464,12 +467,16 @@ impl LinuxSender {
     }
 
     pub(super) fn enter_recovery(&mut self, delivered: u32, now: SimTime, out: &mut Vec<Packet>) {
+        let in_flight = self.bytes_in_flight();
         if !self.sb.is_lost(self.sb.una) && !self.sb.is_marked_lost(self.sb.una) {
             self.sb.mark_head_lost();
         }
         self.recover = self.sb.high;
         self.recover_active = true;
         self.cc.on_event(&mut self.tcb, super::cc::CcEvent::Recovery);
+        if self.cc.skips_prr() {
+            self.cc.recovery_entry(&mut self.tcb, in_flight, delivered);
+        }
         self.state = CongState::Recovery;
         self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, self.bytes_in_flight());
         self.prr.enter(self.unacked_bytes());

@@ -274,3 +274,21 @@ fn partial_ack_sends_new_data_when_the_head_is_not_lost() {
     }
     assert_eq!(s.sb.next_seg(true).0, Some(5));
 }
+
+/// `ns3_quirks`: ns-3.37's NextSeg rule (3) has no (1.b): once the receive window stops new
+/// data it resends a segment merely in flight above the highest SACK (BBR's rate samples
+/// then take that resend's fresh `delivered` stamp when the original is SACKed).
+#[test]
+fn ns3_rule3_resends_above_the_highest_sack() {
+    use super::scoreboard::Scoreboard;
+    let mut sb = Scoreboard::with_rule3_any(3, true);
+    for _ in 0..20 {
+        sb.sent_new();
+    }
+    sb.update_sack([(5, 6), (9, 9)].into_iter());
+    for s in [0, 1, 2, 3, 4, 7, 8] {
+        sb.mark_retrans(s);
+    }
+    assert_eq!(sb.next_seg(true), (None, Some(10)), "RFC 6675 (1.b) would give None");
+    assert_eq!(sb.next_seg(false), (None, None), "rule 3 only in recovery");
+}
