@@ -35,6 +35,8 @@ mod bbr3_rate_tests;
 mod bbr3_tests;
 #[cfg(test)]
 mod dctcp_replay_tests;
+#[cfg(test)]
+mod sink_replay_tests;
 mod windowed_filter;
 #[cfg(test)]
 mod bbr_tests;
