@@ -33,6 +33,10 @@ mod sender_monitor;
 mod bbr3_rate_tests;
 #[cfg(test)]
 mod bbr3_tests;
+#[cfg(test)]
+mod dctcp_replay_tests;
+#[cfg(test)]
+mod sink_replay_tests;
 mod windowed_filter;
 #[cfg(test)]
 mod bbr_tests;
