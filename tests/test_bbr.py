@@ -82,33 +82,44 @@ def test_one_flow_goodput_equals_ns3(run, ns3_bbr):
     """Goodput within 0.5 % of ns-3.37's over the time each one sends (ns-3's 12 s less its
     handshake): 9.306 Mb/s against 9.307 (it was 0.84 of the link against 0.93 while the
     topology lacked single_flow's egress link and the first round, loss recovery and the
-    pacing of retransmissions differed; docs/tcp/bbr.md). One drop more than ns-3's 13, and
-    no timeout, as in ns-3."""
+    pacing of retransmissions differed; docs/tcp/bbr.md). 13 drops, as ns-3's (14 before
+    recovery's packet conservation read ns-3's in-flight count), and no timeout."""
     theirs = ns3_bbr.summary["rx_bytes"] * 8 / (DURATION - HANDSHAKE_S)
     ours = run.summary["goodput_bps"]
     assert abs(ours - theirs) <= 0.005 * theirs, (ours, theirs)
-    assert run.summary["timeouts"] == 0 and run.summary["bottleneck_drops"] <= 14
+    assert run.summary["timeouts"] == 0 and run.summary["bottleneck_drops"] == 13
 
 
 @pytest.mark.usefixtures("ns3_required")
 def test_cwnd_equals_ns3_through_startup(run, ns3_bbr):
-    """Value for value and in time (within 50 µs) from the handshake to the first loss
-    recovery: STARTUP's 77 cwnd values. This needs ns-3's start as it is (docs/tcp/bbr.md):
-    BBR initialised when the handshake completes (`syn_rtt`), the nominal rate from the RTT
-    in whole milliseconds, the initial window unpaced and its rate samples app-limited
-    (BulkSend's first 512-byte write), the first real sample replacing the nominal rate in
-    the filter (it is the filter's zero value), and `SkbDelivered`'s ACK phase measured from
-    the previous sample's prior time. The series part where recovery starts (ns-3's cwnd
-    there is 159 000, aqmsim's 160 000)."""
+    """Value for value and in time (within 50 µs) from the handshake through STARTUP and
+    into the first loss recovery: 88 cwnd values. This needs ns-3's start as it is
+    (docs/tcp/bbr.md): BBR initialised when the handshake completes (`syn_rtt`), the nominal
+    rate from the RTT in whole milliseconds, the initial window unpaced and its rate samples
+    app-limited (BulkSend's first 512-byte write), the first real sample replacing the
+    nominal rate in the filter (it is the filter's zero value), and `SkbDelivered`'s ACK
+    phase measured from the previous sample's prior time; in recovery `CongControl` reads
+    ns-3's stale `m_bytesInFlight`, the value before the segment `ProcessAck` just
+    retransmitted (it parted the series at value 77, 160 000 against 159 000, before).
+    ns-3 traces every change within an ACK (159 000, 157 000, 159 000 on entering
+    recovery), aqmsim the value each ACK leaves: ns-3's last value at each instant is
+    compared. The series part at value 88, late in the first recovery where cwnd climbs to
+    its cap (ns-3 163 847, aqmsim 163 469: BBR's target window, not traced yet), and are
+    equal again from the recovery's end (cwnd = ssthresh, 58 272) through value 106."""
     nt, nw = ns3_bbr.series("cwnd")
+    last = np.r_[nt[1:] != nt[:-1], True]  # ns-3's value as each instant ends
+    nt, nw = nt[last], nw[last]
+    k = np.r_[True, nw[1:] != nw[:-1]]
+    nt, nw = nt[k], nw[k]
     tcp = run.tcp
     w = np.round(tcp["cwnd"].to_numpy() * 1000).astype(np.int64)
     keep = np.r_[True, w[1:] != w[:-1]]
     at, aw = tcp["t"].to_numpy()[keep], w[keep]
     n = min(len(nw), len(aw))
     diff = np.flatnonzero(aw[:n] != nw[:n])
-    assert diff[0] == 77 and (nw[77], aw[77]) == (159000, 160000), (diff[:3], nw[77], aw[77])
-    assert np.abs(nt[:77] - HANDSHAKE_S - at[:77]).max() < 50e-6
+    assert diff[0] == 88 and (nw[88], aw[88]) == (163847, 163469), (diff[:3], nw[88], aw[88])
+    assert np.array_equal(nw[89:107], aw[89:107]), (nw[89:107], aw[89:107])
+    assert np.abs(nt[:88] - HANDSHAKE_S - at[:88]).max() < 50e-6
 
 
 def test_other_seeds_change_only_the_start_phase(core):
@@ -122,9 +133,10 @@ def test_phases_and_times_follow_ns3(run, ns3_bbr):
     """ns-3.37's TcpBbr on single_flow (10 Mb/s 20 ms, 100-packet disc, 1000-byte segments,
     no timestamps): STARTUP at the handshake's end (0.0441 s) → DRAIN 0.628 → PROBE_BW 0.751
     → PROBE_RTT 10.044 → PROBE_BW 10.326. aqmsim, its clock shifted by ns-3's handshake:
-    the same sequence, every change within 3 ms (measured: 0, 0.03, 1.7, 0.8, 0.05 ms)."""
+    the same sequence, every change within 1 ms (measured: 0, 0.03, 0.04, 0.03, 0.86 ms;
+    PROBE_BW's 0.04 was 0.87 before recovery read ns-3's in-flight count)."""
     theirs = [(t - HANDSHAKE_S, m) for t, m in ns3_bbr.bbr_modes()]
     ours = modes(run.summary)
     assert [m for _, m in ours] == [m for _, m in theirs], (ours, theirs)
     dt = np.array([a[0] - b[0] for a, b in zip(ours, theirs)])
-    assert np.abs(dt).max() < 0.003, dt
+    assert np.abs(dt).max() < 0.001, dt

@@ -162,3 +162,43 @@ fn recovery_entry_sets_cwnd_to_in_flight_plus_delivered() {
     d.b.recovery_entry(&mut d.t, 40_000, 3000);
     assert_eq!(d.t.cwnd, 43_000);
 }
+
+/// `ns3_quirks`: ns-3.37's `CongControl` reads `m_bytesInFlight` as last refreshed, by
+/// `SendDataPacket` just before the fast retransmission counts in flight: on entering
+/// recovery packet conservation gives flight + acked without the retransmitted segment
+/// (one MSS less than the sender's flight after it, which aqmsim's default reads).
+#[test]
+fn recovery_conservation_reads_the_flight_before_the_retransmission() {
+    use super::LinuxSender;
+    use crate::packet::{Kind, Packet};
+    use crate::tcp::{TcpParams, Variant};
+    use crate::time::SimTime;
+    let run = |quirks: bool| {
+        let mut p = TcpParams::linux();
+        p.variant = Variant::Bbr;
+        p.ns3_quirks = quirks;
+        let mut s = LinuxSender::new(p, 0, 1);
+        let mut b = Bbr::new(Rng::new(1, 7));
+        b.ns3_quirks = quirks;
+        s.set_cc(Box::new(b));
+        let mut out = Vec::new();
+        s.start_bulk(SimTime::ZERO, &mut out);
+        let mut a = Packet::new(Kind::Ack, 0, 0, 40, 0, SimTime::ZERO);
+        s.recv_ack(&a, SimTime(100 * MS), &mut out); // segment 0 acked: an RTT sample
+        for hi in 2..=4 {
+            a = Packet::new(Kind::Ack, 0, 0, 40, 0, SimTime::ZERO);
+            a.set_sack(&[(2, hi)]);
+            s.recv_ack(&a, SimTime((100 + hi as u64) * MS), &mut out);
+        }
+        let rtx: Vec<i32> = out.iter().filter(|p| p.rtx()).map(|p| p.seq).collect();
+        (s.tcb.cwnd, s.bytes_in_flight(), rtx, s.sb.high)
+    };
+    // segments 1..=10 out; the third SACK (2..=4) marks 1 lost: flight 10 − 3 − 1 = 6 000;
+    // entering recovery cwnd = 6 000 + max(1 000 delivered, MSS) = 7 000, the retransmission
+    // of 1 leaves (flight 7 000), then CongControl: − 1 000 newly lost, and packet
+    // conservation max(cwnd, flight + 1 000 acked) with flight 6 000 (ns-3) or 7 000
+    let (ns3, linux) = (run(true), run(false));
+    assert_eq!((ns3.1, ns3.2.as_slice(), ns3.3), (7_000, &[1][..], 11), "{ns3:?}");
+    assert_eq!((linux.1, linux.2.as_slice()), (7_000, &[1][..]), "{linux:?}");
+    assert_eq!((ns3.0, linux.0), (7_000, 8_000));
+}

@@ -107,6 +107,12 @@ pub struct RateSampler {
     /// *previous* sample's prior time (it is read before being replaced; Linux reads the new
     /// one), from time 0 before any.
     pub ns3_ack_elapsed: bool,
+    /// ns-3.37's `m_bytesInFlight` as `CongControl` reads it (with `ns3_ack_elapsed`): a
+    /// traced copy refreshed only by `BytesInFlight()` calls, the last one before
+    /// `CongControl` being `ReceivedAck`'s (SACK and cumulative ACK applied) or, when
+    /// `ProcessAck` sent a segment (the retransmission on entering recovery or a partial
+    /// ACK), `SendDataPacket`'s, taken before that segment counts in flight.
+    pub ns3_flight: u32,
     base: i32,
     segs: VecDeque<SegRate>,
 }
@@ -130,6 +136,7 @@ impl RateSampler {
             lost_seen: 0,
             ack_rtt_ns: u64::MAX,
             ns3_ack_elapsed: false,
+            ns3_flight: 0,
             base: 0,
             segs: VecDeque::new(),
         }

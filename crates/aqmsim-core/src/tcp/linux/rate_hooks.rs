@@ -28,6 +28,7 @@ impl LinuxSender {
         let lost = self.sb.lost_marks * self.tcb.mss as u64;
         if let Some(r) = self.rate.as_mut() {
             r.lost_total = lost;
+            r.ns3_flight = in_flight; // ns-3's SendDataPacket calls BytesInFlight() first
             r.on_sent_in_flight(seg, now, in_flight == 0, in_flight + self.tcb.mss);
         }
     }
@@ -80,6 +81,14 @@ impl LinuxSender {
         }
     }
 
+    /// ns-3's `ReceivedAck` refreshes `m_bytesInFlight` just before `ProcessAck`.
+    pub(super) fn rate_before_process(&mut self) {
+        let in_flight = self.bytes_in_flight();
+        if let Some(r) = self.rate.as_mut() {
+            r.ns3_flight = in_flight;
+        }
+    }
+
     /// After `ProcessAck`: the cumulative ACK's deliveries, the sample, `CongControl`.
     pub(super) fn cong_control(&mut self, ack: i32, prior: (u32, u32), delivered: u32, now: SimTime) {
         let Some(mut r) = self.rate.take() else { return };
@@ -93,7 +102,9 @@ impl LinuxSender {
         let x = CongCtlIn {
             now: now.0,
             srtt_ns: self.rtt.srtt.max(0) as u64,
-            bytes_in_flight: self.bytes_in_flight(),
+            // ns3_quirks (BBR v1): ns-3's stale m_bytesInFlight, without the segments
+            // ProcessAck just retransmitted
+            bytes_in_flight: if r.ns3_ack_elapsed { r.ns3_flight } else { self.bytes_in_flight() },
             mss: self.tcb.mss,
             initial_cwnd: (self.p.window_init * self.tcb.mss as f64) as u32,
             in_recovery: self.state == CongState::Recovery,

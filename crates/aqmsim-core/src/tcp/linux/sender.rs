@@ -328,6 +328,7 @@ impl LinuxSender {
         let delivered = (newly_sacked + newly_acked) * self.mss();
         self.on_ecn_echo(pkt, ack, old_una, delivered);
         self.tcb.ece_rcvd = self.ecn.state == super::ecn::EcnState::EceRcvd;
+        self.rate_before_process();
         self.process_ack(ack, newly_sacked > 0, delivered, old_una, now, out);
         if let Some(prior) = prior {
             self.cong_control(ack, prior, delivered, now);
