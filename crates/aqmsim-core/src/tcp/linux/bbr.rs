@@ -379,9 +379,6 @@ impl CongestionOps for Bbr {
         t.ssthresh
     }
     fn increase_window(&mut self, _t: &mut Tcb, _segs_acked: u32) {}
-    fn skips_prr(&self) -> bool {
-        true
-    }
     /// ns-3's `CongestionStateSet(CA_RECOVERY)`: cwnd = bytes in flight + max(the ACK's
     /// delivered bytes, MSS); packet conservation for the first round.
     fn recovery_entry(&mut self, t: &mut Tcb, in_flight: u32, delivered: u32) {

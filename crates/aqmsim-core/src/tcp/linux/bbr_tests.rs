@@ -156,7 +156,7 @@ fn round_ends_on_the_samples_prior_delivered() {
 #[test]
 fn recovery_entry_sets_cwnd_to_in_flight_plus_delivered() {
     let mut d = Drive::new(1);
-    assert!(d.b.skips_prr());
+    assert!(d.b.sets_pacing_rate());
     d.b.recovery_entry(&mut d.t, 57_000, 0);
     assert_eq!(d.t.cwnd, 58_000);
     d.b.recovery_entry(&mut d.t, 40_000, 3000);

@@ -50,19 +50,17 @@ pub trait CongestionOps: std::fmt::Debug {
     /// ns-3's `CongestionStateSet(CA_LOSS)`: the retransmission timer fired.
     fn on_loss_state(&mut self, _t: &Tcb) {}
     fn clone_box(&self) -> Box<dyn CongestionOps>;
-    /// The congestion control sets the pacing rate itself (ns-3 `HasCongControl`, BBR):
-    /// the socket's cwnd/srtt rule (`pacing.rs`) is then not applied.
+    /// The congestion control sets cwnd and the pacing rate itself after every ACK (ns-3's
+    /// `HasCongControl`, Linux's `cong_control`: BBR v1 and v3). Then the socket's
+    /// cwnd/srtt pacing rule (`pacing.rs`) is not applied and no recovery algorithm (PRR)
+    /// runs — ns-3.37 guards every `m_recoveryOps` call so, and Linux calls
+    /// `tcp_cwnd_reduction` only without `cong_control`: the control sets cwnd on entering
+    /// recovery (`recovery_entry`) and on every ACK (`cong_control`) alone.
     fn sets_pacing_rate(&self) -> bool {
         false
     }
-    /// ns-3.37 runs no recovery algorithm (PRR) under a control that `HasCongControl` (its
-    /// every `m_recoveryOps` call is guarded so): true for BBR v1, which then sets cwnd on
-    /// entering recovery (`recovery_entry`) and on every ACK (`cong_control`) alone.
-    fn skips_prr(&self) -> bool {
-        false
-    }
-    /// Entering fast recovery when `skips_prr`: `in_flight` bytes (ns-3's `m_bytesInFlight`
-    /// of this ACK), `delivered` bytes newly ACKed or SACKed by it.
+    /// Entering fast recovery (a no-op unless `sets_pacing_rate`): `in_flight` bytes (ns-3's
+    /// `m_bytesInFlight` of this ACK), `delivered` bytes newly ACKed or SACKed by it.
     fn recovery_entry(&mut self, _t: &mut Tcb, _in_flight: u32, _delivered: u32) {}
     /// ns-3 `CongestionStateSet` (Recovery, Loss) and `CwndEvent(CA_EVENT_COMPLETE_CWR)`.
     fn on_event(&mut self, _t: &mut Tcb, _ev: CcEvent) {}

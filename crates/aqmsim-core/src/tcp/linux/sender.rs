@@ -439,8 +439,8 @@ impl LinuxSender {
     }
 
     pub(super) fn prr_ack(&mut self, delivered: u32) {
-        if self.cc.skips_prr() {
-            return;
+        if self.cc.sets_pacing_rate() {
+            return; // the control sets cwnd itself (cc.rs)
         }
         let (fl, mss) = (self.bytes_in_flight(), self.mss());
         self.tcb.cwnd = self.prr.on_ack(delivered, fl, self.tcb.ssthresh, mss, self.rtx_data_acked);
@@ -475,9 +475,7 @@ impl LinuxSender {
         self.recover = self.sb.high;
         self.recover_active = true;
         self.cc.on_event(&mut self.tcb, super::cc::CcEvent::Recovery);
-        if self.cc.skips_prr() {
-            self.cc.recovery_entry(&mut self.tcb, in_flight, delivered);
-        }
+        self.cc.recovery_entry(&mut self.tcb, in_flight, delivered);
         self.state = CongState::Recovery;
         self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, self.bytes_in_flight());
         self.prr.enter(self.unacked_bytes());
