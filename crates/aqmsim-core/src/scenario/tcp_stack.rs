@@ -126,16 +126,16 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                     "stack = \"linux\" runs ns-3.37's CUBIC, which has no TCP-friendly region: leave it unset or false".into(),
                 );
             }
+            // BBR (v1 as ns-3's TcpBbr, v3 as the draft) always paces by its own rate
+            let self_paced = matches!(p.variant, Variant::Bbr | Variant::Bbr3);
             if let Some(v) = over.pacing.or(base.pacing) {
-                if !v && p.variant == Variant::Bbr {
-                    return err("pacing", over.pacing.is_some(), "variant = \"bbr\" paces by its own rate (as ns-3's TcpBbr): leave pacing unset or true".into());
-                }
-                if !v && p.variant == Variant::Bbr3 {
-                    return err("pacing", over.pacing.is_some(), "variant = \"bbr3\" paces by its own rate (draft-ietf-ccwg-bbr): leave pacing unset or true".into());
+                if !v && self_paced {
+                    let msg = format!("variant = \"{}\" paces by its own rate: leave pacing unset or true", p.variant.name());
+                    return err("pacing", over.pacing.is_some(), msg);
                 }
                 p.pacing = v;
             }
-            p.pacing |= matches!(p.variant, Variant::Bbr | Variant::Bbr3);
+            p.pacing |= self_paced;
             if p.variant == Variant::Bbr3 && p.ecn {
                 // draft-ietf-ccwg-bbr specifies no ECN response, yet an ECN-capable BBR
                 // MUST treat CE as congestion: not modelled, so refused
