@@ -17,6 +17,7 @@ pub mod replay;
 pub mod rng;
 pub mod scenario;
 pub mod sched;
+pub mod seqruns;
 pub mod sim;
 pub mod tcp;
 pub mod time;

@@ -173,17 +173,7 @@ impl TcpSink {
         if idx > 0 && self.ooo[idx - 1].1 >= seq {
             return 0; // duplicate
         }
-        let join_left = idx > 0 && self.ooo[idx - 1].1 + 1 == seq;
-        let join_right = idx < self.ooo.len() && self.ooo[idx].0 == seq + 1;
-        match (join_left, join_right) {
-            (true, true) => {
-                self.ooo[idx - 1].1 = self.ooo[idx].1;
-                self.ooo.remove(idx);
-            }
-            (true, false) => self.ooo[idx - 1].1 = seq,
-            (false, true) => self.ooo[idx].0 = seq,
-            (false, false) => self.ooo.insert(idx, (seq, seq)),
-        }
+        crate::seqruns::insert(&mut self.ooo, seq, seq);
         if self.ns3_sack {
             self.ns3_sack_update(seq);
         }

@@ -157,19 +157,7 @@ impl Scoreboard {
 
     /// Insert the SACKed run `s..=e` (disjoint from the others), merging with neighbours.
     fn add_run(&mut self, s: i32, e: i32) {
-        // runs[..i] start below s; s..=e overlaps none, so runs[i] (if any) starts above e
-        let i = self.runs.partition_point(|&(a, _)| a < s);
-        let left = i > 0 && self.runs[i - 1].1 + 1 == s;
-        let right = i < self.runs.len() && self.runs[i].0 == e + 1;
-        match (left, right) {
-            (true, true) => {
-                self.runs[i - 1].1 = self.runs[i].1;
-                self.runs.remove(i);
-            }
-            (true, false) => self.runs[i - 1].1 = e,
-            (false, true) => self.runs[i].0 = s,
-            (false, false) => self.runs.insert(i, (s, e)),
-        }
+        crate::seqruns::insert(&mut self.runs, s, e);
     }
 
     /// Mark lost every unSACKed segment below the DupThresh-th SACKed one from the top.
