@@ -19,8 +19,13 @@ pub enum Kind {
 }
 
 /// IP ECN and TCP ECN flags, one bit each.
+///
+/// The IP field's four codepoints (RFC 3168, RFC 9331) are spelled with three bits:
+/// Not-ECT = neither `ECT` nor `CE`; ECT(0) = `ECT`; ECT(1) = `ECT | ECT1`; CE = `ECT | CE`
+/// (a marking queue sets `CE` and keeps the rest, so the sender's ECT(0)/ECT(1) choice stays
+/// readable for monitors; on the wire CE is `11` whichever it was: [`codepoint`]).
 pub mod ecn {
-    /// ECN-Capable Transport (IP).
+    /// ECN-Capable Transport (IP): ECT(0), or ECT(1) with [`ECT1`].
     pub const ECT: u8 = 1;
     /// Congestion Experienced (IP), set by a marking queue.
     pub const CE: u8 = 2;
@@ -28,6 +33,51 @@ pub mod ecn {
     pub const ECE: u8 = 4;
     /// Congestion Window Reduced (TCP, on data).
     pub const CWR: u8 = 8;
+    /// With [`ECT`]: the packet was sent ECT(1), the L4S identifier (RFC 9331).
+    pub const ECT1: u8 = 16;
+    /// AccECN's AE flag (RFC 9768): with CWR and ECE, the 3-bit ACE counter on an ACK.
+    pub const AE: u8 = 32;
+
+    /// The IP ECN field's codepoint.
+    #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+    pub enum Codepoint {
+        NotEct,
+        Ect0,
+        Ect1,
+        Ce,
+    }
+
+    impl Codepoint {
+        /// The two-bit IP ECN field (RFC 3168: ECT(0) = 0b10, ECT(1) = 0b01, CE = 0b11).
+        pub fn bits(self) -> u8 {
+            match self {
+                Codepoint::NotEct => 0b00,
+                Codepoint::Ect1 => 0b01,
+                Codepoint::Ect0 => 0b10,
+                Codepoint::Ce => 0b11,
+            }
+        }
+    }
+
+    /// The codepoint of `flags` (a packet's `ecn` byte).
+    #[inline]
+    pub fn codepoint(flags: u8) -> Codepoint {
+        if flags & CE != 0 {
+            Codepoint::Ce
+        } else if flags & ECT == 0 {
+            Codepoint::NotEct
+        } else if flags & ECT1 != 0 {
+            Codepoint::Ect1
+        } else {
+            Codepoint::Ect0
+        }
+    }
+
+    /// RFC 9331 §5.3's classifier: ECT(1) or CE is L4S traffic.
+    #[inline]
+    pub fn is_l4s(flags: u8) -> bool {
+        flags & CE != 0 || flags & (ECT | ECT1) == ECT | ECT1
+    }
 }
 
 /// ns-3's `TcpOptionTS::NowToTsValue`: a time in whole milliseconds, low 32 bits (the
@@ -152,5 +202,23 @@ mod tests {
         a.set_sack(&[(1005, 1009), (1002, 1002), (70_000, 70_001)]);
         assert_eq!(a.nsack, 2, "a block 69 000 above the ACK is left out");
         assert_eq!((a.sack_block(0), a.sack_block(1)), ((1005, 1009), (1002, 1002)));
+    }
+
+    #[test]
+    fn codepoints_as_rfc_3168_spells_them() {
+        use ecn::{codepoint, is_l4s, Codepoint::*};
+        let cases = [
+            (0, NotEct, 0b00, false),
+            (ecn::ECT, Ect0, 0b10, false),
+            (ecn::ECT | ecn::ECT1, Ect1, 0b01, true),
+            (ecn::ECT | ecn::CE, Ce, 0b11, true),
+            (ecn::ECT | ecn::ECT1 | ecn::CE, Ce, 0b11, true),
+            (ecn::ECE | ecn::CWR | ecn::AE, NotEct, 0b00, false),
+        ];
+        for (flags, cp, bits, l4s) in cases {
+            assert_eq!(codepoint(flags), cp, "flags {flags:#b}");
+            assert_eq!(cp.bits(), bits);
+            assert_eq!(is_l4s(flags), l4s, "flags {flags:#b}");
+        }
     }
 }
