@@ -65,7 +65,7 @@ pub fn replay(queue: &serde_json::Map<String, serde_json::Value>, ops: &str, see
                 let _ = writeln!(out, "enq {t} {id} {flow} {what}");
             }
             "d" if f.len() == 2 => {
-                let p = q.dequeue(now);
+                let p = q.dequeue(now, &mut rng);
                 write_events(&mut out, &mut q, t);
                 match p {
                     Some(p) => {

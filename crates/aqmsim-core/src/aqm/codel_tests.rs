@@ -180,7 +180,7 @@ proptest! {
                 id += 1;
             } else {
                 rfc.dequeue(t, &mut want);
-                let out = q.dequeue(SimTime(t));
+                let out = q.dequeue(SimTime(t), &mut rng);
                 for e in q.front_events.drain(..) {
                     got.push(if e.marked { Ev::Mark(e.pkt.seq as u32, e.reason) } else { Ev::Drop(e.pkt.seq as u32) });
                 }
@@ -211,7 +211,7 @@ fn drop_schedule_by_hand() {
     }
     let mut drops = vec![];
     for ms in 10..=370u64 {
-        q.dequeue(SimTime(ms * 1_000_000));
+        q.dequeue(SimTime(ms * 1_000_000), &mut rng);
         if !q.front_events.is_empty() {
             drops.push(ms);
             q.front_events.clear();
@@ -237,16 +237,16 @@ fn a_drop_that_empties_the_queue_clears_first_above() {
     let ms = |m: u64| SimTime(m * 1_000_000);
     q.enqueue(pkt(0, 1000, 0), ms(0), &mut rng);
     q.enqueue(pkt(1, 1000, 0), ms(0), &mut rng);
-    assert_eq!(q.dequeue(ms(10)).map(|p| p.seq), Some(0));
-    assert_eq!(q.dequeue(ms(111)), None);
+    assert_eq!(q.dequeue(ms(10), &mut rng).map(|p| p.seq), Some(0));
+    assert_eq!(q.dequeue(ms(111), &mut rng), None);
     assert_eq!(q.front_events.len(), 1);
     q.enqueue(pkt(2, 1000, 0), ms(112), &mut rng);
-    assert_eq!(q.dequeue(ms(130)).map(|p| p.seq), Some(2));
+    assert_eq!(q.dequeue(ms(130), &mut rng).map(|p| p.seq), Some(2));
     let dropping = |q: &QueueDisc| matches!(&q.aqm, AnyAqm::Codel(c) if c.vars.dropping);
     assert!(!dropping(&q));
     q.enqueue(pkt(3, 1000, 0), ms(130), &mut rng);
     q.enqueue(pkt(4, 1000, 0), ms(130), &mut rng);
-    assert_eq!(q.dequeue(ms(250)).map(|p| p.seq), Some(4));
+    assert_eq!(q.dequeue(ms(250), &mut rng).map(|p| p.seq), Some(4));
     let AnyAqm::Codel(c) = &q.aqm else { unreachable!() };
     assert_eq!((c.vars.count, c.vars.dropping), (1, true));
 }

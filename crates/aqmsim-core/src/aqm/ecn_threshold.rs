@@ -112,7 +112,7 @@ mod tests {
             q.enqueue(ect(s), SimTime::ZERO, &mut rng);
         }
         // packets 0,1,2 fill to 3 (not > 3); packets 3 and 4 make 4 and 5 > 3: marked
-        let marked: Vec<bool> = (0..5).map(|_| q.dequeue(SimTime::ZERO).unwrap().has(ecn::CE)).collect();
+        let marked: Vec<bool> = (0..5).map(|_| q.dequeue(SimTime::ZERO, &mut rng).unwrap().has(ecn::CE)).collect();
         assert_eq!(marked, vec![false, false, false, true, true]);
     }
 
@@ -125,7 +125,7 @@ mod tests {
         }
         // at each departure the buffer holds 5, 4, 3, 2, 1 (itself included)
         let marked: Vec<(i32, bool)> = (0..5).map(|_| {
-            let p = q.dequeue(SimTime::ZERO).unwrap();
+            let p = q.dequeue(SimTime::ZERO, &mut rng).unwrap();
             (p.seq, p.has(ecn::CE))
         }).collect();
         assert_eq!(marked, vec![(0, true), (1, true), (2, false), (3, false), (4, false)]);
@@ -140,7 +140,7 @@ mod tests {
             for s in 0..4 {
                 q.enqueue(ect(s), SimTime::ZERO, &mut rng);
             }
-            let left: Vec<i32> = (0..3).map(|_| q.dequeue(SimTime::ZERO).unwrap().seq).collect();
+            let left: Vec<i32> = (0..3).map(|_| q.dequeue(SimTime::ZERO, &mut rng).unwrap().seq).collect();
             assert!(!left.contains(&dropped_seq), "{mode:?}: {left:?}");
             assert!(q.conserved());
         }

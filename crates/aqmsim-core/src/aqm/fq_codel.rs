@@ -28,7 +28,8 @@
 //! (no collisions: what the packet-for-packet comparison with ns-3 uses).
 
 use super::codel::{CodelParams, CodelVars};
-use super::queue::FrontEvent;
+use super::owner::PacketOwner;
+use super::queue::{Enqueued, FrontEvent};
 use super::{Aqm, AqmState, FrontAction, QueueView, Reason, Verdict};
 use crate::packet::{ecn, Packet};
 use crate::rng::Rng;
@@ -87,14 +88,6 @@ struct FlowQueue {
     deficit: i64,
     status: Status,
     codel: CodelVars,
-}
-
-/// What an arrival did.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum FqEnqueued {
-    Queued,
-    /// Its queue was full (only when one queue alone holds `limit` packets).
-    Refused,
 }
 
 #[derive(Clone, Debug)]
@@ -166,7 +159,7 @@ impl FqCodel {
 
     /// ns-3 `DoEnqueue`: activate the packet's queue, queue it, and on overflow drop from
     /// the fat flow (appended to `events`).
-    pub fn enqueue(&mut self, mut pkt: Packet, now: SimTime, events: &mut Vec<FrontEvent>) -> FqEnqueued {
+    pub fn enqueue(&mut self, mut pkt: Packet, now: SimTime, events: &mut Vec<FrontEvent>) -> Enqueued {
         let qi = self.queue_of(pkt.flow);
         let quantum = self.params.quantum as i64;
         let fq = &mut self.queues[qi as usize];
@@ -177,7 +170,8 @@ impl FqCodel {
         }
         // the queue's own CoDel refuses a packet beyond MaxSize (the scheduler's)
         if fq.buf.len() as u32 + 1 > self.params.limit {
-            return FqEnqueued::Refused;
+            // its queue is full (only when one queue alone holds `limit` packets)
+            return Enqueued::Dropped(Reason::Overflow);
         }
         pkt.t_enq = now;
         fq.bytes += pkt.size as u64;
@@ -187,7 +181,7 @@ impl FqCodel {
         if self.len > self.params.limit {
             self.drop_from_fat_flow(events);
         }
-        FqEnqueued::Queued
+        Enqueued::Queued { marked: None }
     }
 
     /// ns-3 `FqCoDelDrop`: drop from the head of the queue with the most bytes until half
@@ -290,6 +284,21 @@ impl FqCodel {
                 }
             }
         }
+    }
+}
+
+impl PacketOwner for FqCodel {
+    fn enqueue(&mut self, pkt: Packet, now: SimTime, _rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Enqueued {
+        FqCodel::enqueue(self, pkt, now, events)
+    }
+    fn dequeue(&mut self, now: SimTime, _rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
+        FqCodel::dequeue(self, now, events)
+    }
+    fn len(&self) -> u32 {
+        FqCodel::len(self)
+    }
+    fn bytes(&self) -> u64 {
+        FqCodel::bytes(self)
     }
 }
 

@@ -20,7 +20,8 @@ fn pkt(flow: u32, id: i32, size: u32) -> Packet {
 }
 
 fn drain(q: &mut QueueDisc, t: SimTime) -> Vec<u32> {
-    std::iter::from_fn(|| q.dequeue(t)).map(|p| p.flow).collect()
+    let mut rng = Rng::new(1, 1);
+    std::iter::from_fn(|| q.dequeue(t, &mut rng)).map(|p| p.flow).collect()
 }
 
 /// Flows 0 and 1, three 1000-byte packets each, quantum 1500. By hand (new list [0, 1]):
@@ -48,11 +49,11 @@ fn a_new_sparse_flow_goes_first() {
         q.enqueue(pkt(0, 0, 1000), SimTime::ZERO, &mut rng);
     }
     let t = SimTime(1000);
-    assert_eq!(q.dequeue(t).unwrap().flow, 0);
-    assert_eq!(q.dequeue(t).unwrap().flow, 0); // flow 0's deficit is now −500
+    assert_eq!(q.dequeue(t, &mut rng).unwrap().flow, 0);
+    assert_eq!(q.dequeue(t, &mut rng).unwrap().flow, 0); // flow 0's deficit is now −500
     q.enqueue(pkt(7, 0, 100), t, &mut rng);
-    assert_eq!(q.dequeue(t).unwrap().flow, 7);
-    assert_eq!(q.dequeue(t).unwrap().flow, 0);
+    assert_eq!(q.dequeue(t, &mut rng).unwrap().flow, 7);
+    assert_eq!(q.dequeue(t, &mut rng).unwrap().flow, 0);
 }
 
 /// limit 4: flow 0 holds 3000 bytes, flow 1 1000; a second packet of flow 1 makes 5 >
@@ -85,8 +86,8 @@ fn codel_runs_per_queue() {
     for ms in 1..=400u64 {
         let t = SimTime(ms * 1_000_000);
         q.enqueue(pkt(1, ms as i32, 100), t, &mut rng);
-        q.dequeue(t);
-        q.dequeue(t);
+        q.dequeue(t, &mut rng);
+        q.dequeue(t, &mut rng);
         for e in q.front_events.drain(..) {
             drops[e.flow as usize] += 1;
         }
@@ -106,7 +107,7 @@ fn ecn_marks_instead_of_dropping() {
         q.enqueue(p, SimTime::ZERO, &mut rng);
     }
     for ms in 10..=300u64 {
-        q.dequeue(SimTime(ms * 1_000_000));
+        q.dequeue(SimTime(ms * 1_000_000), &mut rng);
     }
     assert_eq!(q.stats.dropped(), 0);
     assert!(q.stats.marks >= 3 && q.stats.marks == q.stats.marked_departures);
@@ -148,7 +149,7 @@ proptest! {
             } else if q.is_empty() {
                 q.notify_idle(SimTime(t));
             } else {
-                prop_assert!(q.dequeue(SimTime(t)).is_some());
+                prop_assert!(q.dequeue(SimTime(t), &mut rng).is_some());
             }
             prop_assert!(q.conserved());
             q.front_events.clear();

@@ -10,6 +10,7 @@ pub mod codel;
 pub mod droptail;
 pub mod ecn_threshold;
 pub mod fq_codel;
+pub mod owner;
 pub mod pie;
 pub mod qrtred;
 pub mod queue;
@@ -31,6 +32,7 @@ pub use ecn_threshold::EcnThreshold;
 pub use pie::{Pie, PieParams};
 pub use qrtred::Qrtred;
 pub use rtred::Rtred;
+pub use owner::PacketOwner;
 pub use queue::{QueueDisc, QueueStats};
 pub use red::{Red, RedParams};
 
@@ -202,6 +204,20 @@ impl AnyAqm {
             AnyAqm::Pie(p) => p.over_budget(),
             _ => None,
         }
+    }
+
+    /// The discipline as a [`PacketOwner`], if it holds its own packets (FQ-CoDel).
+    #[inline]
+    pub fn owner(&mut self) -> Option<&mut dyn PacketOwner> {
+        match self {
+            AnyAqm::FqCodel(d) => Some(d.as_mut()),
+            _ => None,
+        }
+    }
+    /// Does the discipline hold its own packets ([`AnyAqm::owner`])?
+    #[inline]
+    pub fn owns_packets(&self) -> bool {
+        matches!(self, AnyAqm::FqCodel(_))
     }
 
     pub fn kind(&self) -> &'static str {

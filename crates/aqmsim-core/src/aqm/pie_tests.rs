@@ -643,7 +643,7 @@ proptest! {
                 p.ecn = if ect { ecn::ECT } else { 0 };
                 q.enqueue(p, now, &mut rng);
             } else {
-                q.dequeue(now);
+                q.dequeue(now, &mut rng);
             }
             let AnyAqm::Pie(pie) = &q.aqm else { unreachable!() };
             prop_assert!((0.0..=1.0).contains(&pie.drop_prob()));

@@ -3,7 +3,6 @@
 //! Every packet that arrives is exactly one of departed, dropped, or still queued
 //! (`QueueStats::conserved`, checked in debug builds after every operation and by tests).
 
-use super::fq_codel::FqEnqueued;
 use super::{Aqm, AnyAqm, FrontAction, QueueView, Reason, Verdict};
 use crate::packet::{ecn, Packet};
 use crate::rng::Rng;
@@ -74,7 +73,7 @@ pub struct FrontEvent {
 pub struct QueueDisc {
     buf: VecDeque<Packet>,
     bytes: u64,
-    /// Packets held by a discipline that owns its packets (FQ-CoDel); 0 otherwise.
+    /// Packets held by a discipline that owns its packets ([`super::PacketOwner`]); 0 otherwise.
     owned: u32,
     pub aqm: AnyAqm,
     pub stats: QueueStats,
@@ -116,8 +115,8 @@ impl QueueDisc {
     /// Offer `pkt` to the queue.
     #[inline]
     pub fn enqueue(&mut self, mut pkt: Packet, now: SimTime, rng: &mut Rng) -> Enqueued {
-        if matches!(self.aqm, AnyAqm::FqCodel(_)) {
-            return self.enqueue_owned(pkt, now);
+        if self.aqm.owns_packets() {
+            return self.enqueue_owned(pkt, now, rng);
         }
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += pkt.size as u64;
@@ -169,9 +168,9 @@ impl QueueDisc {
     /// The discipline may mark the departing packet or drop it (then the next is offered);
     /// such events are appended to `front_events`.
     #[inline]
-    pub fn dequeue(&mut self, now: SimTime) -> Option<Packet> {
-        if matches!(self.aqm, AnyAqm::FqCodel(_)) {
-            return self.dequeue_owned(now);
+    pub fn dequeue(&mut self, now: SimTime, rng: &mut Rng) -> Option<Packet> {
+        if self.aqm.owns_packets() {
+            return self.dequeue_owned(now, rng);
         }
         loop {
             let Some(mut pkt) = self.buf.pop_front() else {
@@ -217,13 +216,13 @@ impl QueueDisc {
     #[inline]
     pub fn pass_through(&mut self, mut pkt: Packet, now: SimTime, rng: &mut Rng) -> Option<Packet> {
         debug_assert!(self.is_empty());
-        if matches!(self.aqm, AnyAqm::FqCodel(_)) {
-            return match self.enqueue_owned(pkt, now) {
+        if self.aqm.owns_packets() {
+            return match self.enqueue_owned(pkt, now, rng) {
                 Enqueued::Dropped(r) => {
                     self.front_events.push(FrontEvent { flow: pkt.flow, reason: r, marked: false, qlen: 0, pkt });
                     None
                 }
-                _ => self.dequeue_owned(now),
+                _ => self.dequeue_owned(now, rng),
             };
         }
         self.stats.arrivals += 1;
@@ -266,31 +265,30 @@ impl QueueDisc {
         Some(pkt)
     }
 
-    /// An arrival to a discipline that owns its packets (FQ-CoDel). Packets it drops from
-    /// other queues to make room go to `front_events`.
+    /// An arrival to a discipline that owns its packets ([`super::PacketOwner`]). Packets
+    /// it drops or marks other than the arrival go to `front_events`.
     #[cold]
     #[inline(never)]
-    fn enqueue_owned(&mut self, pkt: Packet, now: SimTime) -> Enqueued {
+    fn enqueue_owned(&mut self, pkt: Packet, now: SimTime, rng: &mut Rng) -> Enqueued {
         self.stats.arrivals += 1;
         self.stats.arrival_bytes += pkt.size as u64;
         self.integrate(now);
         let start = self.front_events.len();
-        let AnyAqm::FqCodel(fq) = &mut self.aqm else { unreachable!("enqueue_owned is called for FQ-CoDel only") };
-        let out = fq.enqueue(pkt, now, &mut self.front_events);
-        let (len, bytes) = (fq.len(), fq.bytes());
+        let owner = self.aqm.owner().expect("enqueue_owned is called for a PacketOwner only");
+        let out = owner.enqueue(pkt, now, rng, &mut self.front_events);
+        let (len, bytes) = (owner.len(), owner.bytes());
         self.owned = len;
         self.bytes = bytes;
         self.count_events(start);
         if len > self.stats.max_len {
             self.stats.max_len = len;
         }
-        let out = match out {
-            FqEnqueued::Queued => Enqueued::Queued { marked: None },
-            FqEnqueued::Refused => {
-                self.stats.drops[Reason::Overflow as usize] += 1;
-                Enqueued::Dropped(Reason::Overflow)
-            }
-        };
+        match out {
+            Enqueued::Queued { marked: Some(_) } => self.stats.marks += 1,
+            Enqueued::Dropped(r) => self.stats.drops[r as usize] += 1,
+            Enqueued::Queued { marked: None } => {}
+            Enqueued::DroppedHead(..) => unreachable!("a PacketOwner reports head drops in its events"),
+        }
         debug_assert!(self.conserved());
         out
     }
@@ -298,13 +296,13 @@ impl QueueDisc {
     /// A departure from a discipline that owns its packets.
     #[cold]
     #[inline(never)]
-    fn dequeue_owned(&mut self, now: SimTime) -> Option<Packet> {
+    fn dequeue_owned(&mut self, now: SimTime, rng: &mut Rng) -> Option<Packet> {
         self.integrate(now);
         let start = self.front_events.len();
-        let AnyAqm::FqCodel(fq) = &mut self.aqm else { unreachable!("dequeue_owned is called for FQ-CoDel only") };
-        let out = fq.dequeue(now, &mut self.front_events);
-        self.owned = fq.len();
-        self.bytes = fq.bytes();
+        let owner = self.aqm.owner().expect("dequeue_owned is called for a PacketOwner only");
+        let out = owner.dequeue(now, rng, &mut self.front_events);
+        self.owned = owner.len();
+        self.bytes = owner.bytes();
         self.count_events(start);
         if let Some(p) = &out {
             self.count_departure(p);
@@ -398,7 +396,7 @@ mod tests {
                 if arrive {
                     q.enqueue(Packet::new(Kind::Data, 0, i as i32, 1000, 1, SimTime(t)), SimTime(t), &mut rng);
                 } else {
-                    q.dequeue(SimTime(t));
+                    q.dequeue(SimTime(t), &mut rng);
                 }
                 prop_assert!(q.conserved());
                 prop_assert!(q.len() < limit);
@@ -418,14 +416,14 @@ mod tests {
         q.enqueue(p, SimTime(1), &mut rng); // finds 1: marked
         q.enqueue(p, SimTime(2), &mut rng); // finds 2: marked
         assert_eq!((q.stats.marks, q.stats.marked_departures), (2, 0));
-        q.dequeue(SimTime(3)); // the unmarked one
-        q.dequeue(SimTime(4)); // a marked one
+        q.dequeue(SimTime(3), &mut rng); // the unmarked one
+        q.dequeue(SimTime(4), &mut rng); // a marked one
         assert_eq!((q.stats.marks, q.stats.marked_departures), (2, 1));
         // a packet marked upstream counts when it leaves, not as a mark made here
         let mut q2 = QueueDisc::new(AnyAqm::DropTail(DropTail::packets(10)));
         p.ecn = ecn::ECT | ecn::CE;
         q2.enqueue(p, SimTime(0), &mut rng);
-        q2.dequeue(SimTime(1));
+        q2.dequeue(SimTime(1), &mut rng);
         assert_eq!((q2.stats.marks, q2.stats.marked_departures), (0, 1));
     }
 
@@ -451,7 +449,7 @@ mod tests {
         let p = Packet::new(Kind::Data, 0, 0, 100, 1, SimTime::ZERO);
         q.enqueue(p, SimTime(0), &mut rng); // 1 pkt during [0,10)
         q.enqueue(p, SimTime(10), &mut rng); // 2 pkts during [10,30)
-        q.dequeue(SimTime(30)); // 1 pkt during [30,40)
+        q.dequeue(SimTime(30), &mut rng); // 1 pkt during [30,40)
         q.settle(SimTime(40));
         assert_eq!(q.stats.area_pkt_ns, 10 + 40 + 10);
         assert_eq!(q.stats.qdelay_sum_ns, 30);

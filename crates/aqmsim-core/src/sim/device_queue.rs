@@ -33,7 +33,7 @@ impl Simulation {
             if link.dev.len() >= link.dev_cap as usize || link.queue.is_empty() {
                 break;
             }
-            let p = link.queue.dequeue(now);
+            let p = link.queue.dequeue(now, &mut self.qrng[l as usize]);
             self.log_queue_events(l);
             match p {
                 Some(p) => self.links[l as usize].dev.push_back((p, now)),

@@ -112,7 +112,7 @@ impl Simulation {
     #[inline]
     pub(super) fn dequeue(&mut self, l: u32) -> Option<Packet> {
         let now = self.now;
-        let p = self.links[l as usize].queue.dequeue(now);
+        let p = self.links[l as usize].queue.dequeue(now, &mut self.qrng[l as usize]);
         self.log_queue_events(l);
         if self.links[l as usize].note {
             self.note_departure(l, p.as_ref(), true);

@@ -45,7 +45,7 @@ proptest! {
                     seq += 1;
                     q.enqueue(p, now, &mut rng);
                 } else {
-                    q.dequeue(now);
+                    q.dequeue(now, &mut rng);
                 }
                 let st = q.aqm.state();
                 prop_assert!((0.0..=1.0).contains(&st.p), "{kind}: p = {}", st.p);
