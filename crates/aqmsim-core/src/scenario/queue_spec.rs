@@ -107,6 +107,7 @@ pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
         FQ_CODEL_PARAMS,
         false,
     ),
+    ("dualpi2", "DualPI2 (RFC 9332) as Linux 6.18's sch_dualpi2: L4S (ECT(1)/CE) and Classic queues, PI2 coupled marking, step threshold, WRR", super::queue_dualpi2::DUALPI2_PARAMS, false),
 ];
 
 /// RED parameters a variant does not take, and RED defaults a variant changes.
@@ -291,6 +292,7 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
         "codel" => build_codel(m, path),
         "fq_codel" => build_fq_codel(m, path),
         "pie" => build_pie(m, path),
+        "dualpi2" => super::queue_dualpi2::build_dualpi2(m, path),
         k if params_of(k).is_some() => build_red_family(k, m, path, link),
         other => Err(ScenarioError::new(format!("{path}.kind"), format!("unknown discipline {other:?} (expected one of: {})", names()))),
     }
