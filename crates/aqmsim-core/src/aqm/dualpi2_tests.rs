@@ -300,3 +300,69 @@ fn lazy_updates_respect_the_budget() {
     assert_eq!(d.updates(), 3);
     assert_eq!(d.over_budget(), Some(SimTime(64 * MS)));
 }
+
+#[test]
+fn coupling_factor_scales_the_l4s_roll() {
+    // k = 3: the L roll is u ≤ 3P; k = 1: u ≤ P (the Classic one stays two rolls of P)
+    for k in [1u8, 3] {
+        let mut d = dq(DualPi2Params { coupling: k, ..DualPi2Params::default() });
+        let q = MAX_PROB / 8;
+        d.prob = q;
+        let lim = q * k as u32;
+        let mut p = pkt(0, ECT1, 1500);
+        assert_eq!(d.must_drop(&mut p, true, 3000, &mut script(&[lim + 1])), Fate::Pass, "k = {k}");
+        assert_eq!(d.must_drop(&mut p, true, 3000, &mut script(&[lim])), Fate::Mark, "k = {k}");
+        assert!((d.state().max_p - (k as f64 / 8.0)).abs() < 1e-9);
+        assert!((d.state().p - 1.0 / 64.0).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn through_the_queue_wrapper_every_packet_is_accounted_for() {
+    use crate::aqm::{AnyAqm, QueueDisc};
+    // a mixed, overloaded script: 3 arrivals per 2 departures for 2 s, every codepoint
+    let mut q = QueueDisc::new(AnyAqm::DualPi2(Box::new(dq(DualPi2Params { limit: 200, ..DualPi2Params::default() }))));
+    let mut rng = Rng::new(7, 1);
+    let mut pick = Rng::new(9, 2);
+    let (mut marks_seen, mut departed) = (0u64, 0u64);
+    for i in 0..6000u64 {
+        let now = SimTime(i * 333_333);
+        let flags = [NOT_ECT, ECT0, ECT1, CE][(pick.next_u64() % 4) as usize];
+        let _ = q.enqueue(pkt(i as i32, flags, 1000 + (pick.next_u64() % 500) as u32), now, &mut rng);
+        if i % 3 != 0 {
+            if let Some(p) = q.dequeue(now, &mut rng) {
+                departed += 1;
+                assert!(p.t_enq <= now);
+            }
+        }
+        marks_seen += q.front_events.drain(..).filter(|e| e.marked).count() as u64;
+        assert!(q.conserved());
+    }
+    let s = &q.stats;
+    assert_eq!(s.departures, departed);
+    assert!(s.dropped() > 0 && s.marks > 0 && s.drops[Reason::Overflow as usize] > 0);
+    assert_eq!(s.marks, marks_seen); // every mark made at dequeue is an event, counted once
+    let AnyAqm::DualPi2(d) = &q.aqm else { unreachable!() };
+    assert!(d.updates() > 100 && d.p_base() > 0.0);
+    assert_eq!(q.aqm.timer_events(), d.updates());
+}
+
+#[test]
+fn rolls_take_the_top_32_bits_of_one_draw_each() {
+    // the documented draw order: a Classic test takes the top 32 bits of the link RNG's
+    // next output, then (on a hit) of the one after
+    let mut d = dq(DualPi2Params::default());
+    d.prob = MAX_PROB; // every roll hits
+    for i in 0..3 {
+        enq(&mut d, i, NOT_ECT, 0);
+    }
+    let mut rng = Rng::new(3, 1);
+    let mut twin = Rng::new(3, 1);
+    let mut ev = Vec::new();
+    // 3 000 bytes left after the first: tested (2 draws), dropped; then 1 500 left: not tested
+    let p = PacketOwner::dequeue(&mut d, SimTime(0), &mut rng, &mut ev).unwrap();
+    assert_eq!((p.seq, ev.len()), (1, 1));
+    twin.next_u64();
+    twin.next_u64();
+    assert_eq!(rng.next_u64(), twin.next_u64());
+}
