@@ -1,7 +1,8 @@
 //! The queue table of DualPI2 (RFC 9332 as Linux 6.18's sch_dualpi2): its fields, ranges
-//! (Linux's netlink policy where it has one) and defaults (`tc-dualpi2(8)`).
+//! (Linux's netlink policy where it has one) and defaults (`tc-dualpi2(8)`). The registry
+//! (`queue_spec`) checks that only these fields are given before calling
+//! [`build_dualpi2`]; this file does not use it back (no module circle).
 
-use super::queue_spec::{only_own_fields, parse_as, Param};
 use super::units::{parse_time, Quantity};
 use crate::aqm::dualpi2::{EcnMask, Step, ALPHA_BETA_MAX};
 use crate::aqm::{AnyAqm, DualPi2, DualPi2Params};
@@ -12,7 +13,8 @@ use serde_json::{json, Value};
 /// Linux keeps target, t_update and the step threshold in 32-bit ns (given in µs).
 const MAX_NS_TIME: f64 = u32::MAX as f64 * 1e-9;
 
-pub const DUALPI2_PARAMS: &[Param] = &[
+/// (field, default, allowed values and meaning), as `queue_spec::Param`.
+pub const DUALPI2_PARAMS: &[(&str, &str, &str)] = &[
     ("limit", "10000", "packets in [1, 2^32 − 1] in both queues; an arrival finding limit packets is dropped"),
     ("target", "15ms", "s in [0, 4.294967295]: PI2's target queueing delay"),
     ("t_update", "16ms", "s in [1 µs, 4.294967295]: period of the probability update (tupdate)"),
@@ -61,9 +63,14 @@ fn time(q: &Option<Quantity>, default: f64, field: String, min: f64, what: &str)
     Ok(v)
 }
 
+/// The table `m` (its fields already checked against [`DUALPI2_PARAMS`]) as a discipline
+/// and its resolved form.
 pub fn build_dualpi2(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
-    only_own_fields(m, path, "dualpi2", DUALPI2_PARAMS)?;
-    let s: Spec = parse_as(m, path)?;
+    let s: Spec = serde_path_to_error::deserialize(Value::Object(m.clone())).map_err(|e| {
+        let p = e.path().to_string();
+        let field = if p == "." || p.is_empty() { path.to_string() } else { format!("{path}.{p}") };
+        ScenarioError::new(field, e.into_inner().to_string())
+    })?;
     let f = |name: &str| format!("{path}.{name}");
     let d = DualPi2Params::default();
     let limit = s.limit.unwrap_or(d.limit);
