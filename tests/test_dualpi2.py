@@ -153,3 +153,26 @@ def test_aqmsim_list_dualpi2(core):
                   "drop_overload", "drop_early", "c_protection", "ecn_mask"):
         assert field in res.output
     assert "RFC 9332" in res.output
+
+
+def _balance(k: int) -> float:
+    """DCTCP (L queue, by cla_ect) over NewReno (C queue) goodput, 40 Mb/s, equal RTTs."""
+    def group(name: str, variant: str) -> dict:
+        return {"name": name, "count": 1, "start": {"uniform": [0.0, 1.0]}, "tcp": {"variant": variant},
+                "access": {"rate": "100Mb", "delay": "2ms"}}
+    sc = {"duration": 40.0, "seed": 1, "tcp": {"packet_size": 1460, "header": 40, "window": 2000},
+          "dumbbell": {"bottleneck": {"rate": "40Mb", "delay": "10ms",
+                                      "queue": {"kind": "dualpi2", "ecn_mask": "cla_ect", "coupling": k}},
+                       "groups": [group("l", "dctcp"), group("c", "newreno")]}}
+    g = Scenario.from_dict(sc).run(seed=1).flows["goodput_bps"]
+    return float(g.iloc[0] / g.iloc[1])
+
+
+def test_coupling_factor_sets_the_rate_balance(core):
+    """RFC 9332's coupling p_C = (p_CL / k)², with its recommended k = 2, roughly balances
+    a scalable and a Classic (Reno) flow of equal RTT; more coupling marks the L flow
+    harder. Not a reference number: a behaviour check. Measured (seed 1): 1.91 (k = 1),
+    1.07 (k = 2), 0.65 (k = 4)."""
+    b1, b2, b4 = _balance(1), _balance(2), _balance(4)
+    assert b1 > b2 > b4
+    assert 0.8 < b2 < 1.25, b2
