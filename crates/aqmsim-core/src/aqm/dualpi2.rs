@@ -213,35 +213,34 @@ impl DualPi2 {
         let local_l_prob = prob as u64 * self.params.coupling as u64;
         let overload = local_l_prob > MAX_PROB as u64;
         let not_ect = pkt.ecn & (ecn::ECT | ecn::CE) == 0;
-        let hit = if !in_l {
-            // dualpi2_classic_marking
+        if !in_l {
+            // dualpi2_classic_marking: two rolls of P
             if !(draw() <= prob && draw() <= prob) {
                 return Fate::Pass;
             }
             if overload || not_ect {
                 return Fate::Drop;
             }
-            true
         } else if overload {
-            // dualpi2_scalable_marking, overload
+            // dualpi2_scalable_marking in overload: the Classic test drops, else a mark
             if self.params.drop_overload && draw() <= prob && draw() <= prob {
                 return Fate::Drop;
             }
-            true
         } else {
+            // dualpi2_scalable_marking: one roll of k·P
             if draw() as u64 > local_l_prob {
                 return Fate::Pass;
             }
             if not_ect {
                 return Fate::Drop;
             }
-            true
-        };
-        if hit && !not_ect {
-            pkt.ecn |= ecn::CE;
-            return Fate::Mark;
         }
-        Fate::Pass
+        // dualpi2_mark: sets CE on an ECN-capable packet (a Not-ECT one passes unmarked)
+        if not_ect {
+            return Fate::Pass;
+        }
+        pkt.ecn |= ecn::CE;
+        Fate::Mark
     }
 
     /// Linux `dualpi2_enqueue_skb` (classification included).
