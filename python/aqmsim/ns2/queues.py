@@ -69,6 +69,8 @@ NOT_IN_NS2: Dict[str, str] = {
                 "instead (docs/ns3-reference.md)",
     "pie": "PIE is not in stock ns-2 2.35 (Debian's ns2 has no Queue/PIE); aqmsim's PIE is checked "
            "against ns-3.37 instead (docs/ns3-reference.md)",
+    "dualpi2": "DualPI2 (RFC 9332) is not in stock ns-2 2.35 (nor in ns-3.37); aqmsim's follows "
+               "Linux 6.18's sch_dualpi2 (docs/aqm/dualpi2.md)",
 }
 
 #: ``ecn_threshold``'s fields (paper 004).

@@ -8,6 +8,7 @@ pub mod ared;
 pub mod ared_feng;
 pub mod codel;
 pub mod droptail;
+pub mod dualpi2;
 pub mod ecn_threshold;
 pub mod fq_codel;
 pub mod owner;
@@ -27,6 +28,7 @@ pub use ared::{Ared, AredParams};
 pub use ared_feng::AredFeng;
 pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
+pub use dualpi2::{DualPi2, DualPi2Params};
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use ecn_threshold::EcnThreshold;
 pub use pie::{Pie, PieParams};
@@ -141,6 +143,8 @@ pub enum AnyAqm {
     FqCodel(Box<FqCodel>),
     /// PIE (RFC 8033) as ns-3.37's PieQueueDisc.
     Pie(Pie),
+    /// DualPI2 (RFC 9332) as Linux's sch_dualpi2; owns its packets (two queues).
+    DualPi2(Box<DualPi2>),
 }
 
 /// Forward a call to whichever discipline the enum holds.
@@ -157,6 +161,7 @@ macro_rules! each {
             AnyAqm::Codel($d) => $e,
             AnyAqm::FqCodel($d) => $e,
             AnyAqm::Pie($d) => $e,
+            AnyAqm::DualPi2($d) => $e,
         }
     };
 }
@@ -189,19 +194,23 @@ impl AnyAqm {
     pub fn timer_events(&self) -> u64 {
         match self {
             AnyAqm::Pie(p) => p.updates(),
+            AnyAqm::DualPi2(d) => d.updates(),
             _ => 0,
         }
     }
     /// Allow timer events until [`AnyAqm::timer_events`] reaches `total`.
     pub fn set_timer_budget(&mut self, total: u64) {
-        if let AnyAqm::Pie(p) = self {
-            p.set_update_budget(total);
+        match self {
+            AnyAqm::Pie(p) => p.set_update_budget(total),
+            AnyAqm::DualPi2(d) => d.set_update_budget(total),
+            _ => {}
         }
     }
     /// When a timer event was first due beyond the budget: the run must stop (`max_events`).
     pub fn over_budget(&self) -> Option<SimTime> {
         match self {
             AnyAqm::Pie(p) => p.over_budget(),
+            AnyAqm::DualPi2(d) => d.over_budget(),
             _ => None,
         }
     }
@@ -211,13 +220,14 @@ impl AnyAqm {
     pub fn owner(&mut self) -> Option<&mut dyn PacketOwner> {
         match self {
             AnyAqm::FqCodel(d) => Some(d.as_mut()),
+            AnyAqm::DualPi2(d) => Some(d.as_mut()),
             _ => None,
         }
     }
     /// Does the discipline hold its own packets ([`AnyAqm::owner`])?
     #[inline]
     pub fn owns_packets(&self) -> bool {
-        matches!(self, AnyAqm::FqCodel(_))
+        matches!(self, AnyAqm::FqCodel(_) | AnyAqm::DualPi2(_))
     }
 
     pub fn kind(&self) -> &'static str {
@@ -232,6 +242,7 @@ impl AnyAqm {
             AnyAqm::Codel(_) => "codel",
             AnyAqm::FqCodel(_) => "fq_codel",
             AnyAqm::Pie(_) => "pie",
+            AnyAqm::DualPi2(_) => "dualpi2",
         }
     }
 }

@@ -107,6 +107,7 @@ pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
         FQ_CODEL_PARAMS,
         false,
     ),
+    ("dualpi2", "DualPI2 (RFC 9332) as Linux 6.18's sch_dualpi2: L4S (ECT(1)/CE) and Classic queues, PI2 coupled marking, step threshold, WRR", super::queue_dualpi2::DUALPI2_PARAMS, false),
 ];
 
 /// RED parameters a variant does not take, and RED defaults a variant changes.
@@ -134,6 +135,7 @@ pub fn discipline_note(kind: &str) -> Option<&'static str> {
         "rtred" | "qrtred" => "Defaults are RED's (Floyd & Jacobson 1993: no gentle, no wait_, packet mode), which the paper modifies; defaults = \"ns2\" gives ns-2 2.35's Queue/RED values (gentle_, wait_, bytes_, queue_in_bytes_ true).",
         _ if *red => "Defaults are the paper's 1993 RED (no gentle, no wait_, packet mode); defaults = \"ns2\" gives ns-2 2.35's gentle_, wait_ and queue_in_bytes_ (true).",
         "droptail" => "As ns-2's DropTail: limit counts the packet in transmission (limit − 1 wait).",
+        "dualpi2" => "Defaults are Linux 6.18's sch_dualpi2 (tc-dualpi2(8)); its WRR scheduler, not RFC 9332's time-shifted FIFO. p = p'², max_p = min(k·p', 1), avg = p', count = L-queue packets in the queue samples. docs/aqm/dualpi2.md lists every reading and departure.",
         _ => return None,
     })
 }
@@ -291,6 +293,10 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
         "codel" => build_codel(m, path),
         "fq_codel" => build_fq_codel(m, path),
         "pie" => build_pie(m, path),
+        "dualpi2" => {
+            only_own_fields(m, path, "dualpi2", super::queue_dualpi2::DUALPI2_PARAMS)?;
+            super::queue_dualpi2::build_dualpi2(m, path)
+        }
         k if params_of(k).is_some() => build_red_family(k, m, path, link),
         other => Err(ScenarioError::new(format!("{path}.kind"), format!("unknown discipline {other:?} (expected one of: {})", names()))),
     }
