@@ -3,7 +3,8 @@
 //! (`benchmarks/ns3/queue_replay.cc`), so the two can be compared packet for packet.
 //!
 //! Input, one op per line (`#` starts a comment; times in integer ns, non-decreasing):
-//!     e <t_ns> <flow> <bytes> <ect>    enqueue (ids count e-lines from 0; ect 0|1)
+//!     e <t_ns> <flow> <bytes> <ect>    enqueue (ids count e-lines from 0; ect 0 Not-ECT,
+//!                                      1 ECT(0), 2 ECT(1))
 //!     d <t_ns>                         one dequeue call
 //! Output, one line per event:
 //!     enq <t> <id> <flow> q|m|d        the arrival: queued, queued with CE, dropped
@@ -45,13 +46,17 @@ pub fn replay(queue: &serde_json::Map<String, serde_json::Value>, ops: &str, see
         let now = SimTime(t);
         match f[0] {
             "e" if f.len() == 5 => {
-                let (flow, bytes, ect) = (num(2)? as u32, num(3)? as u32, num(4)? == 1);
+                let (flow, bytes, ect) = (num(2)? as u32, num(3)? as u32, num(4)?);
                 let id = next_id;
                 next_id += 1;
                 let mut p = Packet::new(Kind::Data, flow, id, bytes.max(1), 1, now);
-                if ect {
-                    p.ecn = ecn::ECT;
-                }
+                // ect: 0 Not-ECT, 1 ECT(0), 2 ECT(1)
+                p.ecn = match ect {
+                    1 => ecn::ECT,
+                    2 => ecn::ECT | ecn::ECT1,
+                    0 => 0,
+                    _ => return Err(bad("ect must be 0 (Not-ECT), 1 (ECT(0)) or 2 (ECT(1))")),
+                };
                 let what = match q.enqueue(p, now, &mut rng) {
                     Enqueued::Queued { marked: Some(_) } => "m",
                     Enqueued::Queued { marked: None } => "q",

@@ -18,6 +18,8 @@ pub enum EcnState {
 #[derive(Clone, Debug)]
 pub struct EcnSender {
     pub on: bool,
+    /// The IP codepoint of data: ECT(1) (`ect = "ect1"`, Prague) instead of ECT(0).
+    pub ect: u8,
     pub state: EcnState,
     /// The cumulative ACK of the last ECE taken (ns-3 `m_ecnEchoSeq`).
     echo_seq: i32,
@@ -27,7 +29,7 @@ pub struct EcnSender {
 
 impl EcnSender {
     pub fn new(on: bool) -> Self {
-        EcnSender { on, state: EcnState::Idle, echo_seq: 0, cwr_seq: -1 }
+        EcnSender { on, ect: ecn::ECT, state: EcnState::Idle, echo_seq: 0, cwr_seq: -1 }
     }
 
     /// The ECN bits of data segment `seg`: ECT when on (retransmissions too, as ns-3), and
@@ -36,7 +38,7 @@ impl EcnSender {
         if !self.on {
             return 0;
         }
-        let mut bits = ecn::ECT;
+        let mut bits = self.ect;
         if self.state == EcnState::EceRcvd && self.echo_seq > self.cwr_seq && !rtx {
             self.state = EcnState::CwrSent;
             self.cwr_seq = seg;

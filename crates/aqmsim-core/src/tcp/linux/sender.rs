@@ -115,6 +115,9 @@ impl LinuxSender {
         if s.p.rack {
             s.enable_rack();
         }
+        if s.p.ect1 {
+            s.ecn.ect = crate::packet::ecn::ECT | crate::packet::ecn::ECT1;
+        }
         s
     }
 
