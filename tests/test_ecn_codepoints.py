@@ -1,8 +1,9 @@
 """Issue 25 point 1 (and point 8's rule for a classic AQM): the four ECN codepoints end to end.
 
 A linux-stack sender chooses ECT(0) (`ecn = true`) or ECT(1) (`ect = "ect1"`); every classic
-marking discipline treats ECT(1) as ECN-capable exactly as ECT(0) (RFC 8311 §4.3: a classic
-AQM that supports ECN treats ECT(1) as ECT(0); RFC 9331 §5.4); the summary counts arrivals
+marking discipline treats ECT(1) as ECN-capable exactly as ECT(0) (RFC 3168 §5: routers treat
+ECT(0) and ECT(1) as equivalent; RFC 8311 and RFC 9331 §5.4 keep that for a classic AQM, see
+docs/tcp/accecn.md); the summary counts arrivals
 and marks by codepoint; pcap writes the IP header's two ECN bits as Wireshark reads them."""
 
 from __future__ import annotations

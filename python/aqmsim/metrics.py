@@ -163,6 +163,9 @@ _SUMMARY: List[Metric] = [
        "(the L4S identifier, RFC 9331: `ect = \"ect1\"`, TCP Prague).", **_PKT),
     _m("marks_departed_ect0", "ECT(0) marks departed", "packets", "Marked packets that left "
        "the bottleneck and were sent ECT(0) (part of `marks_departed`).", **_PKT),
+    _m("accecn_ce_packets", "AccECN CE feedback", "packets", "Segments the senders' AccECN "
+       "counters (RFC 9768's ACE field, s.cep) reported CE-marked, all AccECN flows together "
+       "(only when a flow negotiated AccECN: `tcp.accecn`).", **_PKT),
     _m("marks_departed_ect1", "ECT(1) marks departed", "packets", "Marked packets that left "
        "the bottleneck and were sent ECT(1) (part of `marks_departed`).", **_PKT),
     _m("bottleneck_queued_end", "queued at end", "packets", "Packets waiting in the "

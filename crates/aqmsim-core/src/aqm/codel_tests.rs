@@ -251,8 +251,8 @@ fn a_drop_that_empties_the_queue_clears_first_above() {
     assert_eq!((c.vars.count, c.vars.dropping), (1, true));
 }
 
-/// RFC 8311 §4.3 / RFC 9331 §5.4 at a classic AQM: an ECT(1) packet is ECN-capable as an
-/// ECT(0) one. The overload of `drop_schedule_by_hand` with ECN on: every packet ECT(1)
+/// ECT(1) at a classic AQM (RFC 3168 §5: ECT(0) and ECT(1) are equivalent to a router; RFC
+/// 8311, RFC 9331 §5.4): an ECT(1) packet is ECN-capable as an ECT(0) one. The overload of `drop_schedule_by_hand` with ECN on: every packet ECT(1)
 /// gets the marks every packet ECT(0) gets (marks, not drops: the first at 111 ms as the
 /// first drop there), and a marked packet leaves as CE with its ECT(1) bit kept (so a
 /// monitor still reads what the sender chose).

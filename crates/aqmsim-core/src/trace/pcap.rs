@@ -262,7 +262,8 @@ fn tcp_header(h: &mut [u8], pkt: &Packet, flow: &FlowInfo) -> (usize, u32) {
     h[2..4].copy_from_slice(&dport.to_be_bytes());
     h[4..8].copy_from_slice(&seq.to_be_bytes());
     h[8..12].copy_from_slice(&ack.to_be_bytes());
-    h[12] = ((hlen / 4) as u8) << 4;
+    // the AE flag (RFC 9768, the bit before CWR: the data-offset byte's lowest)
+    h[12] = ((hlen / 4) as u8) << 4 | pkt.has(ecn::AE) as u8;
     h[13] = flags;
     h[14..16].copy_from_slice(&WINDOW.to_be_bytes());
     h[16..20].fill(0); // checksum, urgent pointer

@@ -20,11 +20,15 @@ pub struct Tcb {
     /// `m_rcvTimestampValue`, `m_rcvTimestampEchoReply`), ms; 0 without one.
     pub ts_val: u32,
     pub ts_ecr: u32,
+    /// Segments newly delivered (ACKed or SACKed) by the latest ACK, and of those the ones
+    /// AccECN reports CE-marked (`accecn.rs`; 0 without AccECN feedback).
+    pub delivered: u32,
+    pub delivered_ce: u32,
 }
 
 impl Tcb {
     pub fn new(cwnd: u32, ssthresh: u32, mss: u32) -> Tcb {
-        Tcb { cwnd, ssthresh, mss, now_ns: 0, last_acked: 0, high_tx: 0, last_rtt_ns: 0, ece_rcvd: false, ts_val: 0, ts_ecr: 0 }
+        Tcb { cwnd, ssthresh, mss, now_ns: 0, last_acked: 0, high_tx: 0, last_rtt_ns: 0, ece_rcvd: false, ts_val: 0, ts_ecr: 0, delivered: 0, delivered_ce: 0 }
     }
 }
 

@@ -25,11 +25,13 @@ pub struct EcnSender {
     echo_seq: i32,
     /// The segment that last carried CWR (ns-3 `m_ecnCWRSeq`).
     cwr_seq: i32,
+    /// AccECN feedback negotiated (`accecn.rs`): the sender's counter `s.cep`, else None.
+    pub s_cep: Option<u32>,
 }
 
 impl EcnSender {
     pub fn new(on: bool) -> Self {
-        EcnSender { on, ect: ecn::ECT, state: EcnState::Idle, echo_seq: 0, cwr_seq: -1 }
+        EcnSender { on, ect: ecn::ECT, state: EcnState::Idle, echo_seq: 0, cwr_seq: -1, s_cep: None }
     }
 
     /// The ECN bits of data segment `seg`: ECT when on (retransmissions too, as ns-3), and
@@ -39,7 +41,7 @@ impl EcnSender {
             return 0;
         }
         let mut bits = self.ect;
-        if self.state == EcnState::EceRcvd && self.echo_seq > self.cwr_seq && !rtx {
+        if self.state == EcnState::EceRcvd && self.echo_seq > self.cwr_seq && !rtx && self.s_cep.is_none() {
             self.state = EcnState::CwrSent;
             self.cwr_seq = seg;
             bits |= ecn::CWR;
@@ -49,6 +51,11 @@ impl EcnSender {
 }
 
 impl LinuxSender {
+    /// AccECN feedback was negotiated (`accecn.rs`).
+    pub fn ecn_accecn(&self) -> bool {
+        self.ecn.s_cep.is_some()
+    }
+
     /// ns-3's `ReceivedAck` before `ProcessAck`: leave CWR once past the recovery point,
     /// then take an ECE that acknowledges new data.
     pub(super) fn on_ecn_echo(&mut self, pkt: &Packet, ack: i32, old_una: i32, delivered: u32) {
@@ -59,7 +66,19 @@ impl LinuxSender {
         if !self.ecn.on {
             return;
         }
-        if ack > old_una && pkt.has(ecn::ECE) {
+        // AccECN: newly CE-marked segments from the ACE counter, and an "echo" when any
+        let ece = match self.ecn.s_cep {
+            Some(s_cep) => {
+                let d = delivered / self.tcb.mss;
+                let ce = super::accecn::ce_delta(super::accecn::ace_of(pkt.ecn), s_cep, d);
+                self.ecn.s_cep = Some(s_cep.wrapping_add(ce));
+                self.tcb.delivered_ce = ce;
+                self.stats.ce_delivered += ce as u64;
+                ce > 0
+            }
+            None => pkt.has(ecn::ECE),
+        };
+        if ack > old_una && ece {
             if self.ecn.echo_seq < ack {
                 self.ecn.echo_seq = ack;
                 self.ecn.state = EcnState::EceRcvd;
@@ -67,7 +86,7 @@ impl LinuxSender {
                     self.enter_cwr(delivered);
                 }
             }
-        } else if self.ecn.state == EcnState::EceRcvd && !pkt.has(ecn::ECE) {
+        } else if self.ecn.state == EcnState::EceRcvd && !ece {
             self.ecn.state = EcnState::Idle;
         }
     }

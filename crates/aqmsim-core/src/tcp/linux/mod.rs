@@ -10,6 +10,7 @@
 //!
 //! Nothing here is reached by a flow of the default `stack = "ns2"`.
 
+pub mod accecn;
 pub mod bbr;
 pub mod bbr3;
 mod bbr3_model;

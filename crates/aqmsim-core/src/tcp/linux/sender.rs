@@ -115,6 +115,10 @@ impl LinuxSender {
         if s.p.rack {
             s.enable_rack();
         }
+        if s.p.ecn && s.p.accecn && s.p.sink_accecn {
+            // the handshake's outcome (accecn.rs)
+            s.ecn.s_cep = Some(super::accecn::CEP_INIT);
+        }
         if s.p.ect1 {
             s.ecn.ect = crate::packet::ecn::ECT | crate::packet::ecn::ECT1;
         }
@@ -329,6 +333,8 @@ impl LinuxSender {
         self.tcb.high_tx = self.sb.high;
         self.tcb.last_rtt_ns = self.rtt.srtt;
         let delivered = (newly_sacked + newly_acked) * self.mss();
+        self.tcb.delivered = newly_sacked + newly_acked;
+        self.tcb.delivered_ce = 0;
         self.on_ecn_echo(pkt, ack, old_una, delivered);
         self.tcb.ece_rcvd = self.ecn.state == super::ecn::EcnState::EceRcvd;
         self.rate_before_process();
