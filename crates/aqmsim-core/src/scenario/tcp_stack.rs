@@ -128,7 +128,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                 );
             }
             // BBR (v1 as ns-3's TcpBbr, v3 as the draft) always paces by its own rate
-            let self_paced = matches!(p.variant, Variant::Bbr | Variant::Bbr3);
+            let self_paced = matches!(p.variant, Variant::Bbr | Variant::Bbr3 | Variant::Prague);
             if let Some(v) = over.pacing.or(base.pacing) {
                 if !v && self_paced {
                     let msg = format!("variant = \"{}\" paces by its own rate: leave pacing unset or true", p.variant.name());

@@ -29,6 +29,10 @@ pub(super) fn linux_agent(p: TcpParams, flow: u32, src: u32, dst: u32, rng: crat
         let mut bbr = crate::tcp::linux::bbr::Bbr::new(rng);
         bbr.ns3_quirks = snd.p.ns3_quirks;
         snd.set_cc(Box::new(bbr));
+    } else if snd.p.variant == crate::tcp::Variant::Prague {
+        // sets cwnd and the pacing rate after every ACK (tcp/linux/prague.rs)
+        let cc = snd.cc.clone();
+        snd.set_cc(cc);
     } else if snd.p.variant == crate::tcp::Variant::Bbr3 {
         // the flow's seeded stream draws ProbeBW's probe waits
         snd.set_cc(Box::new(crate::tcp::linux::bbr3::Bbr3::new(rng)));

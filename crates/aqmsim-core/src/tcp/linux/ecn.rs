@@ -94,6 +94,7 @@ impl LinuxSender {
     /// ns-3's `EnterCwr` (from any state, recovery and loss included, as ns-3 does).
     fn enter_cwr(&mut self, delivered: u32) {
         self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, self.bytes_in_flight());
+        self.cc.enter_cwr(&mut self.tcb);
         self.state = CongState::Cwr;
         self.recover = self.sb.high;
         self.prr.enter(self.sb.outstanding() as u64 * self.tcb.mss as u64);

@@ -21,6 +21,7 @@ pub mod dctcp;
 pub mod ecn;
 pub mod ledbat;
 pub mod pacing;
+pub mod prague;
 pub mod prr;
 pub mod rack;
 mod rack_hooks;
