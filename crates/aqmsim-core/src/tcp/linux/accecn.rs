@@ -1,22 +1,22 @@
 //! AccECN feedback (RFC 9768) between the linux stack's sink and sender: the ACE field only
 //! (no AccECN option).
 //!
-//! * Receiver: `r.cep` starts at 5 (§3.2.2.2: the first data ACK then carries ACE = 0b101)
+//! * Receiver: `r.cep` starts at 5 (RFC 9768; Linux's TCP_ACCECN_CEP_INIT_OFFSET: the first data ACK carries ACE = 0b101)
 //!   and counts every CE-marked data packet received, duplicates included; every ACK carries
 //!   its three low bits as AE|CWR|ECE (`ecn::AE` = 4, `ecn::CWR` = 2, `ecn::ECE` = 1 of the
-//!   ACE value). A CE packet after a non-CE one is ACKed at once (§3.2.2.5.1's
+//!   ACE value). A CE packet after a non-CE one is ACKed at once (RFC 9768's
 //!   change-triggered ACK); with at most 2 segments per delayed ACK no more than 2 CE marks
-//!   wait for an ACK, below §3.2.2.5.1's limit of 6.
+//!   wait for an ACK, within RFC 9768's bound on the marks one ACK may wait for (Linux: 6).
 //! * Sender: `s.cep` starts at 5; on an ACK that newly delivers (ACKs or SACKs) `d` packets,
 //!   Δ = (ACE − s.cep) mod 8; when `d` > 7 the counter may have wrapped and the sender takes
-//!   the conservative reading (§3.2.2.5.2 "safety against ambiguity" in its simple form,
+//!   the conservative reading (§3.2.2.5 "safety against ambiguity" in its simple form,
 //!   Appendix A.2.1, as Linux's `__tcp_accecn_process` without the option): the largest
 //!   value ≤ `d` congruent to Δ mod 8, `d − ((d − Δ) mod 8)`. An ACK that delivers nothing
 //!   is not read (its ACE is taken up by the next one: the counter is cumulative).
 //! * Negotiation (§3.1): aqmsim's linux stack has no handshake packets, so the handshake's
 //!   outcome is set from both ends: AccECN when the sender asks (`accecn`) and the receiver
-//!   supports it (`sink_accecn`, true), else RFC 3168 feedback (Table 2's fallback when the
-//!   SYN/ACK answers as an RFC 3168 receiver).
+//!   supports it (`sink_accecn`, true), else RFC 3168 feedback (RFC 9768 §3.1's fallback when
+//!   the SYN/ACK answers as an RFC 3168 receiver).
 //!
 //! The congestion control gets the per-ACK delivered and newly CE-marked packets in
 //! `Tcb::delivered` and `Tcb::delivered_ce`. A classic control (NewReno, CUBIC) responds to
@@ -25,7 +25,7 @@
 
 use crate::packet::ecn;
 
-/// The initial value of both counters (RFC 9768 §3.2.2.2).
+/// The initial value of both counters (RFC 9768; Linux's `TCP_ACCECN_CEP_INIT_OFFSET`).
 pub const CEP_INIT: u32 = 5;
 
 /// The 3-bit ACE field of a counter value, as ACK flags: AE (4), CWR (2), ECE (1).
