@@ -127,3 +127,18 @@ fn loss_halves_frac_and_holds_growth() {
     p.update_cwnd(2, 0);
     assert_eq!((p.frac, p.cwnd), (5 * F, 9));
 }
+
+/// Pacing (`prague_update_pacing_rate`, fractional mode): MSS · max(⌊frac⌋, in flight) / srtt,
+/// doubled while cwnd < ssthresh / 2. frac 20.5F, 12 segments in flight, srtt 10 ms, MSS
+/// 1000: 20 · 8000 bit / 0.01 s = 16 Mb/s; 30 in flight: 24 Mb/s; in slow start (ssthresh
+/// unset, cwnd 10 < ∞/2): doubled. No rate before an RTT sample.
+#[test]
+fn pacing_rate_from_the_fractional_window() {
+    let mut p = Prague::new(10, 0.025, 1500);
+    p.frac = 20 * F + F / 2;
+    assert_eq!(p.pacing_rate(1000, 12_000, 10_000_000), Some(32e6));
+    p.ssthresh = 20;
+    assert_eq!(p.pacing_rate(1000, 12_000, 10_000_000), Some(16e6));
+    assert_eq!(p.pacing_rate(1000, 30_000, 10_000_000), Some(24e6));
+    assert_eq!(p.pacing_rate(1000, 30_000, 0), None);
+}
