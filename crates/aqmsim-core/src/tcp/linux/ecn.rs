@@ -34,6 +34,19 @@ impl EcnSender {
         EcnSender { on, ect: ecn::ECT, state: EcnState::Idle, echo_seq: 0, cwr_seq: -1, s_cep: None }
     }
 
+    /// A flow's: ECT(1) with `ect = "ect1"`; AccECN when both ends' settings negotiate it
+    /// (the handshake's outcome, accecn.rs).
+    pub fn for_params(p: &crate::tcp::TcpParams) -> Self {
+        let mut e = EcnSender::new(p.ecn);
+        if p.ect1 {
+            e.ect = ecn::ECT | ecn::ECT1;
+        }
+        if p.ecn && p.accecn && p.sink_accecn {
+            e.s_cep = Some(super::accecn::CEP_INIT);
+        }
+        e
+    }
+
     /// The ECN bits of data segment `seg`: ECT when on (retransmissions too, as ns-3), and
     /// CWR on the first new segment after an echo.
     pub fn data_bits(&mut self, seg: i32, rtx: bool) -> u8 {

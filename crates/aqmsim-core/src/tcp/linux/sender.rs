@@ -105,7 +105,7 @@ impl LinuxSender {
             rtx_deadline: None,
             rtt_sample: f64::NAN,
             stats: SenderStats::default(),
-            ecn: super::ecn::EcnSender::new(p.ecn),
+            ecn: super::ecn::EcnSender::for_params(&p),
             pacer: Pacer::new(p.pacing),
             rate: None,
             rack: None,
@@ -114,13 +114,6 @@ impl LinuxSender {
         };
         if s.p.rack {
             s.enable_rack();
-        }
-        if s.p.ecn && s.p.accecn && s.p.sink_accecn {
-            // the handshake's outcome (accecn.rs)
-            s.ecn.s_cep = Some(super::accecn::CEP_INIT);
-        }
-        if s.p.ect1 {
-            s.ecn.ect = crate::packet::ecn::ECT | crate::packet::ecn::ECT1;
         }
         s
     }
