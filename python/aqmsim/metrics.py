@@ -156,6 +156,18 @@ _SUMMARY: List[Metric] = [
        "dropping, counted when marked.", **_PKT),
     _m("marks_departed", "ECN marks departed", "packets", "Marked packets that left the "
        "queue (ns-2's `pmarks_`): `marks` less those still waiting at the end.", **_PKT),
+    _m("arrivals_ect0", "ECT(0) arrivals", "packets", "Arrivals at the bottleneck sent ECT(0) "
+       "(classic ECN, RFC 3168), a packet CE-marked upstream counted as what it was sent as.",
+       **_PKT),
+    _m("arrivals_ect1", "ECT(1) arrivals", "packets", "Arrivals at the bottleneck sent ECT(1) "
+       "(the L4S identifier, RFC 9331: `ect = \"ect1\"`, TCP Prague).", **_PKT),
+    _m("marks_departed_ect0", "ECT(0) marks departed", "packets", "Marked packets that left "
+       "the bottleneck and were sent ECT(0) (part of `marks_departed`).", **_PKT),
+    _m("accecn_ce_packets", "AccECN CE feedback", "packets", "Segments the senders' AccECN "
+       "counters (RFC 9768's ACE field, s.cep) reported CE-marked, all AccECN flows together "
+       "(only when a flow negotiated AccECN: `tcp.accecn`).", **_PKT),
+    _m("marks_departed_ect1", "ECT(1) marks departed", "packets", "Marked packets that left "
+       "the bottleneck and were sent ECT(1) (part of `marks_departed`).", **_PKT),
     _m("bottleneck_queued_end", "queued at end", "packets", "Packets waiting in the "
        "bottleneck's queue at the end of the run (not counting the one on the wire).", **_PKT),
     _m("time_avg_queue_pkts", "time-average queue", "packets", "The integral of the queue "

@@ -91,6 +91,7 @@ SCHEMAS: Dict[str, Dict[str, str]] = {
 INT_SUMMARY_KEYS = frozenset({
     "seed", "events", "bottleneck_arrivals", "bottleneck_departures", "bottleneck_drops",
     "drops_early", "drops_forced", "drops_overflow", "marks", "marks_departed", "max_queue_pkts",
+    "arrivals_ect0", "arrivals_ect1", "marks_departed_ect0", "marks_departed_ect1", "accecn_ce_packets",
     "bottleneck_queued_end", "final_queue_pkts", "packets_sent", "packets_retransmitted",
     "timeouts", "transfers", "transfers_done",
     "rack_tlp_probes", "rack_tlp_recoveries", "rack_marked_lost",

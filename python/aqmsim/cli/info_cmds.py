@@ -106,13 +106,17 @@ def list_disciplines(
                   "docs/aqm/README.md indexes the pages that describe them.")
         out.print('TCP senders: tcp.stack = "ns2" (the default everywhere: ns-2 2.35\'s agents, '
                   'as the papers ran them) or "linux" (Linux/ns-3.37: bytes, SACK recovery, PRR; '
-                  'newreno, cubic, dctcp, bbr (v1, as ns-3.37), bbr3 (v3, as draft-ietf-ccwg-bbr), ledbat (as ns-3.37)); '
+                  'newreno, cubic, dctcp, bbr (v1, as ns-3.37), bbr3 (v3, as draft-ietf-ccwg-bbr), ledbat (as ns-3.37), '
+                  'prague (TCP Prague, L4S: ECT(1), AccECN, as the L4S team\'s tcp_prague.c)); '
                   "docs/tcp/stack-linux.md.")
         out.print('Loss detection on the linux stack: tcp.loss_detection = "rfc6675" (the '
                   'default, as ns-3.37) or "rack" (RACK-TLP, RFC 8985, Linux\'s default); '
                   "docs/tcp/rack.md.")
         out.print("Timestamps on the linux stack: tcp.timestamps = true (the default, as ns-3.37's "
                   "Timestamp and Linux) or false; docs/tcp/stack-linux.md#timestamps.")
+        out.print('ECN on the linux stack: tcp.ect = "ect0" (default) or "ect1" (the L4S codepoint); '
+                  "tcp.accecn = true for AccECN feedback (RFC 9768), tcp.sink_accecn = false for an "
+                  "RFC 3168 receiver; docs/tcp/accecn.md.")
 
 
 def version_text() -> str:

@@ -250,3 +250,38 @@ fn a_drop_that_empties_the_queue_clears_first_above() {
     let AnyAqm::Codel(c) = &q.aqm else { unreachable!() };
     assert_eq!((c.vars.count, c.vars.dropping), (1, true));
 }
+
+/// ECT(1) at a classic AQM (RFC 3168 §5: ECT(0) and ECT(1) are equivalent to a router; RFC
+/// 8311, RFC 9331 §5.4): an ECT(1) packet is ECN-capable as an ECT(0) one. The overload of `drop_schedule_by_hand` with ECN on: every packet ECT(1)
+/// gets the marks every packet ECT(0) gets (marks, not drops: the first at 111 ms as the
+/// first drop there), and a marked packet leaves as CE with its ECT(1) bit kept (so a
+/// monitor still reads what the sender chose).
+#[test]
+fn ect1_is_marked_as_ect0_and_keeps_its_codepoint() {
+    let run = |bits: u8| {
+        let p = CodelParams { ecn: true, ..CodelParams::default() };
+        let mut q = QueueDisc::new(AnyAqm::Codel(Codel::new(p, 2000, None)));
+        let mut rng = Rng::new(1, 1);
+        for i in 0..1000 {
+            let mut pk = pkt(i, 1000, 0);
+            pk.ecn = bits;
+            q.enqueue(pk, SimTime(0), &mut rng);
+        }
+        let mut marks = vec![];
+        for ms in 10..=370u64 {
+            let out = q.dequeue(SimTime(ms * 1_000_000), &mut rng).unwrap();
+            assert_eq!(out.ecn & !ecn::CE, bits);
+            if out.has(ecn::CE) {
+                assert_eq!(ecn::codepoint(out.ecn), ecn::Codepoint::Ce);
+                assert!(q.front_events.iter().all(|e| e.marked && e.pkt.ecn & !ecn::CE == bits));
+                marks.push(ms);
+            }
+            q.front_events.clear();
+        }
+        assert_eq!(q.stats.drops, [0, 0, 0]);
+        marks
+    };
+    let ect1 = run(ecn::ECT | ecn::ECT1);
+    assert_eq!(ect1.first(), Some(&111));
+    assert_eq!(ect1, run(ecn::ECT));
+}

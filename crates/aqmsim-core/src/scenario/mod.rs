@@ -13,6 +13,7 @@ mod queue_defaults_tests;
 pub mod schema;
 mod tcp_spec;
 pub mod tcp_stack;
+mod tcp_l4s;
 mod tcp_ledbat;
 mod topology;
 mod trace_path;

@@ -97,6 +97,13 @@ pub struct TcpSpec {
     /// "rfc6675" (default) or "rack" (RACK-TLP, RFC 8985).
     pub loss_detection: Option<String>,
     pub timestamps: Option<bool>,
+    /// "ect0" (default with ecn) or "ect1": the IP ECN codepoint of data (stack = "linux").
+    pub ect: Option<String>,
+    /// AccECN feedback (RFC 9768), asked for by the sender / supported by the receiver.
+    pub accecn: Option<bool>,
+    pub sink_accecn: Option<bool>,
+    /// TCP Prague's virtual RTT (variant = "prague").
+    pub prague_rtt_target: Option<Quantity>,
     // LEDBAT (variant = "ledbat", stack = "linux"): ns-3.37 TcpLedbat's attributes
     pub ledbat_target: Option<Quantity>,
     pub ledbat_gain: Option<f64>,

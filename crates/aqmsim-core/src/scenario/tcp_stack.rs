@@ -10,9 +10,10 @@ use serde_json::{json, Value};
 /// Fields only the ns-2 stack reads (a `linux` table that sets one is refused).
 const NS2_ONLY: &[&str] = &["tick", "syn", "delay_growth", "max_burst", "limited_transmit", "use_headers"];
 /// The congestion controls the linux stack runs (`tcp/linux/`, one file each).
-const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp, Variant::Bbr, Variant::Bbr3, Variant::Ledbat];
+const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp, Variant::Bbr, Variant::Bbr3, Variant::Ledbat, Variant::Prague];
 /// The linux stack's own fields (refused in an ns2 table).
-const LINUX_ONLY: &[&str] = &["delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing", "timestamps", "loss_detection"];
+const LINUX_ONLY: &[&str] =
+    &["delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing", "timestamps", "loss_detection", "ect", "accecn", "sink_accecn", "prague_rtt_target"];
 /// Receive buffer of ns-3's sink (`TcpSocket::RcvBufSize`), bytes: the linux stack's
 /// default receive-window cap.
 pub const RCVBUF_BYTES: f64 = 131_072.0;
@@ -52,7 +53,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
     };
     match p.stack {
         Stack::Ns2 => {
-            if matches!(p.variant, Variant::Bbr | Variant::Bbr3 | Variant::Ledbat) {
+            if matches!(p.variant, Variant::Bbr | Variant::Bbr3 | Variant::Ledbat | Variant::Prague) {
                 let v = p.variant.name();
                 return err("variant", set("variant") == Some(true), format!("variant = \"{v}\" runs only on stack = \"linux\""));
             }
@@ -93,7 +94,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                 return err(
                     "variant",
                     here,
-                    format!("stack = \"linux\" runs variant = \"newreno\", \"cubic\", \"dctcp\", \"bbr\", \"bbr3\" or \"ledbat\" in this version, got {:?}", p.variant.name()),
+                    format!("stack = \"linux\" runs variant = \"newreno\", \"cubic\", \"dctcp\", \"bbr\", \"bbr3\", \"ledbat\" or \"prague\" in this version, got {:?}", p.variant.name()),
                 );
             }
             if let Some(v) = over.delack_count.or(base.delack_count) {
@@ -127,7 +128,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                 );
             }
             // BBR (v1 as ns-3's TcpBbr, v3 as the draft) always paces by its own rate
-            let self_paced = matches!(p.variant, Variant::Bbr | Variant::Bbr3);
+            let self_paced = matches!(p.variant, Variant::Bbr | Variant::Bbr3 | Variant::Prague);
             if let Some(v) = over.pacing.or(base.pacing) {
                 if !v && self_paced {
                     let msg = format!("variant = \"{}\" paces by its own rate: leave pacing unset or true", p.variant.name());
@@ -153,6 +154,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                 };
             }
             super::tcp_ledbat::apply(p, base, over, &set, &at)?;
+            super::tcp_l4s::apply(p, base, over, &set, &at)?;
             if set("window").is_none() {
                 p.window = RCVBUF_BYTES / p.packet_size as f64;
             }
@@ -184,6 +186,7 @@ pub fn linux_json(p: &TcpParams) -> Value {
         j["loss_detection"] = json!("rack");
     }
     super::tcp_ledbat::json(p, &mut j);
+    super::tcp_l4s::json(p, &mut j);
     if p.variant == Variant::Cubic {
         for (k, v) in [
             ("cubic_beta", json!(p.cubic_beta)),

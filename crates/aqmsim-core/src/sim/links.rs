@@ -40,7 +40,11 @@ impl Simulation {
             return;
         }
         if l == self.primary {
-            self.per_flow[pkt.flow as usize].arrivals += 1;
+            let f = &mut self.per_flow[pkt.flow as usize];
+            f.arrivals += 1;
+            if pkt.has(crate::packet::ecn::ECT) {
+                f.ect_arrivals[pkt.has(crate::packet::ecn::ECT1) as usize] += 1;
+            }
         }
         let link = &mut self.links[l as usize];
         if link.idle_matters && !link.idle_notified && !link.busy(now) && !link.txdone_pending {
@@ -139,7 +143,9 @@ impl Simulation {
     pub(super) fn note_departure(&mut self, l: u32, p: Option<&Packet>, waited: bool) {
         if let Some(p) = p {
             if l == self.primary && crate::aqm::queue::is_marked(p) {
-                self.per_flow[p.flow as usize].marked_departures += 1;
+                let f = &mut self.per_flow[p.flow as usize];
+                f.marked_departures += 1;
+                f.ect_marked_departures[p.has(crate::packet::ecn::ECT1) as usize] += 1;
             }
             if self.delays.on {
                 self.note_queue_delay(l, p, waited);

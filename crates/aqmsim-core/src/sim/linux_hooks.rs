@@ -19,12 +19,20 @@ pub(super) fn linux_agent(p: TcpParams, flow: u32, src: u32, dst: u32, rng: crat
         sink.ts = Some(crate::tcp::sink::TsEcho::default());
     }
     sink.ns3_echo = true; // its CE echo as ns-3.37's, quirks included (sink.rs)
+    if p.ecn && p.accecn && p.sink_accecn {
+        // the handshake negotiated AccECN (tcp/linux/accecn.rs)
+        sink.accecn = Some(Default::default());
+    }
     let mut snd = Box::new(LinuxSender::new(p, flow, dst));
     if snd.p.variant == crate::tcp::Variant::Bbr {
         // the flow's seeded stream draws PROBE_BW's random start phase
         let mut bbr = crate::tcp::linux::bbr::Bbr::new(rng);
         bbr.ns3_quirks = snd.p.ns3_quirks;
         snd.set_cc(Box::new(bbr));
+    } else if snd.p.variant == crate::tcp::Variant::Prague {
+        // sets cwnd and the pacing rate after every ACK (tcp/linux/prague.rs)
+        let cc = snd.cc.clone();
+        snd.set_cc(cc);
     } else if snd.p.variant == crate::tcp::Variant::Bbr3 {
         // the flow's seeded stream draws ProbeBW's probe waits
         snd.set_cc(Box::new(crate::tcp::linux::bbr3::Bbr3::new(rng)));
@@ -49,6 +57,25 @@ impl super::Simulation {
             }
         }
         self.bbr3_results(s);
+        self.accecn_results(s);
+    }
+
+    /// AccECN (only when a flow negotiated it): `accecn_ce_packets`, the segments the
+    /// senders' ACE counters reported CE-marked, all flows (tcp/linux/accecn.rs).
+    fn accecn_results(&self, s: &mut crate::monitor::Summary) {
+        let mut any = false;
+        let mut ce = 0u64;
+        for f in &self.flows {
+            if let Agent::Linux { snd, .. } = &f.agent {
+                if snd.ecn_accecn() {
+                    any = true;
+                    ce += snd.stats.ce_delivered;
+                }
+            }
+        }
+        if any {
+            s.put("accecn_ce_packets", ce as f64);
+        }
     }
 
     /// BBR v3's state changes of the first bbr3 flow (only when one runs):

@@ -157,6 +157,10 @@ pub struct FlowAtQueue {
     pub marks: u64,
     /// This flow's packets that departed carrying CE with ECT (ns-2's flow monitor `pmarks_`).
     pub marked_departures: u64,
+    /// Arrivals and marked departures by the codepoint the sender chose: [ECT(0), ECT(1)]
+    /// (a packet CE-marked upstream counts as what it was sent as).
+    pub ect_arrivals: [u64; 2],
+    pub ect_marked_departures: [u64; 2],
 }
 
 

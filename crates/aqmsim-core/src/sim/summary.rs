@@ -144,6 +144,15 @@ impl Simulation {
         s.put("timeouts", tot_to as f64);
         s.put("mean_e2e_delay_s", if dn > 0 { dsum / dn as f64 * 1e-9 } else { 0.0 });
         s.put("jain_fairness", jain(&tputs));
+        if !self.monitored.is_empty() {
+            // the first monitored queue's ECN-capable arrivals and marked departures by the
+            // codepoint sent (RFC 9331's L4S identifier ECT(1) vs classic ECT(0))
+            let sum = |f: fn(&super::FlowAtQueue) -> u64| self.per_flow.iter().map(f).sum::<u64>() as f64;
+            s.put("arrivals_ect0", sum(|q| q.ect_arrivals[0]));
+            s.put("arrivals_ect1", sum(|q| q.ect_arrivals[1]));
+            s.put("marks_departed_ect0", sum(|q| q.ect_marked_departures[0]));
+            s.put("marks_departed_ect1", sum(|q| q.ect_marked_departures[1]));
+        }
         self.bbr_results(&mut s);
         self.rack_results(&mut s);
         self.transfer_results(&mut ft, &mut s);

@@ -21,6 +21,9 @@ pub enum Variant {
     Bbr3,
     /// LEDBAT (ns-3.37 `TcpLedbat`, RFC 6817), `stack = "linux"` only (`tcp/linux/ledbat.rs`).
     Ledbat,
+    /// TCP Prague (the L4S team's `tcp_prague.c`, RFC 9331 §4), `stack = "linux"` only
+    /// (`tcp/linux/prague.rs`).
+    Prague,
 }
 
 impl Variant {
@@ -35,6 +38,7 @@ impl Variant {
             "bbr" => Some(Variant::Bbr),
             "bbr3" => Some(Variant::Bbr3),
             "ledbat" => Some(Variant::Ledbat),
+            "prague" => Some(Variant::Prague),
             _ => None,
         }
     }
@@ -49,9 +53,10 @@ impl Variant {
             Variant::Bbr => "bbr",
             Variant::Bbr3 => "bbr3",
             Variant::Ledbat => "ledbat",
+            Variant::Prague => "prague",
         }
     }
-    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp, bbr, bbr3, ledbat";
+    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp, bbr, bbr3, ledbat, prague";
 
     /// Loss recovery with SACK (the sink sends SACK blocks): Sack1, and CUBIC and DCTCP
     /// (ns-3 and Linux run them with SACK).
@@ -131,6 +136,16 @@ pub struct TcpParams {
     pub timestamps: bool,
     /// Linux stack, variant `ledbat`: ns-3.37 `TcpLedbat`'s attributes.
     pub ledbat: LedbatParams,
+    /// Linux stack: data is sent ECT(1) instead of ECT(0) (`ect = "ect1"`, with `ecn`).
+    pub ect1: bool,
+    /// Linux stack: the sender asks for AccECN feedback (RFC 9768, `accecn`).
+    pub accecn: bool,
+    /// Linux stack: the receiver supports AccECN (`sink_accecn`, true); with `accecn` the
+    /// handshake's outcome is AccECN, else RFC 3168 feedback (`tcp/linux/accecn.rs`).
+    pub sink_accecn: bool,
+    /// Variant `prague`: the virtual RTT below which additive increase is scaled up, s
+    /// (`prague_rtt_target`, 25 ms as the reference's `rtt_target`).
+    pub prague_rtt_target: f64,
 }
 
 impl TcpParams {
@@ -191,6 +206,10 @@ impl Default for TcpParams {
             rack: false,
             timestamps: false,
             ledbat: LedbatParams::default(),
+            ect1: false,
+            accecn: false,
+            sink_accecn: true,
+            prague_rtt_target: 0.025,
         }
     }
 }

@@ -81,6 +81,9 @@ pub struct TcpSink {
     /// most recent arrivals: set for `stack = "linux"`, see [`TcpSink::ns3_sack_update`].
     pub ns3_sack: bool,
     sack_list: Vec<(i32, i32)>,
+    /// AccECN feedback (RFC 9768, `tcp/linux/accecn.rs`): the ACE field on every ACK instead
+    /// of the ECE echo. Set for a linux-stack flow whose handshake negotiated it.
+    pub accecn: Option<crate::tcp::linux::accecn::AccEcnRx>,
     pub stats: SinkStats,
 }
 
@@ -130,6 +133,7 @@ impl TcpSink {
             ce_seq: i32::MIN,
             ns3_sack: false,
             sack_list: Vec::new(),
+            accecn: None,
             stats: SinkStats::default(),
         }
     }
@@ -258,7 +262,11 @@ impl TcpSink {
         };
         self.stats.acks_sent += 1;
         let mut ack = Packet::new(Kind::Ack, self.flow, cum, self.ack_size, self.dst, now);
-        ack.ecn = if echo { ecn::ECE } else { 0 };
+        ack.ecn = match &self.accecn {
+            Some(a) => a.ack_bits(),
+            None if echo => ecn::ECE,
+            None => 0,
+        };
         ack.t_sent = data.t_sent;
         ack.tag = self.stats.acks_sent as u8;
         if self.sack {
@@ -280,7 +288,10 @@ impl TcpSink {
         self.stats.received += 1;
         self.stats.received_bytes += data.size as u64;
         self.stats.delay_sum_ns += now.saturating_since(data.t_sent).0 as f64;
-        if self.dctcp && self.ns3_echo {
+        let mut ack_now = false;
+        if let Some(a) = self.accecn.as_mut() {
+            ack_now = a.on_data(data.ecn, self.payload);
+        } else if self.dctcp && self.ns3_echo {
             if data.has(ecn::ECT) {
                 self.ns3_flush(data, now);
             }
@@ -323,7 +334,7 @@ impl TcpSink {
         }
         if self.delayed {
             let in_order = data.seq == self.cum_ack();
-            if self.pending.is_none() && in_order && data.seq >= self.maxseen && (data.seq != 0 || self.delay_first) {
+            if !ack_now && self.pending.is_none() && in_order && data.seq >= self.maxseen && (data.seq != 0 || self.delay_first) {
                 self.pending = Some(*data);
                 self.delack_gen = self.delack_gen.wrapping_add(1);
                 self.ack_reserved = true; // CA_EVENT_DELAYED_ACK

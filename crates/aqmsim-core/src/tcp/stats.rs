@@ -17,4 +17,6 @@ pub struct SenderStats {
     /// Window reductions in response to ECN-Echo.
     pub ecn_responses: u64,
     pub acks: u64,
+    /// Segments AccECN feedback reported CE-marked (the sender's s.cep − 5; linux stack).
+    pub ce_delivered: u64,
 }

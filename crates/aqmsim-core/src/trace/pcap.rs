@@ -162,13 +162,8 @@ fn encode(buf: &mut [u8; MAX_RECORD], t_ns: u64, pkt: &Packet, flow: &FlowInfo) 
         }
     };
     // IPv4 header.
-    let tos = if pkt.has(ecn::CE) {
-        0b11
-    } else if pkt.has(ecn::ECT) {
-        0b10
-    } else {
-        0
-    };
+    // the two ECN bits of the TOS byte: ECT(0) 10, ECT(1) 01, CE 11 (RFC 3168 §5)
+    let tos = ecn::codepoint(pkt.ecn).bits();
     ip[0] = 0x45;
     ip[1] = tos;
     ip[2..4].copy_from_slice(&(ip_len as u16).to_be_bytes());
@@ -267,7 +262,8 @@ fn tcp_header(h: &mut [u8], pkt: &Packet, flow: &FlowInfo) -> (usize, u32) {
     h[2..4].copy_from_slice(&dport.to_be_bytes());
     h[4..8].copy_from_slice(&seq.to_be_bytes());
     h[8..12].copy_from_slice(&ack.to_be_bytes());
-    h[12] = ((hlen / 4) as u8) << 4;
+    // the AE flag (RFC 9768, the bit before CWR: the data-offset byte's lowest)
+    h[12] = ((hlen / 4) as u8) << 4 | pkt.has(ecn::AE) as u8;
     h[13] = flags;
     h[14..16].copy_from_slice(&WINDOW.to_be_bytes());
     h[16..20].fill(0); // checksum, urgent pointer
@@ -321,6 +317,16 @@ mod tests {
                 128, 0, 0, 0, 101, 0, 0, 0
             ]
         );
+    }
+
+    /// The TOS byte's two ECN bits of each codepoint (RFC 3168 §5): CE whatever it was sent as.
+    #[test]
+    fn tos_ecn_bits_of_each_codepoint() {
+        for (flags, tos) in [(0, 0u8), (ecn::ECT, 0b10), (ecn::ECT | ecn::ECT1, 0b01), (ecn::ECT | ecn::CE, 0b11), (ecn::ECT | ecn::ECT1 | ecn::CE, 0b11)] {
+            let mut p = Packet::new(Kind::Data, 0, 1, 1040, 2, SimTime::ZERO);
+            p.ecn = flags;
+            assert_eq!(bytes(&[(p, flow(true))])[24 + 16 + 1], tos, "flags {flags:#b}");
+        }
     }
 
     #[test]

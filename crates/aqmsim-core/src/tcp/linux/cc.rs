@@ -20,11 +20,15 @@ pub struct Tcb {
     /// `m_rcvTimestampValue`, `m_rcvTimestampEchoReply`), ms; 0 without one.
     pub ts_val: u32,
     pub ts_ecr: u32,
+    /// Segments newly delivered (ACKed or SACKed) by the latest ACK, and of those the ones
+    /// AccECN reports CE-marked (`accecn.rs`; 0 without AccECN feedback).
+    pub delivered: u32,
+    pub delivered_ce: u32,
 }
 
 impl Tcb {
     pub fn new(cwnd: u32, ssthresh: u32, mss: u32) -> Tcb {
-        Tcb { cwnd, ssthresh, mss, now_ns: 0, last_acked: 0, high_tx: 0, last_rtt_ns: 0, ece_rcvd: false, ts_val: 0, ts_ecr: 0 }
+        Tcb { cwnd, ssthresh, mss, now_ns: 0, last_acked: 0, high_tx: 0, last_rtt_ns: 0, ece_rcvd: false, ts_val: 0, ts_ecr: 0, delivered: 0, delivered_ce: 0 }
     }
 }
 
@@ -34,6 +38,7 @@ pub fn for_variant(p: &crate::tcp::TcpParams) -> Box<dyn CongestionOps> {
         crate::tcp::Variant::Cubic => Box::new(super::cubic::Cubic::from_params(p)),
         crate::tcp::Variant::Dctcp => Box::new(super::dctcp::Dctcp::new(p.dctcp_g, p.dctcp_alpha_init)),
         crate::tcp::Variant::Ledbat => Box::new(super::ledbat::Ledbat::new(&p.ledbat, p.ns3_quirks)),
+        crate::tcp::Variant::Prague => Box::new(super::prague::Prague::new(p.window_init as u32, p.prague_rtt_target, p.packet_size + p.header + if p.timestamps { crate::packet::TS_OPTION_BYTES } else { 0 })),
         _ => Box::new(NewReno),
     }
 }
@@ -62,6 +67,9 @@ pub trait CongestionOps: std::fmt::Debug {
     /// Entering fast recovery (a no-op unless `sets_pacing_rate`): `in_flight` bytes (ns-3's
     /// `m_bytesInFlight` of this ACK), `delivered` bytes newly ACKed or SACKed by it.
     fn recovery_entry(&mut self, _t: &mut Tcb, _in_flight: u32, _delivered: u32) {}
+    /// The sender enters CWR on an ECN echo (ecn.rs), after ssthresh is set: Linux's
+    /// `set_state(TCP_CA_CWR)` (TCP Prague reduces its window here).
+    fn enter_cwr(&mut self, _t: &mut Tcb) {}
     /// ns-3 `CongestionStateSet` (Recovery, Loss) and `CwndEvent(CA_EVENT_COMPLETE_CWR)`.
     fn on_event(&mut self, _t: &mut Tcb, _ev: CcEvent) {}
     /// ns-3 `CongControl` after each ACK (only when `sets_pacing_rate`): may set cwnd;

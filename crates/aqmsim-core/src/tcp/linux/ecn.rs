@@ -18,16 +18,33 @@ pub enum EcnState {
 #[derive(Clone, Debug)]
 pub struct EcnSender {
     pub on: bool,
+    /// The IP codepoint of data: ECT(1) (`ect = "ect1"`, Prague) instead of ECT(0).
+    pub ect: u8,
     pub state: EcnState,
     /// The cumulative ACK of the last ECE taken (ns-3 `m_ecnEchoSeq`).
     echo_seq: i32,
     /// The segment that last carried CWR (ns-3 `m_ecnCWRSeq`).
     cwr_seq: i32,
+    /// AccECN feedback negotiated (`accecn.rs`): the sender's counter `s.cep`, else None.
+    pub s_cep: Option<u32>,
 }
 
 impl EcnSender {
     pub fn new(on: bool) -> Self {
-        EcnSender { on, state: EcnState::Idle, echo_seq: 0, cwr_seq: -1 }
+        EcnSender { on, ect: ecn::ECT, state: EcnState::Idle, echo_seq: 0, cwr_seq: -1, s_cep: None }
+    }
+
+    /// A flow's: ECT(1) with `ect = "ect1"`; AccECN when both ends' settings negotiate it
+    /// (the handshake's outcome, accecn.rs).
+    pub fn for_params(p: &crate::tcp::TcpParams) -> Self {
+        let mut e = EcnSender::new(p.ecn);
+        if p.ect1 {
+            e.ect = ecn::ECT | ecn::ECT1;
+        }
+        if p.ecn && p.accecn && p.sink_accecn {
+            e.s_cep = Some(super::accecn::CEP_INIT);
+        }
+        e
     }
 
     /// The ECN bits of data segment `seg`: ECT when on (retransmissions too, as ns-3), and
@@ -36,8 +53,8 @@ impl EcnSender {
         if !self.on {
             return 0;
         }
-        let mut bits = ecn::ECT;
-        if self.state == EcnState::EceRcvd && self.echo_seq > self.cwr_seq && !rtx {
+        let mut bits = self.ect;
+        if self.state == EcnState::EceRcvd && self.echo_seq > self.cwr_seq && !rtx && self.s_cep.is_none() {
             self.state = EcnState::CwrSent;
             self.cwr_seq = seg;
             bits |= ecn::CWR;
@@ -47,6 +64,11 @@ impl EcnSender {
 }
 
 impl LinuxSender {
+    /// AccECN feedback was negotiated (`accecn.rs`).
+    pub fn ecn_accecn(&self) -> bool {
+        self.ecn.s_cep.is_some()
+    }
+
     /// ns-3's `ReceivedAck` before `ProcessAck`: leave CWR once past the recovery point,
     /// then take an ECE that acknowledges new data.
     pub(super) fn on_ecn_echo(&mut self, pkt: &Packet, ack: i32, old_una: i32, delivered: u32) {
@@ -57,7 +79,19 @@ impl LinuxSender {
         if !self.ecn.on {
             return;
         }
-        if ack > old_una && pkt.has(ecn::ECE) {
+        // AccECN: newly CE-marked segments from the ACE counter, and an "echo" when any
+        let ece = match self.ecn.s_cep {
+            Some(s_cep) => {
+                let d = delivered / self.tcb.mss;
+                let ce = super::accecn::ce_delta(super::accecn::ace_of(pkt.ecn), s_cep, d);
+                self.ecn.s_cep = Some(s_cep.wrapping_add(ce));
+                self.tcb.delivered_ce = ce;
+                self.stats.ce_delivered += ce as u64;
+                ce > 0
+            }
+            None => pkt.has(ecn::ECE),
+        };
+        if ack > old_una && ece {
             if self.ecn.echo_seq < ack {
                 self.ecn.echo_seq = ack;
                 self.ecn.state = EcnState::EceRcvd;
@@ -65,7 +99,7 @@ impl LinuxSender {
                     self.enter_cwr(delivered);
                 }
             }
-        } else if self.ecn.state == EcnState::EceRcvd && !pkt.has(ecn::ECE) {
+        } else if self.ecn.state == EcnState::EceRcvd && !ece {
             self.ecn.state = EcnState::Idle;
         }
     }
@@ -73,6 +107,7 @@ impl LinuxSender {
     /// ns-3's `EnterCwr` (from any state, recovery and loss included, as ns-3 does).
     fn enter_cwr(&mut self, delivered: u32) {
         self.tcb.ssthresh = self.cc.ssthresh(&self.tcb, self.bytes_in_flight());
+        self.cc.enter_cwr(&mut self.tcb);
         self.state = CongState::Cwr;
         self.recover = self.sb.high;
         self.prr.enter(self.sb.outstanding() as u64 * self.tcb.mss as u64);

@@ -10,6 +10,7 @@
 //!
 //! Nothing here is reached by a flow of the default `stack = "ns2"`.
 
+pub mod accecn;
 pub mod bbr;
 pub mod bbr3;
 mod bbr3_model;
@@ -20,6 +21,7 @@ pub mod dctcp;
 pub mod ecn;
 pub mod ledbat;
 pub mod pacing;
+pub mod prague;
 pub mod prr;
 pub mod rack;
 mod rack_hooks;

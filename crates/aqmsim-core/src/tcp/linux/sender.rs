@@ -105,7 +105,7 @@ impl LinuxSender {
             rtx_deadline: None,
             rtt_sample: f64::NAN,
             stats: SenderStats::default(),
-            ecn: super::ecn::EcnSender::new(p.ecn),
+            ecn: super::ecn::EcnSender::for_params(&p),
             pacer: Pacer::new(p.pacing),
             rate: None,
             rack: None,
@@ -326,6 +326,8 @@ impl LinuxSender {
         self.tcb.high_tx = self.sb.high;
         self.tcb.last_rtt_ns = self.rtt.srtt;
         let delivered = (newly_sacked + newly_acked) * self.mss();
+        self.tcb.delivered = newly_sacked + newly_acked;
+        self.tcb.delivered_ce = 0;
         self.on_ecn_echo(pkt, ack, old_una, delivered);
         self.tcb.ece_rcvd = self.ecn.state == super::ecn::EcnState::EceRcvd;
         self.rate_before_process();

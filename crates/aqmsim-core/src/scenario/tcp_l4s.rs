@@ -1,0 +1,93 @@
+//! The linux stack's ECN codepoint and feedback fields (`ect`, `accecn`, `sink_accecn`) and
+//! TCP Prague's (`variant = "prague"`, `prague_rtt_target`): defaults, ranges and the
+//! field-named errors (docs/tcp/accecn.md, docs/tcp/prague.md).
+
+use super::schema::TcpSpec;
+use crate::error::{Result, ScenarioError};
+use crate::tcp::{TcpParams, Variant};
+use serde_json::{json, Value};
+
+/// Resolve the fields on a linux-stack table (`set(f)`: Some(true) when this table sets `f`,
+/// Some(false) when the top-level one does; `at(f, here)`: the field's path).
+pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, set: &dyn Fn(&str) -> Option<bool>, at: &dyn Fn(&str, bool) -> String) -> Result<()> {
+    let err = |f: &str, here: bool, msg: String| -> Result<()> { Err(ScenarioError::new(at(f, here), msg)) };
+    let prague = p.variant == Variant::Prague;
+    if prague {
+        // RFC 9331 §4: an L4S sender is ECN-capable, sends ECT(1) and needs accurate feedback
+        if !p.ecn && set("ecn").is_some() {
+            return err("ecn", set("ecn") == Some(true), "variant = \"prague\" is an L4S sender and needs ECN: leave ecn unset or true".into());
+        }
+        p.ecn = true;
+        p.ect1 = true;
+        p.accecn = true;
+    }
+    if let Some(v) = over.ect.as_ref().or(base.ect.as_ref()) {
+        let here = over.ect.is_some();
+        p.ect1 = match v.to_ascii_lowercase().as_str() {
+            "ect0" => false,
+            "ect1" => true,
+            _ => return err("ect", here, format!("unknown ECN codepoint {v:?} (expected one of: ect0, ect1)")),
+        };
+        if !p.ect1 && prague {
+            return err("ect", here, "variant = \"prague\" sends ECT(1) (RFC 9331 §4.1): leave ect unset or \"ect1\"".into());
+        }
+        if !p.ecn {
+            return err("ect", here, format!("ect = {v:?} needs ecn = true (a flow without ECN sends Not-ECT)"));
+        }
+    }
+    if let Some(v) = over.accecn.or(base.accecn) {
+        let here = over.accecn.is_some();
+        if !v && prague {
+            return err("accecn", here, "variant = \"prague\" needs AccECN feedback (RFC 9331 §4.2): leave accecn unset or true".into());
+        }
+        if v && !p.ecn {
+            return err("accecn", here, "accecn = true needs ecn = true".into());
+        }
+        p.accecn = v;
+    }
+    if let Some(v) = over.sink_accecn.or(base.sink_accecn) {
+        let here = over.sink_accecn.is_some();
+        if !v && prague {
+            return err(
+                "sink_accecn",
+                here,
+                "variant = \"prague\" needs a receiver with AccECN (RFC 3168 feedback gives one echo per round trip; the fallback is not modelled): leave sink_accecn unset or true".into(),
+            );
+        }
+        p.sink_accecn = v;
+    }
+    if p.accecn && p.variant == Variant::Dctcp {
+        return err("accecn", set("accecn") == Some(true), "variant = \"dctcp\" runs ns-3.37's exact CE echo: leave accecn unset or false".into());
+    }
+    if let Some(q) = over.prague_rtt_target.as_ref().or(base.prague_rtt_target.as_ref()) {
+        let here = over.prague_rtt_target.is_some();
+        let top = base.variant.as_deref().and_then(Variant::parse).unwrap_or(Variant::NewReno);
+        let table_variant = if here { p.variant } else { top };
+        if table_variant != Variant::Prague {
+            return err("prague_rtt_target", here, format!("only used with variant = \"prague\" (the variant here is \"{}\")", table_variant.name()));
+        }
+        let v = super::fields::time(q, &at("prague_rtt_target", here))?;
+        if !(0.0..=1.0).contains(&v) {
+            return err("prague_rtt_target", here, format!("must be in [0, 1] s (0: no RTT independence), got {v} s"));
+        }
+        p.prague_rtt_target = v;
+    }
+    Ok(())
+}
+
+/// The resolved fields, in the `tcp` table of a linux-stack flow (only when not their
+/// defaults, so the tables of flows that do not use them read as before).
+pub fn json(p: &TcpParams, j: &mut Value) {
+    if p.ect1 {
+        j["ect"] = json!("ect1");
+    }
+    if p.accecn {
+        j["accecn"] = json!(true);
+    }
+    if !p.sink_accecn {
+        j["sink_accecn"] = json!(false);
+    }
+    if p.variant == Variant::Prague {
+        j["prague_rtt_target"] = json!(p.prague_rtt_target);
+    }
+}
