@@ -12,6 +12,7 @@ pub mod ecn_threshold;
 pub mod fq_codel;
 pub mod owner;
 pub mod pie;
+pub mod pie_vars;
 pub mod qrtred;
 pub mod queue;
 pub mod red;
