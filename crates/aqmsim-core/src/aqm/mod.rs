@@ -9,6 +9,7 @@ pub mod ared_feng;
 pub mod codel;
 pub mod droptail;
 pub mod ecn_threshold;
+pub mod fq;
 pub mod fq_codel;
 pub mod owner;
 pub mod pie;
