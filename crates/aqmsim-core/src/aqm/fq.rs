@@ -100,12 +100,12 @@ enum Status {
 }
 
 #[derive(Clone, Debug)]
-struct FlowQueue<A> {
+pub(super) struct FlowQueue<A> {
     buf: VecDeque<Packet>,
     bytes: u64,
     deficit: i64,
     status: Status,
-    aqm: A,
+    pub(super) aqm: A,
 }
 
 impl<A> FlowQueue<A> {
@@ -120,7 +120,7 @@ pub struct FlowQueues<A: FlowAqm> {
     pub params: FqParams,
     pub cfg: A::Cfg,
     /// Queues in the order they were created (ns-3's queue disc classes).
-    queues: Vec<FlowQueue<A>>,
+    pub(super) queues: Vec<FlowQueue<A>>,
     /// Queue number (hash bucket) → 1 + index in `queues`, 0 if not created yet.
     slot: Vec<u32>,
     new_flows: VecDeque<u32>,

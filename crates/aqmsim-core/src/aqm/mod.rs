@@ -11,6 +11,7 @@ pub mod droptail;
 pub mod ecn_threshold;
 pub mod fq;
 pub mod fq_codel;
+pub mod fq_pie;
 pub mod owner;
 pub mod pie;
 pub mod pie_vars;
@@ -30,6 +31,7 @@ pub use ared_feng::AredFeng;
 pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
 pub use fq_codel::{FqCodel, FqCodelParams};
+pub use fq_pie::{FqPie, FqPieParams};
 pub use ecn_threshold::EcnThreshold;
 pub use pie::{Pie, PieParams};
 pub use qrtred::Qrtred;
@@ -143,6 +145,8 @@ pub enum AnyAqm {
     FqCodel(Box<FqCodel>),
     /// PIE (RFC 8033) as ns-3.37's PieQueueDisc.
     Pie(Pie),
+    /// FQ-PIE as ns-3.37's FqPieQueueDisc (owns its packets, a PIE per flow queue).
+    FqPie(Box<FqPie>),
 }
 
 /// Forward a call to whichever discipline the enum holds.
@@ -159,6 +163,7 @@ macro_rules! each {
             AnyAqm::Codel($d) => $e,
             AnyAqm::FqCodel($d) => $e,
             AnyAqm::Pie($d) => $e,
+            AnyAqm::FqPie($d) => $e,
         }
     };
 }
@@ -191,19 +196,27 @@ impl AnyAqm {
     pub fn timer_events(&self) -> u64 {
         match self {
             AnyAqm::Pie(p) => p.updates(),
+            AnyAqm::FqPie(p) => p.updates(),
             _ => 0,
         }
     }
     /// Allow timer events until [`AnyAqm::timer_events`] reaches `total`.
     pub fn set_timer_budget(&mut self, total: u64) {
-        if let AnyAqm::Pie(p) = self {
-            p.set_update_budget(total);
+        match self {
+            AnyAqm::Pie(p) => p.set_update_budget(total),
+            AnyAqm::FqPie(p) => p.set_update_budget(total),
+            _ => {}
         }
+    }
+    /// Does the discipline run timer events (counted by [`AnyAqm::timer_events`])?
+    pub fn has_timers(&self) -> bool {
+        matches!(self, AnyAqm::Pie(_) | AnyAqm::FqPie(_))
     }
     /// When a timer event was first due beyond the budget: the run must stop (`max_events`).
     pub fn over_budget(&self) -> Option<SimTime> {
         match self {
             AnyAqm::Pie(p) => p.over_budget(),
+            AnyAqm::FqPie(p) => p.over_budget(),
             _ => None,
         }
     }
@@ -213,13 +226,14 @@ impl AnyAqm {
     pub fn owner(&mut self) -> Option<&mut dyn PacketOwner> {
         match self {
             AnyAqm::FqCodel(d) => Some(d.as_mut()),
+            AnyAqm::FqPie(d) => Some(d.as_mut()),
             _ => None,
         }
     }
     /// Does the discipline hold its own packets ([`AnyAqm::owner`])?
     #[inline]
     pub fn owns_packets(&self) -> bool {
-        matches!(self, AnyAqm::FqCodel(_))
+        matches!(self, AnyAqm::FqCodel(_) | AnyAqm::FqPie(_))
     }
 
     pub fn kind(&self) -> &'static str {
@@ -234,6 +248,7 @@ impl AnyAqm {
             AnyAqm::Codel(_) => "codel",
             AnyAqm::FqCodel(_) => "fq_codel",
             AnyAqm::Pie(_) => "pie",
+            AnyAqm::FqPie(_) => "fq_pie",
         }
     }
 }

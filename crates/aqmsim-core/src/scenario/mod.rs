@@ -6,6 +6,7 @@ mod flows;
 pub mod model;
 mod monitor_spec;
 pub mod queue_modern;
+pub mod queue_fq;
 pub mod queue_spec;
 #[cfg(test)]
 mod queue_defaults_tests;

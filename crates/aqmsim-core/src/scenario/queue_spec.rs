@@ -107,6 +107,7 @@ pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
         FQ_CODEL_PARAMS,
         false,
     ),
+    ("fq_pie", "FQ-PIE as ns-3.37: flows hashed into queues, DRR with new/old lists, PIE per queue", super::queue_fq::FQ_PIE_PARAMS, false),
 ];
 
 /// RED parameters a variant does not take, and RED defaults a variant changes.
@@ -291,6 +292,7 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
         "codel" => build_codel(m, path),
         "fq_codel" => build_fq_codel(m, path),
         "pie" => build_pie(m, path),
+        "fq_pie" => super::queue_fq::build_fq_pie(m, path),
         k if params_of(k).is_some() => build_red_family(k, m, path, link),
         other => Err(ScenarioError::new(format!("{path}.kind"), format!("unknown discipline {other:?} (expected one of: {})", names()))),
     }
