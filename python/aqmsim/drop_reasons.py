@@ -38,9 +38,13 @@ _REASONS: Dict[str, Dict[str, str]] = {
                  "drops_forced": "—",
                  "drops_overflow": "overflow (buffer full: the longest flow's head)"},
     "pie": {"drops_early": "early (random, PIE's probability)", "drops_forced": "—"},
+    "fq_pie": {"drops_early": "early (random, the flow queue's PIE probability)",
+               "drops_forced": "—",
+               "drops_overflow": "overflow (buffer full: the longest flow's head)"},
 }
 _DISCIPLINE_NAMES = {"droptail": "DropTail", "ecn_threshold": "the threshold queue",
-                     "codel": "CoDel", "fq_codel": "FQ-CoDel", "pie": "PIE"}
+                     "codel": "CoDel", "fq_codel": "FQ-CoDel", "pie": "PIE",
+                     "fq_pie": "FQ-PIE"}
 
 
 def drop_reason_labels(queue: Mapping[str, Any]) -> Dict[str, str]:

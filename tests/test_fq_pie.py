@@ -1,0 +1,116 @@
+"""FQ-PIE in a dumbbell (issue 25, point 5): `aqmsim run` with `kind = "fq_pie"`, `aqmsim
+list fq_pie`, one-line field-named errors, and the disciplines that now share its code
+(FQ-CoDel: the scheduler; PIE: the arithmetic) giving the numbers they gave before.
+Packet-for-packet agreement with ns-3.37 is tests/test_ns3_fq_pie.py."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from aqmsim import Scenario
+from aqmsim.cli import app
+from test_cli import _one_line_error
+
+runner = CliRunner()
+
+DUMBBELL = """
+name = "fq-pie-test"
+duration = "10s"
+
+[tcp]
+variant = "newreno"
+ecn = true
+window = 200
+
+[dumbbell.bottleneck]
+rate = "10Mb"
+delay = "20ms"
+queue = {{ kind = "{kind}" }}
+
+[[dumbbell.groups]]
+count = 10
+start = {{ uniform = [0.0, 1.0] }}
+access = {{ rate = "100Mb", delay = {{ uniform = ["1ms", "5ms"] }} }}
+"""
+
+
+def test_dumbbell_runs_with_fq_pie(core, tmp_path: Path):
+    path = tmp_path / "fq-pie.toml"
+    path.write_text(DUMBBELL.format(kind="fq_pie"))
+    result = runner.invoke(app, ["run", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "FQ-PIE" in result.output  # the drop-reason labels name it
+    s = Scenario.from_toml_string(path.read_text()).run().summary
+    assert s["bottleneck_arrivals"] == s["bottleneck_departures"] + s["bottleneck_drops"] + s["bottleneck_queued_end"]
+    assert s["drops_early"] > 0 and s["marks"] > 0, s  # PIE drops and marks per queue
+    assert s["drops_forced"] == 0
+
+
+def test_list_shows_fq_pie(core):
+    result = runner.invoke(app, ["list", "fq_pie"])
+    assert result.exit_code == 0, result.output
+    for field in ("limit", "flows", "quantum", "drop_batch", "classify", "perturbation", "target",
+                  "t_update", "alpha", "beta", "max_burst", "dq_threshold", "dq_rate_estimator",
+                  "cap_drop_adjustment", "ecn", "mark_ecn_threshold", "derandomize"):
+        assert re.search(rf"^\s*{field}\s", result.output, re.M), field
+    assert "fq_pie" in core.disciplines()
+
+
+BAD = [
+    # (field, value, words the one line must hold)
+    ("limit", "0", "≥ 1"),
+    ("flows", "0", "[1, 65536]"),
+    ("flows", "70000", "[1, 65536]"),
+    ("quantum", "0", "≥ 1"),
+    ("drop_batch", "0", "≥ 1"),
+    ("limit", "-3", "integer"),
+    ("t_update", "'0.1ms'", "1 ms"),
+    ("target", "'-1ms'", "[0, 1e6]"),
+    ("max_burst", "'-1ms'", "[0, 1e6]"),
+    ("mark_ecn_threshold", "1.5", "[0, 1]"),
+    ("dq_threshold", "0", "≥ 1"),
+    ("classify", "'buckets'", "hash, flow"),
+    ("alpha", "nan", "finite"),
+]
+
+
+@pytest.mark.parametrize("field, value, needle", BAD, ids=[f"{f}={v}" for f, v, _ in BAD])
+def test_bad_fields_are_named(core, tmp_path: Path, field: str, value: str, needle: str):
+    path = tmp_path / "fq-pie.toml"
+    path.write_text(DUMBBELL.format(kind="fq_pie"))
+    text = _one_line_error(runner.invoke(
+        app, ["validate", str(path), "--set", f"dumbbell.bottleneck.queue.{field}={value}"]))
+    assert f"dumbbell.bottleneck.queue.{field}" in text, text
+    assert needle in text, text
+
+
+def test_fields_it_does_not_take_are_named(core, tmp_path: Path):
+    path = tmp_path / "fq-pie.toml"
+    path.write_text(DUMBBELL.format(kind="fq_pie"))
+    for field, value in (("s_update", "'1ms'"), ("limit_bytes", "1000"), ("interval", "'100ms'")):
+        text = _one_line_error(runner.invoke(
+            app, ["validate", str(path), "--set", f"dumbbell.bottleneck.queue.{field}={value}"]))
+        assert field in text, text
+    path.write_text(DUMBBELL.format(kind="fq_pie").replace('kind = "fq_pie"', 'kind = "fq_pie", classify = "flow", perturbation = 3'))
+    text = _one_line_error(runner.invoke(app, ["validate", str(path)]))
+    assert "dumbbell.bottleneck.queue.perturbation" in text, text
+
+
+# The numbers the same runs gave before FQ-CoDel moved onto the shared scheduler and PIE's
+# arithmetic into pie_vars.rs (measured on main at b6cf6f2): they must not move.
+BEFORE = {
+    "fq_codel": {"bottleneck_arrivals": 11637, "bottleneck_departures": 11611, "marks": 357,
+                 "bottleneck_drops": 0, "max_queue_pkts": 233, "events": 49477},
+    "pie": {"bottleneck_arrivals": 11684, "bottleneck_departures": 11354, "drops_early": 329,
+            "timeouts": 17, "max_queue_pkts": 216, "events": 49144},
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BEFORE))
+def test_shared_code_leaves_fq_codel_and_pie_unchanged(core, kind: str):
+    s = Scenario.from_toml_string(DUMBBELL.format(kind=kind)).run().summary
+    assert {k: s[k] for k in BEFORE[kind]} == BEFORE[kind]
