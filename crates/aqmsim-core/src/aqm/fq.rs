@@ -72,8 +72,9 @@ pub trait FlowAqm: Sized {
     /// Decide `pkt` offered to this queue, which holds `q` (before it) and may hold
     /// `limit` packets: `Enqueue`, `Mark` (queued with CE) or `Drop` (never `DropHead`).
     fn on_arrival(&mut self, cfg: &Self::Cfg, pkt: &Packet, q: &QueueView, limit: u32, now: SimTime, rng: &mut Rng) -> Verdict;
-    /// The head packet `pkt` left the queue (`q` is what is left): pass, mark or drop it.
-    fn on_head(&mut self, cfg: &Self::Cfg, pkt: &Packet, q: &QueueView, now: SimTime) -> FrontAction;
+    /// The head packet `pkt` left the queue (`q` is what is left): pass, mark or drop it
+    /// (`rng`: the link's, for a discipline that draws at dequeue).
+    fn on_head(&mut self, cfg: &Self::Cfg, pkt: &Packet, q: &QueueView, now: SimTime, rng: &mut Rng) -> FrontAction;
     /// A dequeue found this queue empty.
     fn on_empty(&mut self, cfg: &Self::Cfg, now: SimTime);
     /// The scheduler removed packets without asking (the fat-flow drop); `q` is what is left.
@@ -270,7 +271,7 @@ impl<A: FlowAqm> FlowQueues<A> {
 
     /// ns-3 `DoDequeue`: deficit round robin over new then old queues, each queue's AQM
     /// deciding its head packets. Drops and marks it makes are appended to `events`.
-    pub fn dequeue(&mut self, now: SimTime, events: &mut Vec<FrontEvent>) -> Option<Packet> {
+    pub fn dequeue(&mut self, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
         let quantum = self.params.quantum as i64;
         loop {
             let (qi, from_new) = loop {
@@ -294,7 +295,7 @@ impl<A: FlowAqm> FlowQueues<A> {
                 }
                 break (qi, false);
             };
-            match self.queue_dequeue(qi, now, events) {
+            match self.queue_dequeue(qi, now, rng, events) {
                 Some(p) => {
                     self.queues[qi as usize].deficit -= p.size as i64;
                     return Some(p);
@@ -315,7 +316,7 @@ impl<A: FlowAqm> FlowQueues<A> {
     }
 
     /// One dequeue call on queue `qi`: head packets until its AQM passes (or marks) one.
-    fn queue_dequeue(&mut self, qi: u32, now: SimTime, events: &mut Vec<FrontEvent>) -> Option<Packet> {
+    fn queue_dequeue(&mut self, qi: u32, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
         loop {
             let popped = self.queues[qi as usize].buf.pop_front();
             let Some(mut p) = popped else {
@@ -328,7 +329,7 @@ impl<A: FlowAqm> FlowQueues<A> {
             }
             self.len -= 1;
             self.bytes -= p.size as u64;
-            let action = self.touch(qi, |fq, cfg| fq.aqm.on_head(cfg, &p, &fq.view(), now));
+            let action = self.touch(qi, |fq, cfg| fq.aqm.on_head(cfg, &p, &fq.view(), now, rng));
             self.last_served = Some(qi);
             match action {
                 FrontAction::Pass => return Some(p),

@@ -69,7 +69,7 @@ impl FlowAqm for CodelVars {
         }
     }
     #[inline]
-    fn on_head(&mut self, cfg: &CodelParams, pkt: &Packet, q: &QueueView, now: SimTime) -> FrontAction {
+    fn on_head(&mut self, cfg: &CodelParams, pkt: &Packet, q: &QueueView, now: SimTime, _rng: &mut Rng) -> FrontAction {
         CodelVars::on_head(self, cfg, pkt, q.len_bytes, now)
     }
     fn on_empty(&mut self, _cfg: &CodelParams, _now: SimTime) {
@@ -112,9 +112,10 @@ impl FqCodel {
     pub fn enqueue(&mut self, pkt: Packet, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Enqueued {
         self.fq.enqueue(pkt, now, rng, events)
     }
-    /// ns-3 `DoDequeue`: drops and marks CoDel makes are appended to `events`.
-    pub fn dequeue(&mut self, now: SimTime, events: &mut Vec<FrontEvent>) -> Option<Packet> {
-        self.fq.dequeue(now, events)
+    /// ns-3 `DoDequeue`: drops and marks CoDel makes are appended to `events` (CoDel
+    /// draws nothing).
+    pub fn dequeue(&mut self, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
+        self.fq.dequeue(now, rng, events)
     }
 }
 
@@ -122,8 +123,8 @@ impl PacketOwner for FqCodel {
     fn enqueue(&mut self, pkt: Packet, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Enqueued {
         FqCodel::enqueue(self, pkt, now, rng, events)
     }
-    fn dequeue(&mut self, now: SimTime, _rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
-        FqCodel::dequeue(self, now, events)
+    fn dequeue(&mut self, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
+        FqCodel::dequeue(self, now, rng, events)
     }
     fn len(&self) -> u32 {
         FqCodel::len(self)
@@ -142,8 +143,9 @@ impl Aqm for FqCodel {
     /// A dequeue call that finds the scheduler empty: its lists are walked as ns-3 does
     /// (new queues become old, old ones inactive, each CoDel leaves its dropping state).
     fn on_idle(&mut self, now: SimTime) {
-        let mut none = Vec::new();
-        let got = self.dequeue(now, &mut none);
+        // an empty scheduler asks no queue's AQM about a packet: nothing draws
+        let (mut none, mut rng) = (Vec::new(), Rng::new(0, 0));
+        let got = self.dequeue(now, &mut rng, &mut none);
         debug_assert!(got.is_none() && none.is_empty());
     }
     fn state(&self) -> AqmState {

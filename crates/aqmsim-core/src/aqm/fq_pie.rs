@@ -73,7 +73,7 @@ impl FlowAqm for PieVars {
     fn on_arrival(&mut self, cfg: &PieCfg, pkt: &Packet, q: &QueueView, _limit: u32, now: SimTime, rng: &mut Rng) -> Verdict {
         self.arrive(cfg, pkt, q, now, &mut || rng.uniform())
     }
-    fn on_head(&mut self, cfg: &PieCfg, pkt: &Packet, q: &QueueView, now: SimTime) -> FrontAction {
+    fn on_head(&mut self, cfg: &PieCfg, pkt: &Packet, q: &QueueView, now: SimTime, _rng: &mut Rng) -> FrontAction {
         self.depart(cfg, pkt, q, now);
         FrontAction::Pass
     }
@@ -145,8 +145,8 @@ impl PacketOwner for FqPie {
     fn enqueue(&mut self, pkt: Packet, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Enqueued {
         self.fq.enqueue(pkt, now, rng, events)
     }
-    fn dequeue(&mut self, now: SimTime, _rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
-        self.fq.dequeue(now, events)
+    fn dequeue(&mut self, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
+        self.fq.dequeue(now, rng, events)
     }
     fn len(&self) -> u32 {
         self.fq.len()
@@ -164,8 +164,9 @@ impl Aqm for FqPie {
     }
     /// A dequeue call that finds the scheduler empty walks its lists as ns-3 does.
     fn on_idle(&mut self, now: SimTime) {
-        let mut none = Vec::new();
-        let got = self.fq.dequeue(now, &mut none);
+        // an empty scheduler asks no queue's PIE about a packet: nothing draws
+        let (mut none, mut rng) = (Vec::new(), Rng::new(0, 0));
+        let got = self.fq.dequeue(now, &mut rng, &mut none);
         debug_assert!(got.is_none() && none.is_empty());
     }
     fn advance(&mut self, now: SimTime) {

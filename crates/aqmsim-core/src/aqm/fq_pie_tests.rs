@@ -42,7 +42,7 @@ fn first_update_runs_after_the_creating_events() {
     for i in 0..3 {
         fq.fq.enqueue(pkt(0, i, 1000), t, &mut rng, &mut ev);
     }
-    assert!(fq.fq.dequeue(t, &mut ev).is_some());
+    assert!(fq.fq.dequeue(t, &mut rng, &mut ev).is_some());
     assert_eq!(fq.updates(), 0, "the update at the creation time waits");
     fq.advance(SimTime(MS + 1));
     assert_eq!(fq.updates(), 1);
