@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from aqmsim import Scenario
+from aqmsim import Scenario, ScenarioError
 from aqmsim.cli import app
 from test_cli import _one_line_error
 
@@ -114,3 +114,33 @@ BEFORE = {
 def test_shared_code_leaves_fq_codel_and_pie_unchanged(core, kind: str):
     s = Scenario.from_toml_string(DUMBBELL.format(kind=kind)).run().summary
     assert {k: s[k] for k in BEFORE[kind]} == BEFORE[kind]
+
+
+def cbr_dumbbell(queue: dict, duration: float, **top) -> dict:
+    """One 100 kb/s CBR flow for 0.5 s (no drop, no mark), then an idle bottleneck."""
+    return {"duration": duration, **top,
+            "dumbbell": {"bottleneck": {"rate": "10Mb", "delay": "10ms", "queue": queue},
+                         "groups": [{"count": 1, "app": "cbr", "cbr": {"rate": "100kb", "packet_size": 500},
+                                     "access": {"rate": "100Mb", "delay": "1ms"}, "start": 0.0, "stop": 0.5}]}}
+
+
+def test_each_queues_updates_count_as_events(core) -> None:
+    """The one flow queue, created with the first packet (t_c a few ms in), runs an update
+    every 1 ms to the end (the monitors bring it up to date): about 2000 events more than
+    the same run under FQ-CoDel, whose decisions here are the same (none)."""
+    fq_pie = Scenario.from_dict(cbr_dumbbell({"kind": "fq_pie", "t_update": "1ms"}, 2.0)).run(seed=1).summary
+    fq_codel = Scenario.from_dict(cbr_dumbbell({"kind": "fq_codel"}, 2.0)).run(seed=1).summary
+    assert fq_pie["bottleneck_departures"] == fq_codel["bottleneck_departures"] > 0
+    assert 1950 <= fq_pie["events"] - fq_codel["events"] <= 2000, (fq_pie["events"], fq_codel["events"])
+
+
+def test_a_long_idle_spell_is_bounded_by_max_events(core) -> None:
+    """An idle queue's PIE keeps updating (ns-3's timer runs on): one catch-up over 10⁴ s
+    would be 10⁷ updates; the run stops at the budget, naming max_events."""
+    sc = cbr_dumbbell({"kind": "fq_pie", "t_update": "1ms"}, 1e6, max_events=100_000,
+                      monitor={"sample_interval": 1e4, "link_interval": 1e4})
+    with pytest.raises(ScenarioError) as info:
+        Scenario.from_dict(sc).run(seed=1)
+    msg = str(info.value)
+    assert msg.startswith("max_events:") and "PIE's probability updates" in msg, msg
+    assert "at t = 100.0" in msg, msg  # 10⁵ updates of 1 ms after the queue's creation
