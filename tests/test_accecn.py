@@ -1,6 +1,6 @@
 """Issue 25 point 2: AccECN feedback (RFC 9768's ACE field) between the linux stack's sink and
 sender. The golden per-ACK ACE sequences (delayed ACKs, a wrap of the 3-bit counter, the
-safe reading of an ambiguous delta) are Rust tests (tcp/linux/accecn.rs); here: the
+safe reading of an ambiguous delta) are Rust tests (tcp/accecn.rs); here: the
 negotiation's outcomes, the counters end to end, and classic feedback left unchanged."""
 
 from __future__ import annotations

@@ -20,8 +20,9 @@ SRC = Path(__file__).resolve().parents[1] / "crates" / "aqmsim-core" / "src"
 #: Directory modules whose submodules must not depend on each other in a circle.
 CHECKED = ("tcp", "scenario", "sim")
 #: Circles known and left (not part of the layout split): the queue-table registry
-#: (`queue_spec`: DISCIPLINES, `only_own_fields`) and the CoDel/PIE tables it lists.
-KNOWN = {("scenario", frozenset({"queue_spec", "queue_modern"}))}
+#: (`queue_spec`: DISCIPLINES, `only_own_fields`) and the CoDel/PIE (and FQ-PIE) tables it lists.
+KNOWN = {("scenario", frozenset({"queue_spec", "queue_modern"})),
+         ("scenario", frozenset({"queue_spec", "queue_fq"}))}
 #: "Files stay under ~500 lines": the largest a file of the split directories may hold.
 MAX_LINES = 550
 
@@ -113,9 +114,11 @@ def test_tcp_direction() -> None:
 def test_linux_stack_direction() -> None:
     """The second sender model (`tcp/linux/`) sits beside the ns-2 sender, not on it: it
     uses only the parameters and the counters both senders keep, and nothing else in
-    `tcp/` uses it."""
+    `tcp/` uses it. AccECN's ACE field (`tcp/accecn.rs`) is the wire format the sink writes
+    and the sender reads: both use it, it uses neither."""
     g = sibling_graph("tcp")
-    assert g["linux"] <= {"params", "stats"}, g["linux"]
+    assert g["linux"] <= {"params", "stats", "accecn"}, g["linux"]
+    assert g["accecn"] == set()
     assert [m for m, deps in g.items() if "linux" in deps] == []
     assert g["stats"] == set()
 

@@ -47,6 +47,7 @@ PAGE = {
     "fq_codel": "fq-codel.md",
     "pie": "pie.md",
     "dualpi2": "dualpi2.md",
+    "fq_pie": "fq-pie.md",
 }
 
 

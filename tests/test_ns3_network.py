@@ -35,6 +35,10 @@ pytestmark = pytest.mark.usefixtures("ns3_required")
 VARIANT = {"newreno": "sack", "cubic": "cubic", "dctcp": "dctcp"}
 
 
+#: PIE per queue or for the queue: no CE threshold, drops (not marks) once p ≥ 0.1.
+PIES = ("pie", "fq_pie")
+
+
 def queue_table(kind: str, tcp: str) -> Dict[str, Any]:
     """The bottleneck's table, as dumbbell.cc sets the disc up (its --limit defaults;
     DCTCP: a 1 ms CE threshold for CoDel and FQ-CoDel, PIE marks while p < 0.1)."""
@@ -43,7 +47,7 @@ def queue_table(kind: str, tcp: str) -> Dict[str, Any]:
         q["limit"] = 1000
     if tcp == "dctcp":
         q["ecn"] = True
-        if kind != "pie":
+        if kind not in PIES:
             q["ce_threshold"] = "1ms"
     return q
 
@@ -119,12 +123,12 @@ PIE_RECOVERY = {
 
 
 def tolerance(kind: str, tcp: str) -> Dict[str, Tuple[str, float]]:
-    if tcp == "newreno" or (tcp == "dctcp" and kind != "pie"):
+    if tcp == "newreno" or (tcp == "dctcp" and kind not in PIES):
         return FULL
-    return PIE_RECOVERY if kind == "pie" else RECOVERY
+    return PIE_RECOVERY if kind in PIES else RECOVERY
 
 
-CASES = [(q, t) for q in ("codel", "pie", "fq_codel") for t in ("newreno", "cubic", "dctcp")]
+CASES = [(q, t) for q in ("codel", "pie", "fq_codel", "fq_pie") for t in ("newreno", "cubic", "dctcp")]
 
 
 def both(kind: str, tcp: str) -> Tuple[List[Dict[str, float]], List[Dict[str, float]]]:
@@ -144,7 +148,7 @@ def test_dumbbell_agrees_with_ns3(kind, tcp):
         bound = tol if how == "abs" else tol * abs(b)
         if abs(a - b) > bound:
             problems.append(f"{metric}: aqmsim {a:.4g} vs ns-3 {b:.4g} (tolerance {tol} {how})")
-    if tcp == "dctcp" and kind != "pie":
+    if tcp == "dctcp" and kind not in PIES:
         # every congestion signal is a CE mark, in both
         assert all(r["marks"] == r["signals"] > 0 for r in ours + theirs)
     if tolerance(kind, tcp) is not FULL:

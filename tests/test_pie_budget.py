@@ -69,7 +69,7 @@ def test_updates_alone_reach_max_events(core) -> None:
     with pytest.raises(ScenarioError) as info:
         Scenario.from_dict(sc).run(seed=1)
     msg = str(info.value)
-    assert msg.startswith("max_events:") and "PIE's probability updates" in msg, msg
+    assert msg.startswith("max_events:") and "probability updates of PIE, FQ-PIE or DualPI2" in msg, msg
     t = float(msg.split(" at t = ")[1].split(" s")[0])
     assert t == 1.0, msg
 

@@ -12,10 +12,11 @@
 //   10), w_q 0.002, limit 300 packets, packet mode, not gentle, wait, no ECN, hard drop
 //   above max_th, mean packet size 1000 bytes for the idle-time correction. The device
 //   below it holds one packet, so RED is the queue (the usual ns-3 RED set-up).
-// * --queue=codel|pie|fq_codel (issue 14) puts that disc at the bottleneck instead, with
-//   ns-3's defaults except: MaxSize = --limit packets (default 1000 for CoDel and PIE,
-//   10240 for FQ-CoDel as ns-3; 300 for RED as before), UseEcn = --ecn, FQ-CoDel's
-//   quantum = the device MTU (ns-3 does that itself). PIE's default 25-packet buffer is
+// * --queue=codel|pie|fq_codel|fq_pie (issue 14; fq_pie issue 25) puts that disc at the
+//   bottleneck instead, with ns-3's defaults except: MaxSize = --limit packets (default
+//   1000 for CoDel and PIE, 10240 for FQ-CoDel and FQ-PIE as ns-3; 300 for RED as
+//   before), UseEcn = --ecn, FQ-CoDel's and FQ-PIE's quantum = the device MTU (ns-3
+//   does that itself). PIE's default 25-packet buffer is
 //   too small for a 100 Mb/s dumbbell, hence 1000.
 // * --tcp=cubic|dctcp picks TcpCubic / TcpDctcp (HyStart = --hystart, ns-3's default on).
 //   --ecn=1 sets TcpSocketBase::UseEcn=On and the disc's UseEcn. DCTCP implies ECN and a
@@ -412,7 +413,7 @@ main(int argc, char* argv[])
     cmd.AddValue("maxP", "RED max_p (LInterm = 1/max_p)", maxP);
     cmd.AddValue("qw", "RED queue weight w_q", qw);
     cmd.AddValue("limit", "bottleneck buffer, packets (0: RED 300, CoDel/PIE 1000, FQ-CoDel 10240)", limit);
-    cmd.AddValue("queue", "bottleneck disc: red (default), codel, pie or fq_codel", queue);
+    cmd.AddValue("queue", "bottleneck disc: red (default), codel, pie, fq_codel or fq_pie", queue);
     cmd.AddValue("tcp", "newreno (default), cubic, dctcp or bbr (bbr: with --ns3Defaults)", tcp);
     cmd.AddValue("ecn", "TCP UseEcn On and the disc's UseEcn (dctcp: always)", ecn);
     cmd.AddValue("hystart", "CUBIC HyStart (ns-3's default: on)", hystart);
@@ -479,16 +480,17 @@ main(int argc, char* argv[])
         recovery = ns3Defaults ? "prr" : "classic";
     }
     if ((tcp != "newreno" && tcp != "cubic" && !dctcp && tcp != "bbr") ||
-        (queue != "red" && queue != "codel" && queue != "pie" && queue != "fq_codel") ||
+        (queue != "red" && queue != "codel" && queue != "pie" && queue != "fq_codel" &&
+         queue != "fq_pie") ||
         (recovery != "classic" && recovery != "prr") || warmup < 0 || warmup >= duration)
     {
-        std::fprintf(stderr, "expected --tcp=newreno|cubic|dctcp|bbr, --queue=red|codel|pie|fq_codel, "
+        std::fprintf(stderr, "expected --tcp=newreno|cubic|dctcp|bbr, --queue=red|codel|pie|fq_codel|fq_pie, "
                              "--recovery=classic|prr, 0 <= --warmup < --duration\n");
         return 2;
     }
     if (limit == 0)
     {
-        limit = queue == "red" ? 300 : queue == "fq_codel" ? 10240 : 1000;
+        limit = queue == "red" ? 300 : (queue == "fq_codel" || queue == "fq_pie") ? 10240 : 1000;
     }
 
     // ------------------------------------------------------------------ TCP
@@ -618,6 +620,10 @@ main(int argc, char* argv[])
                              "MaxSize", maxSize,
                              "UseEcn", BooleanValue(ecn),
                              "CeThreshold", TimeValue(ceTh));
+    }
+    else if (queue == "fq_pie")
+    {
+        red.SetRootQueueDisc("ns3::FqPieQueueDisc", "MaxSize", maxSize, "UseEcn", BooleanValue(ecn));
     }
     else
     {

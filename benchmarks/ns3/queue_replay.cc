@@ -37,6 +37,9 @@
 //   --quantum=1500 here (3.37 has no Quantum attribute: SetQuantum(), else the device's
 //   MTU, and there is no device); FQ-CoDel's UseEcn
 //   default is true in ns-3.
+// * FQ-PIE: as FQ-CoDel for the quantum, the filter and --hash (3.37's FqPieQueueDisc has
+//   the same DoEnqueue classification); each flow queue's child PieQueueDisc is given the
+//   disc's uniform stream right after the enqueue that created it (it cannot draw then).
 // * PIE: 3.37 schedules CalculateP at construction (its Supdate attribute is read before
 //   it is set, so the first update is at t = 0) and then every Tupdate. An update at the
 //   same ns as an op runs after the op (t > 0), before it at t = 0. m_dropProb is private
@@ -125,6 +128,8 @@ static bool g_reasons = false;
 static bool g_sojourn = false;
 static bool g_printUniforms = false;
 static int64_t g_lastSojourn = -1;
+// FQ-PIE: every child PieQueueDisc draws from this one stream (set on its creation).
+static Ptr<UniformRandomVariable> g_uv;
 
 static int64_t
 NowNs()
@@ -226,6 +231,25 @@ PrintId(const char* what, uint64_t uid, const std::string& reason)
     std::fputc('\n', g_out);
 }
 
+// FQ-PIE creates a child PieQueueDisc (with its own uniform stream) for a flow queue on
+// the queue's first packet; that packet never draws (an empty PIE skips the random test),
+// so swapping the child's stream right after the Enqueue that created it loses nothing.
+static void
+SwapChildUniforms()
+{
+    static uint32_t swapped = 0;
+    if (!DynamicCast<FqPieQueueDisc>(g_q))
+    {
+        return;
+    }
+    for (; swapped < g_q->GetNQueueDiscClasses(); ++swapped)
+    {
+        Ptr<PieQueueDisc> pie =
+            DynamicCast<PieQueueDisc>(g_q->GetQueueDiscClass(swapped)->GetQueueDisc());
+        PeekPointer(pie)->*Member(PieUv()) = g_uv;
+    }
+}
+
 static void
 DoEnqueue(const Op* op)
 {
@@ -250,6 +274,7 @@ DoEnqueue(const Op* op)
 
     g_events.clear();
     g_q->Enqueue(item);
+    SwapChildUniforms();
     char what = 'q';
     std::string why;
     for (Event& e : g_events)
@@ -414,8 +439,8 @@ main(int argc, char* argv[])
     cmd.AddValue("queue", "codel, pie, fq_codel or red", queue);
     cmd.AddValue("ops", "the script of enqueues and dequeues", opsPath);
     cmd.AddValue("out", "output file (default stdout)", outPath);
-    cmd.AddValue("hash", "FQ-CoDel: ns-3's 5-tuple hash instead of queue = flow % Flows", hash);
-    cmd.AddValue("quantum", "FQ-CoDel quantum, bytes (SetQuantum: 3.37 has no attribute)", quantum);
+    cmd.AddValue("hash", "FQ-CoDel/FQ-PIE: ns-3's 5-tuple hash instead of queue = flow % Flows", hash);
+    cmd.AddValue("quantum", "FQ-CoDel/FQ-PIE quantum, bytes (SetQuantum: 3.37 has no attribute)", quantum);
     cmd.AddValue("seed", "RngSeedManager seed", seed);
     cmd.AddValue("run", "RngSeedManager run number", run);
     cmd.AddValue("stream", "stream number of the disc's uniforms (AssignStreams)", stream);
@@ -429,10 +454,11 @@ main(int argc, char* argv[])
     std::map<std::string, std::string> types = {{"codel", "ns3::CoDelQueueDisc"},
                                                 {"pie", "ns3::PieQueueDisc"},
                                                 {"fq_codel", "ns3::FqCoDelQueueDisc"},
+                                                {"fq_pie", "ns3::FqPieQueueDisc"},
                                                 {"red", "ns3::RedQueueDisc"}};
     if (!types.count(queue) || opsPath.empty())
     {
-        std::fprintf(stderr, "queue_replay: need --queue=codel|pie|fq_codel|red and --ops=PATH\n");
+        std::fprintf(stderr, "queue_replay: need --queue=codel|pie|fq_codel|fq_pie|red and --ops=PATH\n");
         return 2;
     }
     std::vector<Op> ops;
@@ -483,6 +509,16 @@ main(int argc, char* argv[])
     {
         PeekPointer(red)->*Member(RedUv()) = uv;
     }
+    if (Ptr<FqPieQueueDisc> fq = DynamicCast<FqPieQueueDisc>(g_q))
+    {
+        // as FQ-CoDel's (see the header): the quantum, and the flow-number filter
+        fq->SetQuantum(quantum);
+        if (!hash)
+        {
+            fq->AddPacketFilter(CreateObject<FlowNumberFilter>());
+        }
+        g_uv = uv;
+    }
 
     g_q->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&OnDropBefore));
     g_q->TraceConnectWithoutContext("DropAfterDequeue", MakeCallback(&OnDropAfter));
@@ -505,6 +541,7 @@ main(int argc, char* argv[])
     Simulator::Run();
     Simulator::Destroy();
     g_q = nullptr;
+    g_uv = nullptr;
     if (g_out != stdout)
     {
         std::fclose(g_out);

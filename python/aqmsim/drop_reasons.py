@@ -40,10 +40,13 @@ _REASONS: Dict[str, Dict[str, str]] = {
     "pie": {"drops_early": "early (random, PIE's probability)", "drops_forced": "—"},
     "dualpi2": {"drops_early": "early (PI2: p'² Classic, k·p' L4S, at dequeue)",
                 "drops_forced": "step threshold (Not-ECT in the L queue)"},
+    "fq_pie": {"drops_early": "early (random, the flow queue's PIE probability)",
+               "drops_forced": "—",
+               "drops_overflow": "overflow (buffer full: the longest flow's head)"},
 }
 _DISCIPLINE_NAMES = {"droptail": "DropTail", "ecn_threshold": "the threshold queue",
                      "codel": "CoDel", "fq_codel": "FQ-CoDel", "pie": "PIE",
-                     "dualpi2": "DualPI2"}
+                     "dualpi2": "DualPI2", "fq_pie": "FQ-PIE"}
 
 
 def drop_reason_labels(queue: Mapping[str, Any]) -> Dict[str, str]:

@@ -135,7 +135,7 @@ _SUMMARY: List[Metric] = [
     _m("duration", "duration", "s", "Simulated time of the run.", stored="s"),
     _m("seed", "seed", "", "The run's random seed.", decimals=0, stored="count"),
     _m("events", "events", "events", "Events the engine processed (packet arrivals, "
-       "transmissions, timers, PIE's probability updates, samples): a measure of the "
+       "transmissions, timers, the probability updates of PIE, FQ-PIE and DualPI2, samples): a measure of the "
        "run's work, and what `max_events` counts.", decimals=0),
     _m("bottleneck_arrivals", "arrivals", "packets", f"Packets that arrived at {_QUEUE}, "
        "dropped ones, SYNs and ACKs included. Every arrival is exactly one of departed, "

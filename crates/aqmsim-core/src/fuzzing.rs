@@ -191,7 +191,7 @@ pub const FIELDS: &[&str] = &[
 
 /// Queue kinds.
 pub const KINDS: &[&str] =
-    &["droptail", "red", "gentle", "ared", "ared_feng", "rtred", "qrtred", "red1", "red2", "red3", "red4", "red5", "ecn_threshold", "codel", "fq_codel", "pie"];
+    &["droptail", "red", "gentle", "ared", "ared_feng", "rtred", "qrtred", "red1", "red2", "red3", "red4", "red5", "ecn_threshold", "codel", "fq_codel", "pie", "fq_pie"];
 
 /// Extreme values a mutation may put anywhere.
 pub fn extremes() -> Vec<Value> {

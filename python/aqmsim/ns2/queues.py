@@ -67,6 +67,8 @@ NOT_IN_NS2: Dict[str, str] = {
              "checked against ns-3.37 instead (docs/ns3-reference.md)",
     "fq_codel": "FQ-CoDel is not in stock ns-2 2.35; aqmsim's FQ-CoDel is checked against ns-3.37 "
                 "instead (docs/ns3-reference.md)",
+    "fq_pie": "FQ-PIE is not in stock ns-2 2.35; aqmsim's FQ-PIE is checked against ns-3.37 "
+              "instead (docs/aqm/fq-pie.md)",
     "pie": "PIE is not in stock ns-2 2.35 (Debian's ns2 has no Queue/PIE); aqmsim's PIE is checked "
            "against ns-3.37 instead (docs/ns3-reference.md)",
     "dualpi2": "DualPI2 (RFC 9332) is not in stock ns-2 2.35 (nor in ns-3.37); aqmsim's follows "

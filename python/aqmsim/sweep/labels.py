@@ -17,6 +17,7 @@ DISCIPLINE_NAMES = {
     "ared_feng": "Adaptive RED (Feng)", "rtred": "RTRED", "qrtred": "QRTRED",
     "ecn_threshold": "ECN threshold", "codel": "CoDel", "pie": "PIE", "fq_codel": "FQ-CoDel",
     "dualpi2": "DualPI2",
+    "fq_pie": "FQ-PIE",
 }
 
 _QUANTITY = re.compile(r"^([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z/%]+)$")

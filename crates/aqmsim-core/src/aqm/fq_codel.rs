@@ -1,49 +1,28 @@
-//! FQ-CoDel (RFC 8290), as ns-3.37's `FqCoDelQueueDisc` runs it.
-//!
-//! Packets are classified into `flows` queues (1024) by a hash of their flow; each queue
-//! runs CoDel ([`CodelVars`]) on its own packets. Dequeue is deficit round robin with a
-//! byte `quantum` over two lists: queues that just became active (new flows, served
-//! first, which favours sparse flows) and the rest (old flows). When the scheduler holds
-//! more than `limit` packets, packets are dropped from the head of the queue with the
-//! most bytes ("fat flow"), up to `drop_batch` packets or half its bytes.
+//! FQ-CoDel (RFC 8290), as ns-3.37's `FqCoDelQueueDisc` runs it: the flow-queue scheduler
+//! of [`super::fq`] (classification, DRR over new and old queues, fat-flow drop) with
+//! CoDel ([`CodelVars`]) deciding each queue's head packets at dequeue.
 //!
 //! Unlike the FIFO disciplines, FQ-CoDel owns its packets: the queue wrapper
 //! ([`super::queue::QueueDisc`]) hands arrivals to [`FqCodel::enqueue`] and asks
 //! [`FqCodel::dequeue`] for departures. Its [`Aqm`] implementation serves the monitors
 //! (`state`) and the idle notification (a dequeue call that finds nothing).
 //!
-//! Rules as ns-3.37 (where Linux's `sch_fq_codel.c` differs, it is said):
-//! * a queue becomes active (new list, deficit = quantum) when a packet is offered to it,
-//!   even if that queue then refuses it as full;
-//! * an empty new queue always moves to the old list (Linux: only if the old list is not
-//!   empty, else it is removed);
-//! * the fat flow is the queue with the most bytes, ties to the queue created first
-//!   (Linux: lowest index); its packets are dropped from the head without CoDel;
+//! Rules as ns-3.37 (the scheduler's are in [`super::fq`]; where Linux's
+//! `sch_fq_codel.c` differs, it is said):
+//! * a queue's CoDel refuses an arrival only when that queue alone holds `limit` packets;
 //! * per-queue CoDel compares the queue's own bytes with `min_bytes` (Linux: its MTU);
 //! * ECN marking is on by default (ns-3 and Linux).
-//!
-//! Classification: `Classify::Hash` mixes the flow number with a perturbation (the run
-//! draws one from its seed unless given, as a Linux boot does), so flows can share a
-//! queue as in ns-3 or Linux; `Classify::Flow` puts flow f in queue f mod `flows`
-//! (no collisions: what the packet-for-packet comparison with ns-3 uses).
 
 use super::codel::{CodelParams, CodelVars};
+use super::fq::{FlowAqm, FlowQueues, FqParams};
 use super::owner::PacketOwner;
 use super::queue::{Enqueued, FrontEvent};
 use super::{Aqm, AqmState, FrontAction, QueueView, Reason, Verdict};
-use crate::packet::{ecn, Packet};
+use crate::packet::Packet;
 use crate::rng::Rng;
 use crate::time::SimTime;
-use std::collections::VecDeque;
 
-/// How packets are mapped to queues.
-#[derive(Copy, Clone, Debug, PartialEq)]
-pub enum Classify {
-    /// Hash of the flow number salted with `perturbation`, modulo the number of queues.
-    Hash { perturbation: u32 },
-    /// Flow f → queue f mod flows.
-    Flow,
-}
+pub use super::fq::Classify;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct FqCodelParams {
@@ -63,236 +42,89 @@ pub struct FqCodelParams {
 
 impl Default for FqCodelParams {
     fn default() -> Self {
+        let fq = FqParams::default();
         FqCodelParams {
             codel: CodelParams { ecn: true, ..CodelParams::default() },
-            limit: 10240,
-            flows: 1024,
-            quantum: 1500,
-            drop_batch: 64,
-            classify: Classify::Hash { perturbation: 0 },
+            limit: fq.limit,
+            flows: fq.flows,
+            quantum: fq.quantum,
+            drop_batch: fq.drop_batch,
+            classify: fq.classify,
         }
     }
 }
 
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Status {
-    Inactive,
-    New,
-    Old,
-}
-
-#[derive(Clone, Debug)]
-struct FlowQueue {
-    buf: VecDeque<Packet>,
-    bytes: u64,
-    deficit: i64,
-    status: Status,
-    codel: CodelVars,
+/// CoDel as a flow queue's AQM: no decision at arrival but the queue's own limit.
+impl FlowAqm for CodelVars {
+    type Cfg = CodelParams;
+    fn create(_cfg: &CodelParams, _now: SimTime) -> Self {
+        CodelVars::default()
+    }
+    fn on_arrival(&mut self, _cfg: &CodelParams, _pkt: &Packet, q: &QueueView, limit: u32, _now: SimTime, _rng: &mut Rng) -> Verdict {
+        // the queue's own CoDel refuses a packet beyond MaxSize (the scheduler's)
+        if q.len_pkts + 1 > limit {
+            Verdict::Drop(Reason::Overflow)
+        } else {
+            Verdict::Enqueue
+        }
+    }
+    #[inline]
+    fn on_head(&mut self, cfg: &CodelParams, pkt: &Packet, q: &QueueView, now: SimTime, _rng: &mut Rng) -> FrontAction {
+        CodelVars::on_head(self, cfg, pkt, q.len_bytes, now)
+    }
+    fn on_empty(&mut self, _cfg: &CodelParams, _now: SimTime) {
+        CodelVars::on_empty(self)
+    }
+    fn state(&self) -> AqmState {
+        AqmState { delay: self.last_sojourn_ns as f64 * 1e-9, count: self.count as f64, ..AqmState::default() }
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct FqCodel {
     pub params: FqCodelParams,
-    /// Queues in the order they were created (ns-3's queue disc classes).
-    queues: Vec<FlowQueue>,
-    /// Queue number (hash bucket) → 1 + index in `queues`, 0 if not created yet.
-    slot: Vec<u32>,
-    new_flows: VecDeque<u32>,
-    old_flows: VecDeque<u32>,
-    len: u32,
-    bytes: u64,
-    last_sojourn_ns: u64,
-    /// `mix(perturbation)` of `Classify::Hash`, computed once (not per packet).
-    salt: u32,
-}
-
-/// A 32-bit mixer (the finaliser of MurmurHash3): flow numbers are small consecutive
-/// integers, so they are spread before the modulo.
-#[inline]
-fn mix(mut h: u32) -> u32 {
-    h ^= h >> 16;
-    h = h.wrapping_mul(0x85eb_ca6b);
-    h ^= h >> 13;
-    h = h.wrapping_mul(0xc2b2_ae35);
-    h ^ (h >> 16)
+    fq: FlowQueues<CodelVars>,
 }
 
 impl FqCodel {
     pub fn new(params: FqCodelParams) -> FqCodel {
-        let n = params.flows as usize;
-        let salt = match params.classify {
-            Classify::Hash { perturbation } => mix(perturbation),
-            Classify::Flow => 0,
-        };
-        FqCodel { params, queues: Vec::new(), slot: vec![0; n], new_flows: VecDeque::new(), old_flows: VecDeque::new(), len: 0, bytes: 0, last_sojourn_ns: 0, salt }
+        let fqp = FqParams { limit: params.limit, flows: params.flows, quantum: params.quantum, drop_batch: params.drop_batch, classify: params.classify };
+        FqCodel { fq: FlowQueues::new(fqp, params.codel.clone()), params }
     }
 
     #[inline]
     pub fn len(&self) -> u32 {
-        self.len
+        self.fq.len()
     }
     #[inline]
     pub fn bytes(&self) -> u64 {
-        self.bytes
+        self.fq.bytes()
     }
     /// Queues that have held a packet.
     pub fn queues_created(&self) -> usize {
-        self.queues.len()
+        self.fq.queues_created()
     }
-
     /// The queue (hash bucket) a flow's packets go to.
     pub fn bucket(&self, flow: u32) -> u32 {
-        match self.params.classify {
-            Classify::Hash { .. } => mix(flow ^ self.salt) % self.params.flows,
-            Classify::Flow => flow % self.params.flows,
-        }
+        self.fq.bucket(flow)
     }
-
-    fn queue_of(&mut self, flow: u32) -> u32 {
-        let b = self.bucket(flow) as usize;
-        if self.slot[b] == 0 {
-            self.queues.push(FlowQueue { buf: VecDeque::new(), bytes: 0, deficit: 0, status: Status::Inactive, codel: CodelVars::default() });
-            self.slot[b] = self.queues.len() as u32;
-        }
-        self.slot[b] - 1
+    /// ns-3 `DoEnqueue` (CoDel draws nothing: the RNG is not used).
+    pub fn enqueue(&mut self, pkt: Packet, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Enqueued {
+        self.fq.enqueue(pkt, now, rng, events)
     }
-
-    /// ns-3 `DoEnqueue`: activate the packet's queue, queue it, and on overflow drop from
-    /// the fat flow (appended to `events`).
-    pub fn enqueue(&mut self, mut pkt: Packet, now: SimTime, events: &mut Vec<FrontEvent>) -> Enqueued {
-        let qi = self.queue_of(pkt.flow);
-        let quantum = self.params.quantum as i64;
-        let fq = &mut self.queues[qi as usize];
-        if fq.status == Status::Inactive {
-            fq.status = Status::New;
-            fq.deficit = quantum;
-            self.new_flows.push_back(qi);
-        }
-        // the queue's own CoDel refuses a packet beyond MaxSize (the scheduler's)
-        if fq.buf.len() as u32 + 1 > self.params.limit {
-            // its queue is full (only when one queue alone holds `limit` packets)
-            return Enqueued::Dropped(Reason::Overflow);
-        }
-        pkt.t_enq = now;
-        fq.bytes += pkt.size as u64;
-        fq.buf.push_back(pkt);
-        self.len += 1;
-        self.bytes += pkt.size as u64;
-        if self.len > self.params.limit {
-            self.drop_from_fat_flow(events);
-        }
-        Enqueued::Queued { marked: None }
-    }
-
-    /// ns-3 `FqCoDelDrop`: drop from the head of the queue with the most bytes until half
-    /// of its bytes or `drop_batch` packets are gone.
-    fn drop_from_fat_flow(&mut self, events: &mut Vec<FrontEvent>) {
-        let mut fat = 0usize;
-        let mut max_backlog = 0u64;
-        for (i, q) in self.queues.iter().enumerate() {
-            if q.bytes > max_backlog {
-                max_backlog = q.bytes;
-                fat = i;
-            }
-        }
-        let threshold = max_backlog >> 1;
-        let (mut dropped_bytes, mut count) = (0u64, 0u32);
-        loop {
-            let q = &mut self.queues[fat];
-            let Some(p) = q.buf.pop_front() else { break };
-            q.bytes -= p.size as u64;
-            self.len -= 1;
-            self.bytes -= p.size as u64;
-            dropped_bytes += p.size as u64;
-            events.push(FrontEvent { flow: p.flow, reason: Reason::Overflow, marked: false, qlen: self.len, pkt: p });
-            count += 1;
-            if !(count < self.params.drop_batch && dropped_bytes < threshold) {
-                break;
-            }
-        }
-    }
-
-    /// ns-3 `DoDequeue`: deficit round robin over new then old queues, CoDel in each.
-    /// Drops and marks CoDel makes are appended to `events`.
-    pub fn dequeue(&mut self, now: SimTime, events: &mut Vec<FrontEvent>) -> Option<Packet> {
-        let quantum = self.params.quantum as i64;
-        loop {
-            let (qi, from_new) = loop {
-                if let Some(&qi) = self.new_flows.front() {
-                    let q = &mut self.queues[qi as usize];
-                    if q.deficit <= 0 {
-                        q.deficit += quantum;
-                        q.status = Status::Old;
-                        self.new_flows.pop_front();
-                        self.old_flows.push_back(qi);
-                        continue;
-                    }
-                    break (qi, true);
-                }
-                let &qi = self.old_flows.front()?;
-                let q = &mut self.queues[qi as usize];
-                if q.deficit <= 0 {
-                    q.deficit += quantum;
-                    self.old_flows.rotate_left(1);
-                    continue;
-                }
-                break (qi, false);
-            };
-            match self.codel_dequeue(qi, now, events) {
-                Some(p) => {
-                    self.queues[qi as usize].deficit -= p.size as i64;
-                    return Some(p);
-                }
-                None => {
-                    let q = &mut self.queues[qi as usize];
-                    if from_new {
-                        q.status = Status::Old;
-                        self.new_flows.pop_front();
-                        self.old_flows.push_back(qi);
-                    } else {
-                        q.status = Status::Inactive;
-                        self.old_flows.pop_front();
-                    }
-                }
-            }
-        }
-    }
-
-    /// One dequeue call on queue `qi`'s CoDel.
-    fn codel_dequeue(&mut self, qi: u32, now: SimTime, events: &mut Vec<FrontEvent>) -> Option<Packet> {
-        let cp = &self.params.codel;
-        let q = &mut self.queues[qi as usize];
-        loop {
-            let Some(mut p) = q.buf.pop_front() else {
-                q.codel.on_empty();
-                return None;
-            };
-            q.bytes -= p.size as u64;
-            self.len -= 1;
-            self.bytes -= p.size as u64;
-            let action = q.codel.on_head(cp, &p, q.bytes, now);
-            self.last_sojourn_ns = q.codel.last_sojourn_ns;
-            match action {
-                FrontAction::Pass => return Some(p),
-                FrontAction::Mark(r) => {
-                    p.ecn |= ecn::CE;
-                    events.push(FrontEvent { flow: p.flow, reason: r, marked: true, qlen: self.len, pkt: p });
-                    return Some(p);
-                }
-                FrontAction::Drop(r) => {
-                    events.push(FrontEvent { flow: p.flow, reason: r, marked: false, qlen: self.len, pkt: p });
-                }
-            }
-        }
+    /// ns-3 `DoDequeue`: drops and marks CoDel makes are appended to `events` (CoDel
+    /// draws nothing).
+    pub fn dequeue(&mut self, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
+        self.fq.dequeue(now, rng, events)
     }
 }
 
 impl PacketOwner for FqCodel {
-    fn enqueue(&mut self, pkt: Packet, now: SimTime, _rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Enqueued {
-        FqCodel::enqueue(self, pkt, now, events)
+    fn enqueue(&mut self, pkt: Packet, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Enqueued {
+        FqCodel::enqueue(self, pkt, now, rng, events)
     }
-    fn dequeue(&mut self, now: SimTime, _rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
-        FqCodel::dequeue(self, now, events)
+    fn dequeue(&mut self, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
+        FqCodel::dequeue(self, now, rng, events)
     }
     fn len(&self) -> u32 {
         FqCodel::len(self)
@@ -311,13 +143,13 @@ impl Aqm for FqCodel {
     /// A dequeue call that finds the scheduler empty: its lists are walked as ns-3 does
     /// (new queues become old, old ones inactive, each CoDel leaves its dropping state).
     fn on_idle(&mut self, now: SimTime) {
-        let mut none = Vec::new();
-        let got = self.dequeue(now, &mut none);
+        // an empty scheduler asks no queue's AQM about a packet: nothing draws
+        let (mut none, mut rng) = (Vec::new(), Rng::new(0, 0));
+        let got = self.dequeue(now, &mut rng, &mut none);
         debug_assert!(got.is_none() && none.is_empty());
     }
     fn state(&self) -> AqmState {
-        let count: u64 = self.queues.iter().map(|q| q.codel.count as u64).sum();
-        AqmState { delay: self.last_sojourn_ns as f64 * 1e-9, count: count as f64, ..AqmState::default() }
+        self.fq.state()
     }
 }
 

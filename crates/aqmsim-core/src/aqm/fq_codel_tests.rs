@@ -4,7 +4,7 @@
 use super::*;
 use crate::aqm::queue::{Enqueued, QueueDisc};
 use crate::aqm::AnyAqm;
-use crate::packet::Kind;
+use crate::packet::{ecn, Kind};
 use proptest::prelude::{prop_assert, proptest, ProptestConfig};
 
 fn fq(params: FqCodelParams) -> QueueDisc {

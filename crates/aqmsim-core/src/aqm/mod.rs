@@ -10,9 +10,12 @@ pub mod codel;
 pub mod droptail;
 pub mod dualpi2;
 pub mod ecn_threshold;
+pub mod fq;
 pub mod fq_codel;
+pub mod fq_pie;
 pub mod owner;
 pub mod pie;
+pub mod pie_vars;
 pub mod qrtred;
 pub mod queue;
 pub mod red;
@@ -30,6 +33,7 @@ pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
 pub use dualpi2::{DualPi2, DualPi2Params};
 pub use fq_codel::{FqCodel, FqCodelParams};
+pub use fq_pie::{FqPie, FqPieParams};
 pub use ecn_threshold::EcnThreshold;
 pub use pie::{Pie, PieParams};
 pub use qrtred::Qrtred;
@@ -145,6 +149,8 @@ pub enum AnyAqm {
     Pie(Pie),
     /// DualPI2 (RFC 9332) as Linux's sch_dualpi2; owns its packets (two queues).
     DualPi2(Box<DualPi2>),
+    /// FQ-PIE as ns-3.37's FqPieQueueDisc (owns its packets, a PIE per flow queue).
+    FqPie(Box<FqPie>),
 }
 
 /// Forward a call to whichever discipline the enum holds.
@@ -162,6 +168,7 @@ macro_rules! each {
             AnyAqm::FqCodel($d) => $e,
             AnyAqm::Pie($d) => $e,
             AnyAqm::DualPi2($d) => $e,
+            AnyAqm::FqPie($d) => $e,
         }
     };
 }
@@ -195,6 +202,7 @@ impl AnyAqm {
         match self {
             AnyAqm::Pie(p) => p.updates(),
             AnyAqm::DualPi2(d) => d.updates(),
+            AnyAqm::FqPie(p) => p.updates(),
             _ => 0,
         }
     }
@@ -203,14 +211,20 @@ impl AnyAqm {
         match self {
             AnyAqm::Pie(p) => p.set_update_budget(total),
             AnyAqm::DualPi2(d) => d.set_update_budget(total),
+            AnyAqm::FqPie(p) => p.set_update_budget(total),
             _ => {}
         }
+    }
+    /// Does the discipline run timer events (counted by [`AnyAqm::timer_events`])?
+    pub fn has_timers(&self) -> bool {
+        matches!(self, AnyAqm::Pie(_) | AnyAqm::FqPie(_) | AnyAqm::DualPi2(_))
     }
     /// When a timer event was first due beyond the budget: the run must stop (`max_events`).
     pub fn over_budget(&self) -> Option<SimTime> {
         match self {
             AnyAqm::Pie(p) => p.over_budget(),
             AnyAqm::DualPi2(d) => d.over_budget(),
+            AnyAqm::FqPie(p) => p.over_budget(),
             _ => None,
         }
     }
@@ -221,13 +235,14 @@ impl AnyAqm {
         match self {
             AnyAqm::FqCodel(d) => Some(d.as_mut()),
             AnyAqm::DualPi2(d) => Some(d.as_mut()),
+            AnyAqm::FqPie(d) => Some(d.as_mut()),
             _ => None,
         }
     }
     /// Does the discipline hold its own packets ([`AnyAqm::owner`])?
     #[inline]
     pub fn owns_packets(&self) -> bool {
-        matches!(self, AnyAqm::FqCodel(_) | AnyAqm::DualPi2(_))
+        matches!(self, AnyAqm::FqCodel(_) | AnyAqm::DualPi2(_) | AnyAqm::FqPie(_))
     }
 
     pub fn kind(&self) -> &'static str {
@@ -243,6 +258,7 @@ impl AnyAqm {
             AnyAqm::FqCodel(_) => "fq_codel",
             AnyAqm::Pie(_) => "pie",
             AnyAqm::DualPi2(_) => "dualpi2",
+            AnyAqm::FqPie(_) => "fq_pie",
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Tests of `pie.rs` (its `mod tests`, in a file of its own to keep both short).
 
 use super::*;
-use crate::aqm::{AnyAqm, QueueDisc};
+use crate::aqm::{AnyAqm, QueueDisc, Reason};
+use crate::packet::ecn;
 use crate::packet::Kind;
 use crate::rng::Rng;
 use proptest::prelude::{any, prop_assert, proptest, ProptestConfig};
@@ -429,22 +430,22 @@ fn the_burst_state_machine_comes_back_to_no_burst() {
 #[test]
 fn update_by_hand() {
     let mut pie = Pie::new(PieParams::default());
-    pie.drop_prob = 0.005;
-    pie.qdelay = 30_000_000;
-    pie.qdelay_old = 20_000_000;
-    pie.calculate_p();
+    pie.v.drop_prob = 0.005;
+    pie.v.qdelay = 30_000_000;
+    pie.v.qdelay_old = 20_000_000;
+    pie.v.calculate_p(&pie.cfg);
     // Δ = 0.125·(0.03 − 0.015) + 1.25·(0.03 − 0.02) = 0.014375, p < 0.01 → Δ/8
-    assert!((pie.drop_prob - (0.005 + 0.014375 / 8.0)).abs() < 1e-15);
-    pie.drop_prob = 0.15;
-    pie.qdelay = 100_000_000;
-    pie.qdelay_old = 50_000_000;
-    pie.calculate_p(); // Δ = 0.073125, capped at 0.02
-    assert!((pie.drop_prob - 0.17).abs() < 1e-15);
-    pie.qdelay = 0;
-    pie.qdelay_old = 0;
-    pie.drop_prob = 0.5;
-    pie.calculate_p(); // (0.5 + 0.125·(−0.015))·0.98
-    assert!((pie.drop_prob - (0.5 - 0.001875) * 0.98).abs() < 1e-15);
+    assert!((pie.v.drop_prob - (0.005 + 0.014375 / 8.0)).abs() < 1e-15);
+    pie.v.drop_prob = 0.15;
+    pie.v.qdelay = 100_000_000;
+    pie.v.qdelay_old = 50_000_000;
+    pie.v.calculate_p(&pie.cfg); // Δ = 0.073125, capped at 0.02
+    assert!((pie.v.drop_prob - 0.17).abs() < 1e-15);
+    pie.v.qdelay = 0;
+    pie.v.qdelay_old = 0;
+    pie.v.drop_prob = 0.5;
+    pie.v.calculate_p(&pie.cfg); // (0.5 + 0.125·(−0.015))·0.98
+    assert!((pie.v.drop_prob - (0.5 - 0.001875) * 0.98).abs() < 1e-15);
 }
 
 fn pkt(size: u32) -> Packet {
@@ -457,9 +458,9 @@ fn pkt(size: u32) -> Packet {
 #[test]
 fn derandomisation_by_hand() {
     let mut pie = Pie::new(PieParams { use_derandomization: true, ..PieParams::default() });
-    pie.next_update = SimTime::MAX;
-    pie.drop_prob = 0.3;
-    pie.burst_state = BurstState::InBurst;
+    pie.v.next_update = SimTime::MAX;
+    pie.v.drop_prob = 0.3;
+    pie.v.burst_state = BurstState::InBurst;
     let q = QueueView { len_pkts: 3, len_bytes: 3000 };
     let n = std::cell::Cell::new(0);
     let mut coin = || {
@@ -472,11 +473,11 @@ fn derandomisation_by_hand() {
     assert_eq!(v[28], Verdict::Drop(Reason::Early));
     assert_eq!(&v[29..], &[Verdict::Enqueue, Verdict::Enqueue]); // 0.3, 0.6 again
     assert_eq!(draws, 26);
-    assert!((pie.accu_prob - 0.6).abs() < 1e-12);
+    assert!((pie.v.accu_prob - 0.6).abs() < 1e-12);
     // an overflow drop resets it too (ns-3 `DoEnqueue`)
     let full = QueueView { len_pkts: 25, len_bytes: 25_000 };
     assert_eq!(pie.enqueue_with(&pkt(1000), &full, SimTime(1), &mut coin), Verdict::Drop(Reason::Overflow));
-    assert_eq!(pie.accu_prob, 0.0);
+    assert_eq!(pie.v.accu_prob, 0.0);
 }
 
 /// Burst allowance: the first arrival arms 150 ms; the updates at 200, 215, …, 335 ms eat
@@ -493,19 +494,19 @@ fn burst_allowance_by_hand() {
         assert_eq!(pie.enqueue_with(&pkt(1000), &view, t, no_coin), Verdict::Enqueue);
         view = QueueView { len_pkts: view.len_pkts + 1, len_bytes: view.len_bytes + 1000 };
     }
-    assert_eq!((pie.burst_state, pie.burst_allowance), (BurstState::InBurstProtecting, 150_000_000));
+    assert_eq!((pie.v.burst_state, pie.v.burst_allowance), (BurstState::InBurstProtecting, 150_000_000));
     // a dequeue at 101 ms of a packet queued at 1 ms: d = 100 ms
     let mut head = pkt(1000);
     head.t_enq = SimTime(1_000_000);
     view.len_pkts -= 1;
     view.len_bytes -= 1000;
     pie.on_dequeue(&head, &view, SimTime(101_000_000));
-    assert_eq!(pie.qdelay, 100_000_000);
+    assert_eq!(pie.v.qdelay, 100_000_000);
     for k in 1..=10u64 {
         let t = SimTime(200_000_000 + (k - 1) * 15_000_000);
         pie.catch_up(t);
-        assert_eq!(pie.drop_prob, 0.0);
-        assert_eq!(pie.burst_allowance, 150_000_000 - k * 15_000_000);
+        assert_eq!(pie.v.drop_prob, 0.0);
+        assert_eq!(pie.v.burst_allowance, 150_000_000 - k * 15_000_000);
         if k < 10 {
             assert_eq!(pie.enqueue_with(&pkt(1000), &view, t, no_coin), Verdict::Enqueue, "update {k}");
         }
@@ -518,10 +519,10 @@ fn burst_allowance_by_hand() {
     });
     assert!(drew);
     pie.catch_up(SimTime(350_000_000));
-    assert_eq!(pie.drop_prob, 0.125 * (0.1 - 0.015) / 2048.0);
+    assert_eq!(pie.v.drop_prob, 0.125 * (0.1 - 0.015) / 2048.0);
     assert_eq!(pie.enqueue_with(&pkt(1000), &view, SimTime(351_000_000), &mut || 0.0), Verdict::Drop(Reason::Early));
     // ns-3 drops when u ≤ p: even p = 0 drops on u = 0 (RFC 8033: u < p)
-    pie.drop_prob = 0.0;
+    pie.v.drop_prob = 0.0;
     assert_eq!(pie.enqueue_with(&pkt(1000), &view, SimTime(352_000_000), &mut || 0.0), Verdict::Drop(Reason::Early));
 }
 
@@ -532,32 +533,32 @@ fn burst_allowance_by_hand() {
 #[test]
 fn burst_reset_by_hand() {
     let mut pie = Pie::new(PieParams::default());
-    pie.burst_state = BurstState::InBurstProtecting;
-    assert_eq!(pie.burst_reset_limit, 100);
+    pie.v.burst_state = BurstState::InBurstProtecting;
+    assert_eq!(pie.cfg.burst_reset_limit, 100);
     let tick = |pie: &mut Pie, k: u64| pie.catch_up(SimTime(k * 15_000_000));
     tick(&mut pie, 0);
-    assert_eq!((pie.burst_state, pie.burst_reset), (BurstState::InBurst, 0));
+    assert_eq!((pie.v.burst_state, pie.v.burst_reset), (BurstState::InBurst, 0));
     for k in 1..=50 {
         tick(&mut pie, k);
     }
-    assert_eq!(pie.burst_reset, 50);
-    pie.qdelay = 10_000_000; // 10 ms ≥ target/2 at the next update: loud, count restarts
+    assert_eq!(pie.v.burst_reset, 50);
+    pie.v.qdelay = 10_000_000; // 10 ms ≥ target/2 at the next update: loud, count restarts
     tick(&mut pie, 51);
-    assert_eq!((pie.burst_state, pie.burst_reset), (BurstState::InBurst, 0));
-    pie.qdelay = 0;
-    pie.drop_prob = 0.0;
+    assert_eq!((pie.v.burst_state, pie.v.burst_reset), (BurstState::InBurst, 0));
+    pie.v.qdelay = 0;
+    pie.v.drop_prob = 0.0;
     // the update after a loud one still sees d_old = 10 ms: loud again
     tick(&mut pie, 52);
-    assert_eq!(pie.burst_reset, 0);
+    assert_eq!(pie.v.burst_reset, 0);
     for k in 53..=152 {
         tick(&mut pie, k);
     }
-    assert_eq!((pie.burst_state, pie.burst_reset), (BurstState::InBurst, 100));
+    assert_eq!((pie.v.burst_state, pie.v.burst_reset), (BurstState::InBurst, 100));
     tick(&mut pie, 153);
-    assert_eq!((pie.burst_state, pie.burst_reset), (BurstState::NoBurst, 0));
+    assert_eq!((pie.v.burst_state, pie.v.burst_reset), (BurstState::NoBurst, 0));
     let q = QueueView { len_pkts: 3, len_bytes: 3000 };
     assert_eq!(pie.enqueue_with(&pkt(1000), &q, SimTime(153 * 15_000_000), &mut || 0.0), Verdict::Enqueue);
-    assert_eq!((pie.burst_state, pie.burst_allowance), (BurstState::InBurstProtecting, 150_000_000));
+    assert_eq!((pie.v.burst_state, pie.v.burst_allowance), (BurstState::InBurstProtecting, 150_000_000));
 }
 
 /// ActiveThreshold: inactive, no drop test is made (the burst state stays NO_BURST); an
@@ -566,24 +567,24 @@ fn burst_reset_by_hand() {
 #[test]
 fn active_threshold_by_hand() {
     let mut pie = Pie::new(PieParams { active_threshold: Some(0.02), ..PieParams::default() });
-    pie.next_update = SimTime::MAX;
+    pie.v.next_update = SimTime::MAX;
     let q = QueueView { len_pkts: 10, len_bytes: 10_000 };
     let no_coin = &mut || -> f64 { panic!("no drop test while inactive") };
-    pie.drop_prob = 0.5;
-    pie.qdelay = 19_999_999;
+    pie.v.drop_prob = 0.5;
+    pie.v.qdelay = 19_999_999;
     assert_eq!(pie.enqueue_with(&pkt(1000), &q, SimTime(5), no_coin), Verdict::Enqueue);
-    assert!(!pie.active && pie.burst_state == BurstState::NoBurst);
-    pie.qdelay = 20_000_000;
-    pie.qdelay_old = 7_000_000;
+    assert!(!pie.v.active && pie.v.burst_state == BurstState::NoBurst);
+    pie.v.qdelay = 20_000_000;
+    pie.v.qdelay_old = 7_000_000;
     assert_eq!(pie.enqueue_with(&pkt(1000), &q, SimTime(6), no_coin), Verdict::Enqueue);
-    assert!(pie.active);
-    assert_eq!((pie.drop_prob, pie.qdelay_old, pie.burst_allowance, pie.dq_start), (0.0, 0, 150_000_000, SimTime(6)));
-    pie.qdelay = 1_000_000; // 1 ms: GetMilliSeconds() = 1, stays on
+    assert!(pie.v.active);
+    assert_eq!((pie.v.drop_prob, pie.v.qdelay_old, pie.v.burst_allowance, pie.v.dq_start), (0.0, 0, 150_000_000, SimTime(6)));
+    pie.v.qdelay = 1_000_000; // 1 ms: GetMilliSeconds() = 1, stays on
     pie.enqueue_with(&pkt(1000), &q, SimTime(7), no_coin);
-    assert!(pie.active);
-    pie.qdelay = 999_999;
+    assert!(pie.v.active);
+    pie.v.qdelay = 999_999;
     pie.enqueue_with(&pkt(1000), &q, SimTime(8), no_coin);
-    assert!(!pie.active && !pie.in_measurement);
+    assert!(!pie.v.active && !pie.v.in_measurement);
 }
 
 #[test]

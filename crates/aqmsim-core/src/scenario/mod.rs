@@ -7,6 +7,7 @@ pub mod model;
 mod monitor_spec;
 pub mod queue_dualpi2;
 pub mod queue_modern;
+pub mod queue_fq;
 pub mod queue_spec;
 #[cfg(test)]
 mod queue_defaults_tests;

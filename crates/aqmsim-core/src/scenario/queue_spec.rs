@@ -108,6 +108,7 @@ pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
         false,
     ),
     ("dualpi2", "DualPI2 (RFC 9332) as Linux 6.18's sch_dualpi2: L4S (ECT(1)/CE) and Classic queues, PI2 coupled marking, step threshold, WRR", super::queue_dualpi2::DUALPI2_PARAMS, false),
+    ("fq_pie", "FQ-PIE as ns-3.37: flows hashed into queues, DRR with new/old lists, PIE per queue", super::queue_fq::FQ_PIE_PARAMS, false),
 ];
 
 /// RED parameters a variant does not take, and RED defaults a variant changes.
@@ -297,6 +298,7 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
             only_own_fields(m, path, "dualpi2", super::queue_dualpi2::DUALPI2_PARAMS)?;
             super::queue_dualpi2::build_dualpi2(m, path)
         }
+        "fq_pie" => super::queue_fq::build_fq_pie(m, path),
         k if params_of(k).is_some() => build_red_family(k, m, path, link),
         other => Err(ScenarioError::new(format!("{path}.kind"), format!("unknown discipline {other:?} (expected one of: {})", names()))),
     }

@@ -20,7 +20,7 @@ pub(super) fn linux_agent(p: TcpParams, flow: u32, src: u32, dst: u32, rng: crat
     }
     sink.ns3_echo = true; // its CE echo as ns-3.37's, quirks included (sink.rs)
     if p.ecn && p.accecn && p.sink_accecn {
-        // the handshake negotiated AccECN (tcp/linux/accecn.rs)
+        // the handshake negotiated AccECN (tcp/accecn.rs)
         sink.accecn = Some(Default::default());
     }
     let mut snd = Box::new(LinuxSender::new(p, flow, dst));
@@ -61,7 +61,7 @@ impl super::Simulation {
     }
 
     /// AccECN (only when a flow negotiated it): `accecn_ce_packets`, the segments the
-    /// senders' ACE counters reported CE-marked, all flows (tcp/linux/accecn.rs).
+    /// senders' ACE counters reported CE-marked, all flows (tcp/accecn.rs).
     fn accecn_results(&self, s: &mut crate::monitor::Summary) {
         let mut any = false;
         let mut ce = 0u64;

@@ -46,7 +46,7 @@ impl Simulation {
                     self.duration,
                     match self.timer_events() {
                         0 => String::new(),
-                        k => format!(" ({k} of them PIE's probability updates, one per t_update)"),
+                        k => format!(" ({k} of them probability updates of PIE, FQ-PIE or DualPI2, one per t_update)"),
                     }
                 ),
             ));

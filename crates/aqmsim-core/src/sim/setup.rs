@@ -170,7 +170,7 @@ impl Simulation {
             free_slots: Vec::with_capacity(1024),
         };
         sim.primary = primary;
-        sim.has_timers = sim.links.iter().any(|l| matches!(l.queue.aqm, crate::aqm::AnyAqm::Pie(_)));
+        sim.has_timers = sim.links.iter().any(|l| l.queue.aqm.has_timers());
         sim.set_cut_through(true);
         sim.per_flow = vec![FlowAtQueue::default(); nflows];
         sim

@@ -18,7 +18,7 @@
 //! sender/ ──► cc (trait) ◄── cubic, dctcp      (one file per congestion control)
 //!    │   └──► cubic, dctcp, scoreboard, rtt, stats
 //!    └──────► params (Variant, TcpParams)       ◄── everything, and scenario/
-//! linux/  ──► params, stats                     (the second sender model, beside sender/)
+//! linux/  ──► params, stats, accecn             (the second sender model, beside sender/)
 //! ```
 //!
 //! - [`params`]: what a flow is configured with; depends on nothing in `tcp/`.
@@ -37,9 +37,11 @@
 //!   the state monitor reads). Nothing in `tcp/` depends on it.
 //! - [`linux`]: the second sender model (`stack = "linux"`, Linux/ns-3.37: bytes, RFC 6675
 //!   scoreboard, PRR, its own bytes-window congestion-control trait), one directory beside
-//!   `sender/`; it uses only `params` and [`stats`] (the counters both senders keep), and
+//!   `sender/`; it uses only `params`, [`stats`] (the counters both senders keep) and
+//!   [`accecn`] (RFC 9768's ACE field, which the sink writes and the sender reads), and
 //!   nothing in `tcp/` uses it.
 
+pub mod accecn;
 pub mod cc;
 #[cfg(test)]
 mod cc_tests;

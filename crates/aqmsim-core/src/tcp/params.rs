@@ -141,7 +141,7 @@ pub struct TcpParams {
     /// Linux stack: the sender asks for AccECN feedback (RFC 9768, `accecn`).
     pub accecn: bool,
     /// Linux stack: the receiver supports AccECN (`sink_accecn`, true); with `accecn` the
-    /// handshake's outcome is AccECN, else RFC 3168 feedback (`tcp/linux/accecn.rs`).
+    /// handshake's outcome is AccECN, else RFC 3168 feedback (`tcp/accecn.rs`).
     pub sink_accecn: bool,
     /// Variant `prague`: the virtual RTT below which additive increase is scaled up, s
     /// (`prague_rtt_target`, 25 ms as the reference's `rtt_target`).

@@ -81,9 +81,9 @@ pub struct TcpSink {
     /// most recent arrivals: set for `stack = "linux"`, see [`TcpSink::ns3_sack_update`].
     pub ns3_sack: bool,
     sack_list: Vec<(i32, i32)>,
-    /// AccECN feedback (RFC 9768, `tcp/linux/accecn.rs`): the ACE field on every ACK instead
+    /// AccECN feedback (RFC 9768, `tcp/accecn.rs`): the ACE field on every ACK instead
     /// of the ECE echo. Set for a linux-stack flow whose handshake negotiated it.
-    pub accecn: Option<crate::tcp::linux::accecn::AccEcnRx>,
+    pub accecn: Option<crate::tcp::accecn::AccEcnRx>,
     pub stats: SinkStats,
 }
 

@@ -18,6 +18,7 @@ fn table(kind: &str) -> serde_json::Map<String, serde_json::Value> {
         "fq_codel" => serde_json::json!({"kind": "fq_codel", "limit": 25, "flows": 4}),
         "pie" => serde_json::json!({"kind": "pie", "limit": 25, "ecn": true, "derandomize": true}),
         "dualpi2" => serde_json::json!({"kind": "dualpi2", "limit": 25, "ecn_mask": "any_ect", "t_update": "1ms"}),
+        "fq_pie" => serde_json::json!({"kind": "fq_pie", "limit": 25, "flows": 4, "target": "2ms"}),
         k => serde_json::json!({"kind": k, "limit": 25, "min_th": 5, "max_th": 15, "ecn": true}),
     };
     v.as_object().unwrap().clone()

@@ -42,7 +42,7 @@ impl EcnSender {
             e.ect = ecn::ECT | ecn::ECT1;
         }
         if p.ecn && p.accecn && p.sink_accecn {
-            e.s_cep = Some(super::accecn::CEP_INIT);
+            e.s_cep = Some(crate::tcp::accecn::CEP_INIT);
         }
         e
     }
@@ -83,7 +83,7 @@ impl LinuxSender {
         let ece = match self.ecn.s_cep {
             Some(s_cep) => {
                 let d = delivered / self.tcb.mss;
-                let ce = super::accecn::ce_delta(super::accecn::ace_of(pkt.ecn), s_cep, d);
+                let ce = crate::tcp::accecn::ce_delta(crate::tcp::accecn::ace_of(pkt.ecn), s_cep, d);
                 self.ecn.s_cep = Some(s_cep.wrapping_add(ce));
                 self.tcb.delivered_ce = ce;
                 self.stats.ce_delivered += ce as u64;

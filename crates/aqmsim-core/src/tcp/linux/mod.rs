@@ -10,7 +10,6 @@
 //!
 //! Nothing here is reached by a flow of the default `stack = "ns2"`.
 
-pub mod accecn;
 pub mod bbr;
 pub mod bbr3;
 mod bbr3_model;

@@ -1,5 +1,6 @@
 //! AccECN feedback (RFC 9768) between the linux stack's sink and sender: the ACE field only
-//! (no AccECN option).
+//! (no AccECN option). The wire format both ends share, so it sits beside the sink, not
+//! inside `linux/`; it depends on nothing in `tcp/`.
 //!
 //! * Receiver: `r.cep` starts at 5 (RFC 9768; Linux's TCP_ACCECN_CEP_INIT_OFFSET: the first data ACK carries ACE = 0b101)
 //!   and counts every CE-marked data packet received, duplicates included; every ACK carries
