@@ -46,6 +46,7 @@ PAGE = {
     "codel": "codel.md",
     "fq_codel": "fq-codel.md",
     "pie": "pie.md",
+    "cobalt": "cobalt.md",
 }
 
 

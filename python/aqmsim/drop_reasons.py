@@ -38,9 +38,11 @@ _REASONS: Dict[str, Dict[str, str]] = {
                  "drops_forced": "—",
                  "drops_overflow": "overflow (buffer full: the longest flow's head)"},
     "pie": {"drops_early": "early (random, PIE's probability)", "drops_forced": "—"},
+    "cobalt": {"drops_early": "control law (at dequeue)", "drops_forced": "BLUE (random, at dequeue)"},
 }
 _DISCIPLINE_NAMES = {"droptail": "DropTail", "ecn_threshold": "the threshold queue",
-                     "codel": "CoDel", "fq_codel": "FQ-CoDel", "pie": "PIE"}
+                     "codel": "CoDel", "fq_codel": "FQ-CoDel", "pie": "PIE",
+                     "cobalt": "COBALT"}
 
 
 def drop_reason_labels(queue: Mapping[str, Any]) -> Dict[str, str]:

@@ -29,7 +29,8 @@ BUILD_SH = REPO / "benchmarks" / "ns3" / "build.sh"
 PROGRAMS = ("dumbbell", "queue_replay", "single_flow")
 # --queue name -> the ns-3 TypeId whose attributes `attrs` may name without a prefix.
 QUEUE_TYPES = {"codel": "ns3::CoDelQueueDisc", "pie": "ns3::PieQueueDisc",
-               "fq_codel": "ns3::FqCoDelQueueDisc", "red": "ns3::RedQueueDisc"}
+               "fq_codel": "ns3::FqCoDelQueueDisc", "red": "ns3::RedQueueDisc",
+               "cobalt": "ns3::CobaltQueueDisc"}
 MISSING = "ns-3 is not installed: run `make ns3` (Debian's libns3-dev 3.37, g++, pkg-config)"
 
 _built: Dict[str, Path] = {}

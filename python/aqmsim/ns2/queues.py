@@ -69,6 +69,8 @@ NOT_IN_NS2: Dict[str, str] = {
                 "instead (docs/ns3-reference.md)",
     "pie": "PIE is not in stock ns-2 2.35 (Debian's ns2 has no Queue/PIE); aqmsim's PIE is checked "
            "against ns-3.37 instead (docs/ns3-reference.md)",
+    "cobalt": "COBALT is not in stock ns-2 2.35; aqmsim's COBALT is checked against ns-3.37 instead "
+              "(docs/ns3-reference.md)",
 }
 
 #: ``ecn_threshold``'s fields (paper 004).

@@ -6,6 +6,7 @@
 
 pub mod ared;
 pub mod ared_feng;
+pub mod cobalt;
 pub mod codel;
 pub mod droptail;
 pub mod ecn_threshold;
@@ -25,6 +26,7 @@ use crate::time::SimTime;
 
 pub use ared::{Ared, AredParams};
 pub use ared_feng::AredFeng;
+pub use cobalt::{Cobalt, CobaltParams};
 pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
 pub use fq_codel::{FqCodel, FqCodelParams};
@@ -141,6 +143,8 @@ pub enum AnyAqm {
     FqCodel(Box<FqCodel>),
     /// PIE (RFC 8033) as ns-3.37's PieQueueDisc.
     Pie(Pie),
+    /// COBALT (CoDel + BLUE, CAKE's AQM) as ns-3.37's CobaltQueueDisc; owns its packets.
+    Cobalt(Box<Cobalt>),
 }
 
 /// Forward a call to whichever discipline the enum holds.
@@ -157,6 +161,7 @@ macro_rules! each {
             AnyAqm::Codel($d) => $e,
             AnyAqm::FqCodel($d) => $e,
             AnyAqm::Pie($d) => $e,
+            AnyAqm::Cobalt($d) => $e,
         }
     };
 }
@@ -211,13 +216,14 @@ impl AnyAqm {
     pub fn owner(&mut self) -> Option<&mut dyn PacketOwner> {
         match self {
             AnyAqm::FqCodel(d) => Some(d.as_mut()),
+            AnyAqm::Cobalt(d) => Some(d.as_mut()),
             _ => None,
         }
     }
     /// Does the discipline hold its own packets ([`AnyAqm::owner`])?
     #[inline]
     pub fn owns_packets(&self) -> bool {
-        matches!(self, AnyAqm::FqCodel(_))
+        matches!(self, AnyAqm::FqCodel(_) | AnyAqm::Cobalt(_))
     }
 
     pub fn kind(&self) -> &'static str {
@@ -232,6 +238,7 @@ impl AnyAqm {
             AnyAqm::Codel(_) => "codel",
             AnyAqm::FqCodel(_) => "fq_codel",
             AnyAqm::Pie(_) => "pie",
+            AnyAqm::Cobalt(_) => "cobalt",
         }
     }
 }
