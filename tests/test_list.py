@@ -47,6 +47,7 @@ PAGE = {
     "fq_codel": "fq-codel.md",
     "pie": "pie.md",
     "cobalt": "cobalt.md",
+    "cake": "cake.md",
 }
 
 

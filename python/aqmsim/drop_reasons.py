@@ -39,10 +39,13 @@ _REASONS: Dict[str, Dict[str, str]] = {
                  "drops_overflow": "overflow (buffer full: the longest flow's head)"},
     "pie": {"drops_early": "early (random, PIE's probability)", "drops_forced": "—"},
     "cobalt": {"drops_early": "control law (at dequeue)", "drops_forced": "BLUE (random, at dequeue)"},
+    "cake": {"drops_early": "COBALT's control law (per flow queue)",
+             "drops_forced": "BLUE (random) and the ACK filter",
+             "drops_overflow": "overflow (memory limit: the longest queue's head)"},
 }
 _DISCIPLINE_NAMES = {"droptail": "DropTail", "ecn_threshold": "the threshold queue",
                      "codel": "CoDel", "fq_codel": "FQ-CoDel", "pie": "PIE",
-                     "cobalt": "COBALT"}
+                     "cobalt": "COBALT", "cake": "CAKE"}
 
 
 def drop_reason_labels(queue: Mapping[str, Any]) -> Dict[str, str]:

@@ -16,7 +16,7 @@ DISCIPLINE_NAMES = {
     "droptail": "DropTail", "red": "RED", "gentle": "Gentle RED", "ared": "Adaptive RED",
     "ared_feng": "Adaptive RED (Feng)", "rtred": "RTRED", "qrtred": "QRTRED",
     "ecn_threshold": "ECN threshold", "codel": "CoDel", "pie": "PIE", "fq_codel": "FQ-CoDel",
-    "cobalt": "COBALT",
+    "cobalt": "COBALT", "cake": "CAKE",
 }
 
 _QUANTITY = re.compile(r"^([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z/%]+)$")

@@ -80,6 +80,16 @@ pub fn control_law(t: i64, interval_ns: u64, rec_inv_sqrt: u32) -> i64 {
     t + ((interval_ns as u32 as u64 * rec_inv_sqrt as u64) >> 32) as u32 as i64
 }
 
+/// Whose COBALT: ns-3.37's `CobaltQueueDisc` or Linux's `sch_cake` (CAKE's queues).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// 32-bit BLUE clock; BLUE draws for every packet, dropped or not.
+    Ns3,
+    /// 64-bit BLUE clock; BLUE draws only for a packet CoDel did not drop; over target
+    /// also needs a sojourn above 4 `mtu_time`.
+    Linux,
+}
+
 /// COBALT's parameters (ns-3.37's attributes), times in ns.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CobaltParams {
@@ -101,6 +111,9 @@ pub struct CobaltParams {
     pub decrement: f64,
     /// BLUE's initial probability (`Pdrop`, 0).
     pub p_drop: f64,
+    pub flavor: Flavor,
+    /// Linux: serialisation time of an MTU at the shaper's rate (0 unshaped).
+    pub mtu_time_ns: u64,
 }
 
 impl Default for CobaltParams {
@@ -115,6 +128,8 @@ impl Default for CobaltParams {
             increment: 1.0 / 256.0,
             decrement: 1.0 / 4096.0,
             p_drop: 0.0,
+            flavor: Flavor::Ns3,
+            mtu_time_ns: 0,
         }
     }
 }
@@ -137,8 +152,8 @@ pub struct CobaltVars {
     pub drop_next: i64,
     /// BLUE's drop probability.
     pub p_drop: f64,
-    /// BLUE's last update, ns truncated to 32 bits (ns-3 `m_lastUpdateTimeBlue`).
-    pub last_blue: u32,
+    /// BLUE's last update, ns (ns-3: truncated to 32 bits, `m_lastUpdateTimeBlue`).
+    pub last_blue: i64,
     /// Sojourn time of the last head packet seen, ns (for the monitors).
     pub last_sojourn_ns: u64,
 }
@@ -160,7 +175,16 @@ impl CobaltVars {
     /// More than `target` since BLUE last moved (ns-3's `CoDelTimeAfter(now − last, target)`).
     #[inline]
     fn blue_due(&self, p: &CobaltParams, now: i64) -> bool {
-        now - self.last_blue as i64 - p.target_ns as i64 > 0
+        now - self.last_blue - p.target_ns as i64 > 0
+    }
+
+    /// BLUE moved at `now`.
+    #[inline]
+    fn blue_moved(&mut self, p: &CobaltParams, now: i64) {
+        self.last_blue = match p.flavor {
+            Flavor::Ns3 => now as u32 as i64,
+            Flavor::Linux => now,
+        };
     }
 
     /// ns-3 `CobaltQueueFull`: an arrival was refused for want of room.
@@ -168,7 +192,7 @@ impl CobaltVars {
         let now = now.0 as i64;
         if self.blue_due(p, now) {
             self.p_drop = (self.p_drop + p.increment).min(1.0);
-            self.last_blue = now as u32;
+            self.blue_moved(p, now);
         }
         self.dropping = true;
         self.drop_next = now;
@@ -183,7 +207,7 @@ impl CobaltVars {
         let now = now.0 as i64;
         if self.p_drop != 0.0 && self.blue_due(p, now) {
             self.p_drop = (self.p_drop - p.decrement).max(0.0);
-            self.last_blue = now as u32;
+            self.blue_moved(p, now);
         }
         self.dropping = false;
         if self.count != 0 && now - self.drop_next >= 0 {
@@ -209,7 +233,7 @@ impl CobaltVars {
             return d;
         }
         let mut schedule = now - self.drop_next;
-        let over_target = sojourn - p.target_ns as i64 > 0;
+        let over_target = sojourn - p.target_ns as i64 > 0 && (p.flavor == Flavor::Ns3 || sojourn > 4 * p.mtu_time_ns as i64);
         let mut next_due = self.count != 0 && schedule >= 0;
         if over_target {
             if !self.dropping {
@@ -245,12 +269,12 @@ impl CobaltVars {
         if d.mark.is_none() && !p.l4s && p.ecn && markable && ce_over(p.ce_threshold_ns) {
             d.mark = Some(Reason::Forced);
         }
-        if sojourn - p.blue_threshold_ns as i64 > 0 && self.blue_due(p, now) {
+        if sojourn > 0 && sojourn as u64 > p.blue_threshold_ns && self.blue_due(p, now) {
             self.p_drop = (self.p_drop + p.increment).min(1.0);
-            self.last_blue = now as u32;
+            self.blue_moved(p, now);
         }
         let mut blue = false;
-        if self.p_drop != 0.0 {
+        if self.p_drop != 0.0 && !(p.flavor == Flavor::Linux && drop) {
             blue = rng.uniform() < self.p_drop;
         }
         if self.count == 0 {

@@ -118,7 +118,7 @@ fn blue_rises_on_overflow_at_most_once_per_target() {
     // empty dequeues lower it by 1/4096, again once per target
     let mut e = Cobalt::new(CobaltParams::default(), 2, None);
     e.vars.p_drop = 2.0 / 256.0;
-    e.vars.last_blue = (11 * MS + 1) as u32;
+    e.vars.last_blue = (11 * MS + 1) as i64;
     let mut rng = Rng::new(1, 1);
     let mut ev = Vec::new();
     e.dequeue(SimTime(17 * MS), &mut rng, &mut ev);
@@ -210,4 +210,31 @@ fn wrapper_counts_marks_and_drops_and_bytes() {
     assert!(q.dequeue(SimTime(MS), &mut rng).is_none(), "BLUE at p = 1 drops every packet");
     assert_eq!((q.len(), q.bytes(), q.stats.dropped()), (0, 0, 3));
     assert_eq!(q.front_events.len(), 3);
+}
+
+/// Linux's flavour (CAKE's queues): a 64-bit BLUE clock, no BLUE draw for a packet the
+/// control law drops, and over target only above 4 MTU times as well.
+#[test]
+fn linux_flavour_differs_where_sch_cake_does() {
+    let p = CobaltParams { flavor: Flavor::Linux, p_drop: 0.5, ..CobaltParams::default() };
+    let mut rng = Rng::new(3, 1);
+    let mut v = CobaltVars::new(&p);
+    v.count = 1;
+    v.dropping = true;
+    let before = rng.clone();
+    let d = v.should_drop(&p, &pkt(0, 0, 0), SimTime(10 * MS), &mut rng);
+    assert_eq!(d.drop, Some(Reason::Early));
+    assert_eq!(before.clone().next_u64(), rng.clone().next_u64(), "no uniform drawn");
+    // 64-bit clock: past 2^32 ns, 1 ms apart is still one step
+    let mut v = CobaltVars::new(&p);
+    v.queue_full(&p, SimTime((1 << 32) + 10 * MS));
+    v.queue_full(&p, SimTime((1 << 32) + 11 * MS));
+    assert_eq!(v.p_drop, 0.5 + 1.0 / 256.0);
+    // mtu_time 2 ms: a 6 ms sojourn is above target but not above 4 MTU times
+    let p = CobaltParams { flavor: Flavor::Linux, mtu_time_ns: 2 * MS, ..CobaltParams::default() };
+    let mut v = CobaltVars::new(&p);
+    v.should_drop(&p, &pkt(0, 0, 0), SimTime(6 * MS), &mut rng);
+    assert!(!v.dropping);
+    v.should_drop(&p, &pkt(0, 0, 0), SimTime(9 * MS), &mut rng);
+    assert!(v.dropping);
 }

@@ -6,6 +6,9 @@
 
 pub mod ared;
 pub mod ared_feng;
+pub mod cake;
+pub mod cake_ack;
+pub mod cake_hash;
 pub mod cobalt;
 pub mod codel;
 pub mod droptail;
@@ -26,7 +29,8 @@ use crate::time::SimTime;
 
 pub use ared::{Ared, AredParams};
 pub use ared_feng::AredFeng;
-pub use cobalt::{Cobalt, CobaltParams};
+pub use cake::{Cake, CakeParams};
+pub use cobalt::{Cobalt, CobaltParams, Flavor};
 pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
 pub use fq_codel::{FqCodel, FqCodelParams};
@@ -145,6 +149,8 @@ pub enum AnyAqm {
     Pie(Pie),
     /// COBALT (CoDel + BLUE, CAKE's AQM) as ns-3.37's CobaltQueueDisc; owns its packets.
     Cobalt(Box<Cobalt>),
+    /// CAKE as Linux's sch_cake (one tin); owns its packets.
+    Cake(Box<Cake>),
 }
 
 /// Forward a call to whichever discipline the enum holds.
@@ -162,6 +168,7 @@ macro_rules! each {
             AnyAqm::FqCodel($d) => $e,
             AnyAqm::Pie($d) => $e,
             AnyAqm::Cobalt($d) => $e,
+            AnyAqm::Cake($d) => $e,
         }
     };
 }
@@ -211,19 +218,30 @@ impl AnyAqm {
         }
     }
 
+    /// When a discipline that held packets back at `now` (CAKE's shaper) lets the next
+    /// one go: the link asks again then.
+    #[inline]
+    pub fn wake_at(&self, now: SimTime) -> Option<SimTime> {
+        match self {
+            AnyAqm::Cake(c) => c.wake_at(now),
+            _ => None,
+        }
+    }
+
     /// The discipline as a [`PacketOwner`], if it holds its own packets (FQ-CoDel).
     #[inline]
     pub fn owner(&mut self) -> Option<&mut dyn PacketOwner> {
         match self {
             AnyAqm::FqCodel(d) => Some(d.as_mut()),
             AnyAqm::Cobalt(d) => Some(d.as_mut()),
+            AnyAqm::Cake(d) => Some(d.as_mut()),
             _ => None,
         }
     }
     /// Does the discipline hold its own packets ([`AnyAqm::owner`])?
     #[inline]
     pub fn owns_packets(&self) -> bool {
-        matches!(self, AnyAqm::FqCodel(_) | AnyAqm::Cobalt(_))
+        matches!(self, AnyAqm::FqCodel(_) | AnyAqm::Cobalt(_) | AnyAqm::Cake(_))
     }
 
     pub fn kind(&self) -> &'static str {
@@ -239,6 +257,7 @@ impl AnyAqm {
             AnyAqm::FqCodel(_) => "fq_codel",
             AnyAqm::Pie(_) => "pie",
             AnyAqm::Cobalt(_) => "cobalt",
+            AnyAqm::Cake(_) => "cake",
         }
     }
 }

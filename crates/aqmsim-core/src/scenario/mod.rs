@@ -5,6 +5,7 @@ mod fields;
 mod flows;
 pub mod model;
 mod monitor_spec;
+pub mod queue_cake;
 pub mod queue_cobalt;
 pub mod queue_modern;
 pub mod queue_spec;

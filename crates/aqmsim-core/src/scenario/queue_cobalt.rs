@@ -104,6 +104,7 @@ pub fn cobalt_params(m: &serde_json::Map<String, Value>, path: &str) -> Result<(
         increment,
         decrement,
         p_drop,
+        ..CobaltParams::default()
     };
     let mut j = json!({
         "target": target, "interval": interval, "ecn": ecn, "ce_threshold": ce, "l4s": l4s,

@@ -107,6 +107,7 @@ pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
         FQ_CODEL_PARAMS,
         false,
     ),
+    ("cake", "CAKE as Linux's sch_cake, one best-effort tin: set-associative flow hashing, host isolation, DRR++, COBALT per queue, shaper, ACK filter", super::queue_cake::CAKE_PARAMS, false),
     ("cobalt", "COBALT (CoDel + BLUE, CAKE's AQM) as ns-3.37: CoDel's control law at dequeue, BLUE's drop probability on overload", super::queue_cobalt::COBALT_PARAMS, false),
 ];
 
@@ -293,6 +294,7 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
         "fq_codel" => build_fq_codel(m, path),
         "pie" => build_pie(m, path),
         "cobalt" => super::queue_cobalt::build_cobalt(m, path),
+        "cake" => super::queue_cake::build_cake(m, path),
         k if params_of(k).is_some() => build_red_family(k, m, path, link),
         other => Err(ScenarioError::new(format!("{path}.kind"), format!("unknown discipline {other:?} (expected one of: {})", names()))),
     }
