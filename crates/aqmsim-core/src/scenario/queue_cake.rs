@@ -11,12 +11,12 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 pub const CAKE_PARAMS: &[Param] = &[
-    ("bandwidth", "unlimited", "rate > 0 (e.g. \"20Mb\"), or \"unlimited\": the built-in shaper's rate (bandwidth)"),
+    ("bandwidth", "unlimited", "rate ≥ 512 b/s (e.g. \"20Mb\"), or \"unlimited\": the built-in shaper's rate (bandwidth)"),
     ("rtt", "100ms", "s in (0, 4.294967295]: COBALT's interval before its adjustment to the rate (rtt)"),
-    ("target", "5ms", "s > 0: COBALT's target before its adjustment to the rate (target)"),
+    ("target", "5ms", "s in (0, 4.294967295]: COBALT's target before its adjustment to the rate (target)"),
     ("isolation", "triple-isolate", "flowblind | srchost | dsthost | hosts | flows | dual-srchost | dual-dsthost | triple-isolate"),
     ("ack_filter", "false", "false | true | \"aggressive\": drop queued ACKs a newer ACK makes redundant (ack-filter)"),
-    ("memlimit", "auto", "bytes ≥ 1, or \"auto\" (Linux: 4·rate·rtt, at least 4 MB, with a shaper; else 10240·mtu)"),
+    ("memlimit", "auto", "bytes in [1, 2^32), or \"auto\" (Linux: 4·rate·rtt, at least 4 MB, with a shaper, at most 10240·mtu; else 10240·mtu)"),
     ("overhead", "none", "bytes in [-64, 256] added to every packet for the shaper, or \"none\" (raw; overhead compensation off)"),
     ("mpu", "0", "bytes in [0, 256]: smallest size the shaper charges (mpu)"),
     ("mtu", "1500", "bytes in [68, 65535]: the MTU of the target adjustment and the memory default"),

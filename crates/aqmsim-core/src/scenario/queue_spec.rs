@@ -136,6 +136,8 @@ pub fn discipline_note(kind: &str) -> Option<&'static str> {
         "rtred" | "qrtred" => "Defaults are RED's (Floyd & Jacobson 1993: no gentle, no wait_, packet mode), which the paper modifies; defaults = \"ns2\" gives ns-2 2.35's Queue/RED values (gentle_, wait_, bytes_, queue_in_bytes_ true).",
         _ if *red => "Defaults are the paper's 1993 RED (no gentle, no wait_, packet mode); defaults = \"ns2\" gives ns-2 2.35's gentle_, wait_ and queue_in_bytes_ (true).",
         "droptail" => "As ns-2's DropTail: limit counts the packet in transmission (limit − 1 wait).",
+        "cobalt" => "Defaults are ns-3.37's CobaltQueueDisc (MaxSize 1 500 000 bytes, UseEcn off, BlueThreshold 400 ms); checked packet for packet against ns-3's queue disc (docs/aqm/cobalt.md).",
+        "cake" => "One best-effort tin (tc-cake's default is diffserv3; aqmsim's packets carry no DSCP), egress mode, Linux's defaults otherwise. No simulator has CAKE: Linux's sch_cake.c is the reference (docs/aqm/cake.md lists every reading and departure).",
         _ => return None,
     })
 }
