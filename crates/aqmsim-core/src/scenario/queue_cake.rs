@@ -1,7 +1,7 @@
 //! Queue table of CAKE (`kind = "cake"`): `tc-cake(8)`'s options that apply to one
 //! best-effort tin, with Linux's defaults.
 
-use super::queue_spec::{only_own_fields, parse_as, Param};
+use super::queue_cobalt::parse;
 use super::units::{parse_rate, parse_time, Quantity};
 use crate::aqm::cake::AckFilter;
 use crate::aqm::cake_hash::FlowMode;
@@ -10,7 +10,8 @@ use crate::error::{Result, ScenarioError};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-pub const CAKE_PARAMS: &[Param] = &[
+/// CAKE's fields (queue_spec's registry checks a table against them before building).
+pub const CAKE_PARAMS: &[(&str, &str, &str)] = &[
     ("bandwidth", "unlimited", "rate ≥ 512 b/s (e.g. \"20Mb\"), or \"unlimited\": the built-in shaper's rate (bandwidth)"),
     ("rtt", "100ms", "s in (0, 4.294967295]: COBALT's interval before its adjustment to the rate (rtt)"),
     ("target", "5ms", "s in (0, 4.294967295]: COBALT's target before its adjustment to the rate (target)"),
@@ -52,8 +53,7 @@ fn time(q: &Option<Quantity>, default: f64, field: String, max: f64) -> Result<f
 }
 
 pub fn build_cake(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
-    only_own_fields(m, path, "cake", CAKE_PARAMS)?;
-    let s: CakeSpec = parse_as(m, path)?;
+    let s: CakeSpec = parse(m, path)?;
     let f = |name: &str| format!("{path}.{name}");
     let mut p = CakeParams::default();
     p.bandwidth_bps = match &s.bandwidth {

@@ -1,10 +1,10 @@
 //! Queue table of COBALT (`kind = "cobalt"`): ns-3.37's `CobaltQueueDisc` attributes,
 //! named in aqmsim's style, with ns-3's defaults.
 
-use super::queue_spec::{only_own_fields, parse_as, Param};
 use super::units::{parse_time, Quantity};
 use crate::aqm::{AnyAqm, Cobalt, CobaltParams};
 use crate::error::{Result, ScenarioError};
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -13,7 +13,18 @@ pub const DEFAULT_LIMIT_BYTES: u64 = 1_500_000;
 /// The control law keeps the interval in a u32 of ns (ns-3 `ReciprocalDivide`).
 const MAX_INTERVAL_S: f64 = u32::MAX as f64 * 1e-9;
 
-pub const COBALT_PARAMS: &[Param] = &[
+/// A table parsed as `T`, the failing field named by its path (queue_spec's `parse_as`,
+/// kept here so that the tables do not depend on the registry that lists them).
+pub(super) fn parse<T: DeserializeOwned>(m: &serde_json::Map<String, Value>, path: &str) -> Result<T> {
+    serde_path_to_error::deserialize(Value::Object(m.clone())).map_err(|e| {
+        let p = e.path().to_string();
+        let field = if p == "." || p.is_empty() { path.to_string() } else { format!("{path}.{p}") };
+        ScenarioError::new(field, e.into_inner().to_string())
+    })
+}
+
+/// COBALT's fields (queue_spec's registry checks a table against them before building).
+pub const COBALT_PARAMS: &[(&str, &str, &str)] = &[
     ("limit_bytes", "1500000", "bytes ≥ 1 waiting at most (ns-3 MaxSize, 1500·1000 bytes)"),
     ("limit", "—", "packets ≥ 1: limit the queue in packets instead of bytes"),
     ("target", "5ms", "s > 0: acceptable standing queue delay (Target)"),
@@ -64,7 +75,7 @@ fn ns(s: f64) -> u64 {
 /// COBALT's own parameters from a table (also what a flow-queue scheduler running COBALT
 /// per queue reads); the resolved values go into the returned JSON.
 pub fn cobalt_params(m: &serde_json::Map<String, Value>, path: &str) -> Result<(CobaltParams, Option<u32>, Option<u64>, Value)> {
-    let s: CobaltSpec = parse_as(m, path)?;
+    let s: CobaltSpec = parse(m, path)?;
     let f = |name: &str| format!("{path}.{name}");
     let d = CobaltParams::default();
     let target = time(&s.target, 0.005, f("target"), |v| v > 0.0, "> 0 s")?;
@@ -119,7 +130,6 @@ pub fn cobalt_params(m: &serde_json::Map<String, Value>, path: &str) -> Result<(
 }
 
 pub fn build_cobalt(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
-    only_own_fields(m, path, "cobalt", COBALT_PARAMS)?;
     let (p, limit, limit_bytes, mut j) = cobalt_params(m, path)?;
     j["kind"] = json!("cobalt");
     let c = Cobalt::new(p, limit.unwrap_or(u32::MAX), limit_bytes);

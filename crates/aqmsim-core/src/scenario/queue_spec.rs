@@ -295,8 +295,14 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
         "codel" => build_codel(m, path),
         "fq_codel" => build_fq_codel(m, path),
         "pie" => build_pie(m, path),
-        "cobalt" => super::queue_cobalt::build_cobalt(m, path),
-        "cake" => super::queue_cake::build_cake(m, path),
+        "cobalt" => {
+            only_own_fields(m, path, "cobalt", super::queue_cobalt::COBALT_PARAMS)?;
+            super::queue_cobalt::build_cobalt(m, path)
+        }
+        "cake" => {
+            only_own_fields(m, path, "cake", super::queue_cake::CAKE_PARAMS)?;
+            super::queue_cake::build_cake(m, path)
+        }
         k if params_of(k).is_some() => build_red_family(k, m, path, link),
         other => Err(ScenarioError::new(format!("{path}.kind"), format!("unknown discipline {other:?} (expected one of: {})", names()))),
     }
