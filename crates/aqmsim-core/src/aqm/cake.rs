@@ -11,6 +11,7 @@
 //! memory is counted in packet bytes, not `skb->truesize`.
 
 use super::cake_hash::{CakeHost, FlowMode, CAKE_QUEUES};
+use super::cake_shaper::rate_ns_shft;
 use super::cobalt::{CobaltParams, CobaltVars, Flavor};
 use super::owner::PacketOwner;
 use super::queue::{Enqueued, FrontEvent};
@@ -108,17 +109,6 @@ pub fn quantum_div(i: u32) -> u32 {
     }
 }
 
-/// Linux `cake_set_rate`'s time-per-byte: (rate_ns, rate_shft) for `rate` bytes/s.
-pub fn rate_ns_shft(rate: u64) -> (u64, u32) {
-    let mut shft = 34u32;
-    let mut ns = (1_000_000_000u64 << shft) / rate.max(64);
-    while ns >> 34 != 0 {
-        ns >>= 1;
-        shft -= 1;
-    }
-    (ns, shft)
-}
-
 #[derive(Clone, Debug)]
 pub struct Cake {
     pub params: CakeParams,
@@ -140,7 +130,7 @@ pub struct Cake {
     pub failsafe_next_packet: i64,
     pub buffer_used: u64,
     pub buffer_limit: u64,
-    len: u32,
+    pub(crate) len: u32,
     /// Flow number → (source node, destination node), for host isolation.
     pub flow_hosts: Vec<(u32, u32)>,
     pub(crate) salt: u32,
@@ -214,15 +204,6 @@ impl Cake {
             way_collisions: 0,
             ack_drops: 0,
             last_sojourn_ns: 0,
-        }
-    }
-
-    /// Linux `cake_calc_overhead` without ATM/PTM framing: the size the shaper charges.
-    #[inline]
-    pub fn adjusted_len(&self, size: u32) -> u32 {
-        match self.params.overhead {
-            Some(o) => ((size as i64 + o as i64).max(0) as u32).max(self.params.mpu),
-            None => size.max(self.params.mpu),
         }
     }
 
@@ -356,25 +337,6 @@ impl Cake {
             events.push(FrontEvent { flow: p.flow, reason: Reason::Overflow, marked: false, qlen: self.len, pkt: p });
         }
         Some(is_arrival)
-    }
-
-    /// Linux `cake_advance_shaper` (one tin, egress): charge `len` bytes.
-    fn advance_shaper(&mut self, len: u32) {
-        if self.rate_ns != 0 {
-            let dur = ((len as u64 * self.rate_ns) >> self.rate_shft) as i64;
-            self.time_next_packet += dur;
-            self.failsafe_next_packet += dur + (dur >> 1);
-        }
-    }
-
-    /// When the shaper next lets a packet go, if it holds packets back at `now`.
-    pub fn wake_at(&self, now: SimTime) -> Option<SimTime> {
-        let now_i = now.0 as i64;
-        if self.len > 0 && self.rate_ns != 0 && self.time_next_packet > now_i && self.failsafe_next_packet > now_i {
-            Some(SimTime(self.time_next_packet.min(self.failsafe_next_packet) as u64))
-        } else {
-            None
-        }
     }
 
     /// Linux `cake_dequeue` (one tin, egress).

@@ -9,6 +9,7 @@ pub mod ared_feng;
 pub mod cake;
 pub mod cake_ack;
 pub mod cake_hash;
+pub mod cake_shaper;
 pub mod cobalt;
 pub mod codel;
 pub mod droptail;
