@@ -48,6 +48,8 @@ PAGE = {
     "pie": "pie.md",
     "dualpi2": "dualpi2.md",
     "fq_pie": "fq-pie.md",
+    "cobalt": "cobalt.md",
+    "cake": "cake.md",
 }
 
 

@@ -46,7 +46,9 @@
 //   and has no trace source: it is read through an explicit-instantiation accessor right
 //   after each update; qdelay is GetQueueDelay() (the last dequeued packet's sojourn, 0
 //   when the queue emptied; the departure-rate estimate when UseDequeueRateEstimator).
-// * Randomness (RED, PIE): MRG32k3a, RngSeedManager seed --seed, run --run; the disc's
+// * COBALT: BLUE's draws (one per dequeued packet while Pdrop > 0) come from the same
+//   replaceable stream as RED's and PIE's.
+// * Randomness (RED, PIE, COBALT): MRG32k3a, RngSeedManager seed --seed, run --run; the disc's
 //   uniform stream is set with AssignStreams(--stream). --uniforms=PATH replaces the
 //   draws by the numbers in PATH (one a line, in draw order) so another implementation
 //   can be fed the very same uniforms.
@@ -100,6 +102,14 @@ struct RedUv
 template struct Accessor<PieDropProb, &PieQueueDisc::m_dropProb>;
 template struct Accessor<PieUv, &PieQueueDisc::m_uv>;
 template struct Accessor<RedUv, &RedQueueDisc::m_uv>;
+
+struct CobaltUv
+{
+    using type = Ptr<UniformRandomVariable> CobaltQueueDisc::*;
+    friend type Member(CobaltUv);
+};
+
+template struct Accessor<CobaltUv, &CobaltQueueDisc::m_uv>;
 
 // ------------------------------------------------------------------ state
 struct Op
@@ -436,7 +446,7 @@ main(int argc, char* argv[])
     uint32_t quantum = 1500;
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("queue", "codel, pie, fq_codel or red", queue);
+    cmd.AddValue("queue", "codel, pie, fq_codel, red or cobalt", queue);
     cmd.AddValue("ops", "the script of enqueues and dequeues", opsPath);
     cmd.AddValue("out", "output file (default stdout)", outPath);
     cmd.AddValue("hash", "FQ-CoDel/FQ-PIE: ns-3's 5-tuple hash instead of queue = flow % Flows", hash);
@@ -455,10 +465,11 @@ main(int argc, char* argv[])
                                                 {"pie", "ns3::PieQueueDisc"},
                                                 {"fq_codel", "ns3::FqCoDelQueueDisc"},
                                                 {"fq_pie", "ns3::FqPieQueueDisc"},
-                                                {"red", "ns3::RedQueueDisc"}};
+                                                {"red", "ns3::RedQueueDisc"},
+                                                {"cobalt", "ns3::CobaltQueueDisc"}};
     if (!types.count(queue) || opsPath.empty())
     {
-        std::fprintf(stderr, "queue_replay: need --queue=codel|pie|fq_codel|fq_pie|red and --ops=PATH\n");
+        std::fprintf(stderr, "queue_replay: need --queue=codel|pie|fq_codel|fq_pie|red|cobalt and --ops=PATH\n");
         return 2;
     }
     std::vector<Op> ops;
@@ -518,6 +529,10 @@ main(int argc, char* argv[])
             fq->AddPacketFilter(CreateObject<FlowNumberFilter>());
         }
         g_uv = uv;
+    }
+    if (Ptr<CobaltQueueDisc> cobalt = DynamicCast<CobaltQueueDisc>(g_q))
+    {
+        PeekPointer(cobalt)->*Member(CobaltUv()) = uv; // BLUE's draws at dequeue
     }
 
     g_q->TraceConnectWithoutContext("DropBeforeEnqueue", MakeCallback(&OnDropBefore));

@@ -43,10 +43,14 @@ _REASONS: Dict[str, Dict[str, str]] = {
     "fq_pie": {"drops_early": "early (random, the flow queue's PIE probability)",
                "drops_forced": "—",
                "drops_overflow": "overflow (buffer full: the longest flow's head)"},
+    "cobalt": {"drops_early": "control law (at dequeue)", "drops_forced": "BLUE (random, at dequeue)"},
+    "cake": {"drops_early": "COBALT's control law (per flow queue)",
+             "drops_forced": "BLUE (random) and the ACK filter",
+             "drops_overflow": "overflow (memory limit: the longest queue's head)"},
 }
 _DISCIPLINE_NAMES = {"droptail": "DropTail", "ecn_threshold": "the threshold queue",
                      "codel": "CoDel", "fq_codel": "FQ-CoDel", "pie": "PIE",
-                     "dualpi2": "DualPI2", "fq_pie": "FQ-PIE"}
+                     "dualpi2": "DualPI2", "fq_pie": "FQ-PIE", "cobalt": "COBALT", "cake": "CAKE"}
 
 
 def drop_reason_labels(queue: Mapping[str, Any]) -> Dict[str, str]:

@@ -73,6 +73,10 @@ NOT_IN_NS2: Dict[str, str] = {
            "against ns-3.37 instead (docs/ns3-reference.md)",
     "dualpi2": "DualPI2 (RFC 9332) is not in stock ns-2 2.35 (nor in ns-3.37); aqmsim's follows "
                "Linux 6.18's sch_dualpi2 (docs/aqm/dualpi2.md)",
+    "cobalt": "COBALT is not in stock ns-2 2.35; aqmsim's COBALT is checked against ns-3.37 instead "
+              "(docs/ns3-reference.md)",
+    "cake": "CAKE is not in stock ns-2 2.35 (nor in ns-3.37); aqmsim's CAKE follows Linux's sch_cake "
+            "(docs/aqm/cake.md)",
 }
 
 #: ``ecn_threshold``'s fields (paper 004).

@@ -18,6 +18,7 @@ DISCIPLINE_NAMES = {
     "ecn_threshold": "ECN threshold", "codel": "CoDel", "pie": "PIE", "fq_codel": "FQ-CoDel",
     "dualpi2": "DualPI2",
     "fq_pie": "FQ-PIE",
+    "cobalt": "COBALT", "cake": "CAKE",
 }
 
 _QUANTITY = re.compile(r"^([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z/%]+)$")

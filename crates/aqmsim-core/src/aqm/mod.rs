@@ -6,6 +6,11 @@
 
 pub mod ared;
 pub mod ared_feng;
+pub mod cake;
+pub mod cake_ack;
+pub mod cake_hash;
+pub mod cake_shaper;
+pub mod cobalt;
 pub mod codel;
 pub mod droptail;
 pub mod dualpi2;
@@ -29,6 +34,8 @@ use crate::time::SimTime;
 
 pub use ared::{Ared, AredParams};
 pub use ared_feng::AredFeng;
+pub use cake::{Cake, CakeParams};
+pub use cobalt::{Cobalt, CobaltParams, Flavor};
 pub use codel::{Codel, CodelParams};
 pub use droptail::DropTail;
 pub use dualpi2::{DualPi2, DualPi2Params};
@@ -151,6 +158,10 @@ pub enum AnyAqm {
     DualPi2(Box<DualPi2>),
     /// FQ-PIE as ns-3.37's FqPieQueueDisc (owns its packets, a PIE per flow queue).
     FqPie(Box<FqPie>),
+    /// COBALT (CoDel + BLUE, CAKE's AQM) as ns-3.37's CobaltQueueDisc; owns its packets.
+    Cobalt(Box<Cobalt>),
+    /// CAKE as Linux's sch_cake (one tin); owns its packets.
+    Cake(Box<Cake>),
 }
 
 /// Forward a call to whichever discipline the enum holds.
@@ -169,6 +180,8 @@ macro_rules! each {
             AnyAqm::Pie($d) => $e,
             AnyAqm::DualPi2($d) => $e,
             AnyAqm::FqPie($d) => $e,
+            AnyAqm::Cobalt($d) => $e,
+            AnyAqm::Cake($d) => $e,
         }
     };
 }
@@ -229,6 +242,16 @@ impl AnyAqm {
         }
     }
 
+    /// When a discipline that held packets back at `now` (CAKE's shaper) lets the next
+    /// one go: the link asks again then.
+    #[inline]
+    pub fn wake_at(&self, now: SimTime) -> Option<SimTime> {
+        match self {
+            AnyAqm::Cake(c) => c.wake_at(now),
+            _ => None,
+        }
+    }
+
     /// The discipline as a [`PacketOwner`], if it holds its own packets (FQ-CoDel).
     #[inline]
     pub fn owner(&mut self) -> Option<&mut dyn PacketOwner> {
@@ -236,13 +259,15 @@ impl AnyAqm {
             AnyAqm::FqCodel(d) => Some(d.as_mut()),
             AnyAqm::DualPi2(d) => Some(d.as_mut()),
             AnyAqm::FqPie(d) => Some(d.as_mut()),
+            AnyAqm::Cobalt(d) => Some(d.as_mut()),
+            AnyAqm::Cake(d) => Some(d.as_mut()),
             _ => None,
         }
     }
     /// Does the discipline hold its own packets ([`AnyAqm::owner`])?
     #[inline]
     pub fn owns_packets(&self) -> bool {
-        matches!(self, AnyAqm::FqCodel(_) | AnyAqm::DualPi2(_) | AnyAqm::FqPie(_))
+        matches!(self, AnyAqm::FqCodel(_) | AnyAqm::DualPi2(_) | AnyAqm::FqPie(_) | AnyAqm::Cobalt(_) | AnyAqm::Cake(_))
     }
 
     pub fn kind(&self) -> &'static str {
@@ -259,6 +284,8 @@ impl AnyAqm {
             AnyAqm::Pie(_) => "pie",
             AnyAqm::DualPi2(_) => "dualpi2",
             AnyAqm::FqPie(_) => "fq_pie",
+            AnyAqm::Cobalt(_) => "cobalt",
+            AnyAqm::Cake(_) => "cake",
         }
     }
 }

@@ -6,7 +6,10 @@ mod flows;
 pub mod model;
 mod monitor_spec;
 pub mod queue_dualpi2;
+pub mod queue_cake;
+pub mod queue_cobalt;
 pub mod queue_modern;
+pub mod queue_fields;
 pub mod queue_fq;
 pub mod queue_spec;
 #[cfg(test)]

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 /// Linux keeps target, t_update and the step threshold in 32-bit ns (given in µs).
 const MAX_NS_TIME: f64 = u32::MAX as f64 * 1e-9;
 
-/// (field, default, allowed values and meaning), as `queue_spec::Param`.
+/// (field, default, allowed values and meaning), as `queue_fields::Param`.
 pub const DUALPI2_PARAMS: &[(&str, &str, &str)] = &[
     ("limit", "10000", "packets in [1, 2^32 − 1] in both queues; an arrival finding limit packets is dropped"),
     ("target", "15ms", "s in [0, 4.294967295]: PI2's target queueing delay"),

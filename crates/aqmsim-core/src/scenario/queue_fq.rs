@@ -2,7 +2,7 @@
 //! by PIE's own builder (same names, ranges and messages), the scheduler's as FQ-CoDel's.
 
 use super::queue_modern::build_pie;
-use super::queue_spec::{only_own_fields, Param};
+use super::queue_fields::Param;
 use crate::aqm::fq::Classify;
 use crate::aqm::{AnyAqm, FqPie, FqPieParams};
 use crate::error::{Result, ScenarioError};
@@ -44,7 +44,6 @@ fn uint(m: &serde_json::Map<String, Value>, path: &str, name: &str) -> Result<Op
 }
 
 pub fn build_fq_pie(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
-    only_own_fields(m, path, "fq_pie", FQ_PIE_PARAMS)?;
     let f = |name: &str| format!("{path}.{name}");
     let d = FqPieParams::default();
     let limit = uint(m, path, "limit")?.unwrap_or(d.limit);

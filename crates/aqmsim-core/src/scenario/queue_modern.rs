@@ -2,7 +2,7 @@
 //! Defaults are ns-3.37's (which are Linux's but where said), so a scenario agrees with
 //! ns-3 unless it says otherwise.
 
-use super::queue_spec::{only_own_fields, parse_as, Param};
+use super::queue_fields::{parse_as, Param};
 use super::units::{parse_time, Quantity};
 use crate::aqm::codel::CodelParams;
 use crate::aqm::fq_codel::Classify;
@@ -167,7 +167,6 @@ fn codel_params(s: &CodelSpec, path: &str, ecn_default: bool) -> Result<(CodelPa
 }
 
 pub fn build_codel(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
-    only_own_fields(m, path, "codel", CODEL_PARAMS)?;
     let s: CodelSpec = parse_as(m, path)?;
     let (p, mut j) = codel_params(&s, path, false)?;
     let (limit, limit_bytes) = buffer_limit(s.limit, s.limit_bytes, 1000, path, &mut j)?;
@@ -176,7 +175,6 @@ pub fn build_codel(m: &serde_json::Map<String, Value>, path: &str) -> Result<(An
 }
 
 pub fn build_fq_codel(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
-    only_own_fields(m, path, "fq_codel", FQ_CODEL_PARAMS)?;
     let s: CodelSpec = parse_as(m, path)?;
     let f = |name: &str| format!("{path}.{name}");
     let (codel, mut j) = codel_params(&s, path, true)?;
@@ -217,7 +215,6 @@ const T_UPDATE_RANGE: &str = "a time in [1 ms, 1e6 s] (PIE updates no more often
 
 /// A time in s ≥ `min`.
 pub fn build_pie(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
-    only_own_fields(m, path, "pie", PIE_PARAMS)?;
     let s: PieSpec = parse_as(m, path)?;
     let f = |name: &str| format!("{path}.{name}");
     let d = PieParams::default();

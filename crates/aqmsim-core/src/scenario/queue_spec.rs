@@ -1,6 +1,7 @@
 //! Queue tables: `kind` selects the discipline; each discipline has its own parameter set,
 //! checked with its own allowed fields and ranges.
 
+use super::queue_fields::parse_as;
 use super::queue_modern::{build_codel, build_fq_codel, build_pie, CODEL_PARAMS, FQ_CODEL_PARAMS, PIE_PARAMS};
 use super::units::{parse_time, Quantity, MAX_PACKET_BYTES};
 use crate::aqm::red_math;
@@ -9,12 +10,10 @@ use crate::aqm::red_pktsize::red_k;
 use crate::aqm::rtred::Between;
 use crate::aqm::{AnyAqm, Ared, AredFeng, AredParams, DropTail, EcnThreshold, Qrtred, Red, RedParams, Rtred};
 use crate::error::{Result, ScenarioError};
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-/// One parameter of a discipline: (field, default, allowed values and meaning).
-pub type Param = (&'static str, &'static str, &'static str);
+pub use super::queue_fields::Param;
 
 const RED_COMMON: &[Param] = &[
     ("limit", "50", "packets ≥ 1 waiting (ns-2 limit_; byte mode: limit·mean_pktsize bytes)"),
@@ -109,6 +108,8 @@ pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
     ),
     ("dualpi2", "DualPI2 (RFC 9332) as Linux 6.18's sch_dualpi2: L4S (ECT(1)/CE) and Classic queues, PI2 coupled marking, step threshold, WRR", super::queue_dualpi2::DUALPI2_PARAMS, false),
     ("fq_pie", "FQ-PIE as ns-3.37: flows hashed into queues, DRR with new/old lists, PIE per queue", super::queue_fq::FQ_PIE_PARAMS, false),
+    ("cake", "CAKE as Linux's sch_cake, one best-effort tin: set-associative flow hashing, host isolation, DRR++, COBALT per queue, shaper, ACK filter", super::queue_cake::CAKE_PARAMS, false),
+    ("cobalt", "COBALT (CoDel + BLUE, CAKE's AQM) as ns-3.37: CoDel's control law at dequeue, BLUE's drop probability on overload", super::queue_cobalt::COBALT_PARAMS, false),
 ];
 
 /// RED parameters a variant does not take, and RED defaults a variant changes.
@@ -137,6 +138,8 @@ pub fn discipline_note(kind: &str) -> Option<&'static str> {
         _ if *red => "Defaults are the paper's 1993 RED (no gentle, no wait_, packet mode); defaults = \"ns2\" gives ns-2 2.35's gentle_, wait_ and queue_in_bytes_ (true).",
         "droptail" => "As ns-2's DropTail: limit counts the packet in transmission (limit − 1 wait).",
         "dualpi2" => "Defaults are Linux 6.18's sch_dualpi2 (tc-dualpi2(8)); its WRR scheduler, not RFC 9332's time-shifted FIFO. p = p'², max_p = min(k·p', 1), avg = p', count = L-queue packets in the queue samples. docs/aqm/dualpi2.md lists every reading and departure.",
+        "cobalt" => "Defaults are ns-3.37's CobaltQueueDisc (MaxSize 1 500 000 bytes, UseEcn off, BlueThreshold 400 ms); checked packet for packet against ns-3's queue disc (docs/aqm/cobalt.md).",
+        "cake" => "One best-effort tin (tc-cake's default is diffserv3; aqmsim's packets carry no DSCP), egress mode, Linux's defaults otherwise. No simulator has CAKE: Linux's sch_cake.c is the reference (docs/aqm/cake.md lists every reading and departure).",
         _ => return None,
     })
 }
@@ -218,15 +221,6 @@ struct ThresholdSpec {
     mode: Option<String>,
 }
 
-pub(crate) fn parse_as<T: DeserializeOwned>(m: &serde_json::Map<String, Value>, path: &str) -> Result<T> {
-    let v = Value::Object(m.clone());
-    serde_path_to_error::deserialize(v).map_err(|e| {
-        let p = e.path().to_string();
-        let field = if p == "." || p.is_empty() { path.to_string() } else { format!("{path}.{p}") };
-        ScenarioError::new(field, e.into_inner().to_string())
-    })
-}
-
 /// The link a queue sits on (RED's automatic values need it).
 #[derive(Copy, Clone, Debug)]
 pub struct LinkInfo {
@@ -291,14 +285,14 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
             let j = json!({"kind": "ecn_threshold", "threshold": s.threshold, "limit": limit, "mode": mode.name()});
             Ok((AnyAqm::Threshold(d), j))
         }
-        "codel" => build_codel(m, path),
-        "fq_codel" => build_fq_codel(m, path),
-        "pie" => build_pie(m, path),
-        "dualpi2" => {
-            only_own_fields(m, path, "dualpi2", super::queue_dualpi2::DUALPI2_PARAMS)?;
-            super::queue_dualpi2::build_dualpi2(m, path)
-        }
-        "fq_pie" => super::queue_fq::build_fq_pie(m, path),
+        // the registry checks a table's fields, then the discipline's own builder parses it
+        "codel" => only_own_fields(m, path, &kind, CODEL_PARAMS).and_then(|_| build_codel(m, path)),
+        "fq_codel" => only_own_fields(m, path, &kind, FQ_CODEL_PARAMS).and_then(|_| build_fq_codel(m, path)),
+        "pie" => only_own_fields(m, path, &kind, PIE_PARAMS).and_then(|_| build_pie(m, path)),
+        "dualpi2" => only_own_fields(m, path, &kind, super::queue_dualpi2::DUALPI2_PARAMS).and_then(|_| super::queue_dualpi2::build_dualpi2(m, path)),
+        "fq_pie" => only_own_fields(m, path, &kind, super::queue_fq::FQ_PIE_PARAMS).and_then(|_| super::queue_fq::build_fq_pie(m, path)),
+        "cobalt" => only_own_fields(m, path, &kind, super::queue_cobalt::COBALT_PARAMS).and_then(|_| super::queue_cobalt::build_cobalt(m, path)),
+        "cake" => only_own_fields(m, path, &kind, super::queue_cake::CAKE_PARAMS).and_then(|_| super::queue_cake::build_cake(m, path)),
         k if params_of(k).is_some() => build_red_family(k, m, path, link),
         other => Err(ScenarioError::new(format!("{path}.kind"), format!("unknown discipline {other:?} (expected one of: {})", names()))),
     }

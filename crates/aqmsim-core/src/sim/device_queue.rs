@@ -37,8 +37,11 @@ impl Simulation {
             self.log_queue_events(l);
             match p {
                 Some(p) => self.links[l as usize].dev.push_back((p, now)),
-                // (front drops emptied the discipline)
-                None => break,
+                // (front drops emptied the discipline, or its shaper holds packets back)
+                None => {
+                    self.shaper_wake(l);
+                    break;
+                }
             }
         }
         let link = &mut self.links[l as usize];

@@ -72,8 +72,9 @@ impl Simulation {
             if self.links[l as usize].note {
                 self.note_departure(l, sent.as_ref(), false);
             }
-            if let Some(p) = sent {
-                self.start_tx(l, p, false);
+            match sent {
+                Some(p) => self.start_tx(l, p, false),
+                None => self.shaper_wake(l),
             }
             return;
         }
@@ -118,6 +119,9 @@ impl Simulation {
         let now = self.now;
         let p = self.links[l as usize].queue.dequeue(now, &mut self.qrng[l as usize]);
         self.log_queue_events(l);
+        if p.is_none() {
+            self.shaper_wake(l);
+        }
         if self.links[l as usize].note {
             self.note_departure(l, p.as_ref(), true);
         }
@@ -314,6 +318,20 @@ impl Simulation {
             last = nl;
         }
         (at, seq, self.arrival(last, pkt, slot))
+    }
+
+    /// A discipline with a shaper (CAKE's `bandwidth`) holds packets back: the link asks
+    /// again when the shaper lets the next one go (a `TxDone` with nothing on the wire).
+    #[cold]
+    pub(super) fn shaper_wake(&mut self, l: u32) {
+        let link = &mut self.links[l as usize];
+        if link.txdone_pending {
+            return;
+        }
+        if let Some(at) = link.queue.aqm.wake_at(self.now) {
+            link.txdone_pending = true;
+            self.sched.schedule(at, Event::TxDone { link: l });
+        }
     }
 
     /// The transmission ending now had a packet waiting behind it.

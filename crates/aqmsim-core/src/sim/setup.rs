@@ -39,11 +39,17 @@ impl Simulation {
             .unwrap_or(0);
         let qrng = (0..model.links.len()).map(|i| Rng::new(seed, stream::QUEUE | i as u64)).collect();
         let max_rates: Vec<f64> = model.links.iter().map(|l| l.max_rate()).collect();
+        // CAKE's host isolation needs each flow's end nodes
+        let flow_hosts: Vec<(u32, u32)> = model.flows.iter().map(|f| (f.src, f.dst)).collect();
         let links: Vec<Link> = model
             .links
             .into_iter()
             .map(|l| {
-                let mut link = Link::new(l.from, l.to, l.rate_bps, l.delay_s, QueueDisc::new(l.aqm), l.name);
+                let mut aqm = l.aqm;
+                if let crate::aqm::AnyAqm::Cake(c) = &mut aqm {
+                    c.flow_hosts = flow_hosts.clone();
+                }
+                let mut link = Link::new(l.from, l.to, l.rate_bps, l.delay_s, QueueDisc::new(aqm), l.name);
                 link.set_drop_seqs(l.drop_seqs);
                 link.schedule = l.rate_schedule;
                 link.set_device_queue(l.device_queue);
