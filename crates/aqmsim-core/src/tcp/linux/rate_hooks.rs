@@ -42,6 +42,13 @@ impl LinuxSender {
         if let Some(r) = self.rate.as_mut() {
             for i in 0..pkt.nsack as usize {
                 let (lo, hi) = pkt.sack_block(i);
+                if self.rack.is_none() {
+                    // A segment the scoreboard has SACKed was delivered to the sampler then
+                    // and not sent since (without RACK's loss probe nothing sends a SACKed
+                    // segment), so `on_delivered` would skip it: only the others are visited.
+                    self.sb.for_each_unsacked(lo, hi, |s| r.on_delivered(s, mss, now));
+                    continue;
+                }
                 for s in lo.max(una)..=hi.min(high - 1) {
                     r.on_delivered(s, mss, now);
                 }

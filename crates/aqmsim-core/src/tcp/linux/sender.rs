@@ -124,7 +124,14 @@ impl LinuxSender {
     /// The earliest of the retransmission, pacing and RACK-TLP timers (what the engine
     /// schedules).
     pub fn next_deadline(&self) -> Option<SimTime> {
-        [self.rtx_deadline, self.pacer.next, self.rack_deadline()].into_iter().flatten().min()
+        let d = match (self.rtx_deadline, self.pacer.next) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if self.rack.is_none() {
+            return d;
+        }
+        [d, self.rack_deadline()].into_iter().flatten().min()
     }
     /// A timer event at `now`: the pacing timer (ns-3 `NotifyPacingPerformed`: send what
     /// the window allows, one segment), RACK-TLP's and/or the retransmission timer.
