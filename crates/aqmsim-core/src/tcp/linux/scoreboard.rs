@@ -155,25 +155,6 @@ impl Scoreboard {
         n
     }
 
-    /// Call `each` with every segment of `lo..=hi` (clipped to `una..high`) that is not
-    /// SACKed yet, in order: the SACKed runs are stepped over by bisection, not walked (a
-    /// block reported again on every ACK costs a look-up).
-    pub fn for_each_unsacked(&self, lo: i32, hi: i32, mut each: impl FnMut(i32)) {
-        let (mut s, hi) = (lo.max(self.una), hi.min(self.high - 1));
-        while s <= hi {
-            let i = self.runs.partition_point(|&(a, _)| a <= s);
-            if i > 0 && self.runs[i - 1].1 >= s {
-                s = self.runs[i - 1].1 + 1;
-                continue;
-            }
-            let e = hi.min(self.runs.get(i).map_or(i32::MAX, |&(a, _)| a - 1));
-            for q in s..=e {
-                each(q);
-            }
-            s = e + 1;
-        }
-    }
-
     /// Insert the SACKed run `s..=e` (disjoint from the others), merging with neighbours.
     fn add_run(&mut self, s: i32, e: i32) {
         crate::seqruns::insert(&mut self.runs, s, e);
@@ -334,41 +315,6 @@ impl Scoreboard {
 #[cfg(test)]
 mod runs_tests {
     use super::*;
-
-    /// `for_each_unsacked` visits exactly the segments of a block, clipped to the window,
-    /// that are not SACKed, in order (what the delivery-rate sampler would walk the whole
-    /// block for).
-    #[test]
-    fn for_each_unsacked_is_the_block_less_its_sacked_segments() {
-        let mut sb = Scoreboard::new(3);
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = |m: u64| {
-            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
-            (x >> 33) % m
-        };
-        let mut stepped_over = 0;
-        for _ in 0..5_000 {
-            for _ in 0..next(4) {
-                sb.sent_new();
-            }
-            let span = (sb.high - sb.una + 4) as u64;
-            let lo = sb.una - 2 + next(span) as i32;
-            let hi = lo + next(12) as i32 - 1;
-            let mut got = Vec::new();
-            sb.for_each_unsacked(lo, hi, |s| got.push(s));
-            let want: Vec<i32> = (lo.max(sb.una)..=hi.min(sb.high - 1)).filter(|&s| !sb.is_sacked(s)).collect();
-            assert_eq!(got, want, "block {lo}..={hi}, runs {:?}", sb.runs);
-            stepped_over += (lo.max(sb.una)..=hi.min(sb.high - 1)).count() - got.len();
-            if next(3) == 0 {
-                let a = sb.una + next((sb.high - sb.una + 1) as u64) as i32;
-                sb.update_sack(std::iter::once((a, a + next(5) as i32)));
-            } else if next(4) == 0 {
-                let ack = sb.una + next((sb.high - sb.una + 1) as u64 / 2 + 1) as i32;
-                sb.discard_upto(ack.min(sb.high));
-            }
-        }
-        assert!(stepped_over > 1_000, "the blocks covered SACKed segments ({stepped_over})");
-    }
 
     /// The SACKed runs are always the maximal stretches of SACKed segments above `una`
     /// (sorted, disjoint, merged), and the counters, the highest SACK and the lost marks
