@@ -180,6 +180,7 @@ impl TcpSink {
         crate::seqruns::insert(&mut self.ooo, seq, seq);
         if self.ns3_sack {
             self.ns3_sack_update(seq);
+            return 0; // (its blocks come from sack_list alone: `recent` is not read)
         }
         self.recent.retain(|&s| s != seq);
         self.recent.insert(0, seq);

@@ -205,3 +205,19 @@ fn ns3_sack_list_keeps_four_blocks_most_recent_first() {
     let a = s.recv(&data(1), t).unwrap();
     assert_eq!((a.seq, s.sack_list.as_slice()), (6, [(10, 11), (8, 8)].as_slice()));
 }
+
+/// ns-3's SACK list (`ns3_sack`, the linux stack) makes the blocks alone: the ns-2 sink's
+/// list of recent arrivals, which it never reads, is not kept for it (a search, an insertion
+/// at the front and a truncation per out-of-order segment), and the blocks are ns-3's.
+#[test]
+fn ns3_sack_list_keeps_no_recent_arrivals() {
+    let mut s = TcpSink::new(0, 0, 40, 40, false, 0.1, false, true);
+    s.ns3_sack = true;
+    s.recv(&data(0), SimTime::ZERO).unwrap();
+    for q in [2, 3, 5] {
+        s.recv(&data(q), SimTime::ZERO).unwrap();
+    }
+    let a = s.recv(&data(7), SimTime::ZERO).unwrap();
+    assert_eq!((a.seq, a.nsack, a.sack_block(0), a.sack_block(1), a.sack_block(2)), (0, 3, (7, 7), (5, 5), (2, 3)));
+    assert!(s.recent.is_empty(), "{:?}", s.recent);
+}

@@ -115,6 +115,9 @@ pub struct RateSampler {
     pub ns3_flight: u32,
     base: i32,
     segs: VecDeque<SegRate>,
+    /// Calls of `on_delivered` (tests: the SACK walk's cost).
+    #[cfg(test)]
+    pub(super) visits: u64,
 }
 
 impl RateSampler {
@@ -139,6 +142,8 @@ impl RateSampler {
             ns3_flight: 0,
             base: 0,
             segs: VecDeque::new(),
+            #[cfg(test)]
+            visits: 0,
         }
     }
 
@@ -181,6 +186,10 @@ impl RateSampler {
 
     /// Segment `seg` of `bytes` was ACKed or SACKed (ns-3 `SkbDelivered`).
     pub fn on_delivered(&mut self, seg: i32, bytes: u32, now: SimTime) {
+        #[cfg(test)]
+        {
+            self.visits += 1;
+        }
         let i = seg - self.base;
         let Some(r) = (i >= 0).then(|| self.segs.get_mut(i as usize)).flatten() else { return };
         let Some(dt) = r.delivered_time else { return };

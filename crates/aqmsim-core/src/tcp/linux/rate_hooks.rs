@@ -35,19 +35,27 @@ impl LinuxSender {
 
     /// Before the ACK's SACK blocks are applied: its SACKed segments are delivered (ns-3
     /// reads the SACK option before the cumulative ACK); returns what `GenerateSample`
-    /// needs from before the ACK (bytes in flight, segments marked lost).
-    pub(super) fn rate_prior(&mut self, pkt: &Packet, now: SimTime) -> (u32, u32) {
+    /// needs from before the ACK (bytes in flight, segments marked lost) and, without RACK,
+    /// the segments newly SACKed: the scoreboard's update and the sampler then share one
+    /// walk over the blocks, the sampler handed each segment the board newly SACKs, in the
+    /// blocks' order. That is every segment its own walk would deliver: one the board had
+    /// SACKed already was delivered to the sampler then and not sent since (only RACK's
+    /// loss probe sends a SACKed segment), so `on_delivered` would pass over it.
+    pub(super) fn rate_prior(&mut self, pkt: &Packet, now: SimTime) -> ((u32, u32), Option<u32>) {
         let prior = (self.bytes_in_flight(), self.sb.lost);
         let (mss, una, high) = (self.tcb.mss, self.sb.una, self.sb.high);
-        if let Some(r) = self.rate.as_mut() {
-            for i in 0..pkt.nsack as usize {
-                let (lo, hi) = pkt.sack_block(i);
-                for s in lo.max(una)..=hi.min(high - 1) {
-                    r.on_delivered(s, mss, now);
-                }
+        let Some(r) = self.rate.as_mut() else { return (prior, None) };
+        let blocks = (0..pkt.nsack as usize).map(|i| pkt.sack_block(i));
+        if self.rack.is_none() {
+            let n = self.sb.update_sack_each(blocks, |s| r.on_delivered(s, mss, now));
+            return (prior, Some(n));
+        }
+        for (lo, hi) in blocks {
+            for s in lo.max(una)..=hi.min(high - 1) {
+                r.on_delivered(s, mss, now);
             }
         }
-        prior
+        (prior, None)
     }
 
     /// The bulk application starts. With `ns3_quirks`, ns-3's `BulkSendApplication` first

@@ -124,7 +124,14 @@ impl LinuxSender {
     /// The earliest of the retransmission, pacing and RACK-TLP timers (what the engine
     /// schedules).
     pub fn next_deadline(&self) -> Option<SimTime> {
-        [self.rtx_deadline, self.pacer.next, self.rack_deadline()].into_iter().flatten().min()
+        let d = match (self.rtx_deadline, self.pacer.next) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if self.rack.is_none() {
+            return d;
+        }
+        [d, self.rack_deadline()].into_iter().flatten().min()
     }
     /// A timer event at `now`: the pacing timer (ns-3 `NotifyPacingPerformed`: send what
     /// the window allows, one segment), RACK-TLP's and/or the retransmission timer.
@@ -310,8 +317,18 @@ impl LinuxSender {
         let ts_ecr = self.p.timestamps.then(|| self.take_ts(pkt));
         self.estimate_rtt(ack, ts_ecr, now);
         let blocks = (0..pkt.nsack as usize).map(|i| pkt.sack_block(i));
-        let prior = self.rate.is_some().then(|| self.rate_prior(pkt, now));
-        let newly_sacked = if self.rack.is_some() { self.rack_sack(pkt, now) } else { self.sb.update_sack(blocks) };
+        let (prior, sacked) = match self.rate.is_some() {
+            true => {
+                let (prior, sacked) = self.rate_prior(pkt, now);
+                (Some(prior), sacked)
+            }
+            false => (None, None),
+        };
+        let newly_sacked = match sacked {
+            Some(n) => n, // (rate_prior applied the blocks)
+            None if self.rack.is_some() => self.rack_sack(pkt, now),
+            None => self.sb.update_sack(blocks),
+        };
         let old_una = self.sb.una;
         if ack < old_una {
             return;

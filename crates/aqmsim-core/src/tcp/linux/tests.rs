@@ -292,3 +292,25 @@ fn ns3_rule3_resends_above_the_highest_sack() {
     assert_eq!(sb.next_seg(true), (None, Some(10)), "RFC 6675 (1.b) would give None");
     assert_eq!(sb.next_seg(false), (None, None), "rule 3 only in recovery");
 }
+
+/// The delivery-rate sampler (BBR) is handed each SACKed segment once, in the same walk as
+/// the scoreboard: a block that every ACK of a recovery reports again, growing, costs it
+/// the new segments only (it walked every segment of every block on every ACK before:
+/// here 1 + 2 + … + 89 visits instead of 89), and it counts the same bytes delivered.
+#[test]
+fn sack_blocks_reported_again_reach_the_rate_sampler_once() {
+    let p = TcpParams { window_init: 100.0, window: 200.0, ..TcpParams::linux() };
+    let mut s = LinuxSender::new(p, 0, 1);
+    s.set_cc(Box::new(super::bbr::Bbr::new(crate::rng::Rng::new(1, 7))));
+    let mut out = Vec::new();
+    s.start_bulk(t(0), &mut out);
+    assert_eq!(seqs(&mut out).len(), 100, "the initial window leaves unpaced");
+    // segment 0 is lost: every ACK stays at cumulative ACK 0 and SACKs 1..=k
+    for k in 1..=89 {
+        s.recv_ack(&ack(-1, &[(1, k)]), t(30) + crate::time::Dur(k as u64), &mut out);
+    }
+    let r = s.rate.as_deref().expect("BBR samples the delivery rate");
+    assert_eq!(r.visits, 89);
+    assert_eq!(r.delivered, 89 * 1000);
+    assert_eq!(s.sb.sacked, 89);
+}
