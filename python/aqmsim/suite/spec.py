@@ -11,8 +11,9 @@ A scenario file holds what the RFC asks (``section``, ``title``, ``asks``), how 
 what it leaves open (``reading``), the metrics it is about (``focus``), its variants
 (``variant_axis``, ``[[variants]]`` with ``label``, ``value`` and ``set``: dotted-key
 overrides, as :meth:`aqmsim.Scenario.with_overrides`), the parameter-sensitivity table
-(``[sensitivity]``: only that scenario) and the aqmsim scenario itself (``[base]``, or
-``base = "file.toml"`` beside it). The base's bottleneck queue table gives the buffer
+(``[sensitivity]``: only that scenario), ``ecn = true`` (a scenario about ECN: each
+discipline's ``marking`` fields turn its marking on) and the aqmsim scenario itself
+(``[base]``, or ``base = "file.toml"`` beside it). The base's bottleneck queue table gives the buffer
 (``limit``); each discipline's table replaces the rest of it. docs/suite-rfc7928.md
 describes every scenario.
 
