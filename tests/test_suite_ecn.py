@@ -144,9 +144,12 @@ def test_classic_aqms_let_l4s_take_the_link_dualpi2_does_not(tmp_path):
     for variant in ("Prague", "DCTCP ECT(1)"):
         assert out[variant, "codel"][0] > 10, out          # the L4S flow takes the link
         assert 0.7 < out[variant, "fq_codel"][0] < 1.5, out  # scheduled fairly
-        ratio, classic, l4s = out[variant, "dualpi2"]
-        assert ratio < 1.0 and classic - l4s > 0.008, out  # C queue ~12 ms, L queue ~1 ms
-        assert l4s < 0.0295, out                           # base one-way ≈ 27.9 ms
+        _, classic, l4s = out[variant, "dualpi2"]
+        assert classic - l4s > 0.008, out                  # C queue ~12 ms, L queue ~0.5 ms
+        assert l4s < 0.0295, out                           # base one-way ≈ 28.0 ms
+    # Prague keeps a share beside CUBIC (0.66 in this run; DCTCP's 0.16 is a finding the
+    # docs flag as unchecked, so no test pins it)
+    assert 0.4 < out["Prague", "dualpi2"][0] < 1.2, out
 
 
 def test_aqm_dualpi2_fq_pie_runs_the_ecn_scenarios_and_reports_them(tmp_path):
@@ -172,3 +175,20 @@ def test_bad_aqm_names_the_choices_new_ones_included(tmp_path):
     assert ("--aqm: unknown discipline 'cake' (allowed: red, ared, gentle, rtred, codel, pie, "
             "fq_codel, fq_pie, dualpi2)") in text
     assert "Traceback" not in r.output and not (tmp_path / "store").exists()
+
+
+def test_ns3_anchor_says_why_it_cannot_run_the_new_runs(suite):
+    """`--ns3` asks the anchor about every run: the linux-stack flows of §4.5 and the two
+    new disciplines get one line each saying why ns-3 is not run (it raised KeyError on
+    linux-stack CUBIC before)."""
+    from aqmsim.suite import ns3_anchor
+
+    whys = {t.key: ns3_anchor.reason_not_anchorable(t.data)
+            for t in suite.tasks(list(suite.disciplines), [1], list(ECN))}
+    assert all(whys.values()), whys
+    assert whys["ecn-classic-l4s | Prague | codel"].startswith("tcp.stack = 'linux'")
+    assert whys["ecn-capable | CUBIC | fq_codel"].startswith("tcp.stack = 'linux'")
+    for t in suite.tasks(["fq_pie", "dualpi2"], [1], ["congestion-level"]):
+        assert "bottleneck queue" in ns3_anchor.reason_not_anchorable(t.data)
+    medium = suite.tasks(["codel"], [1], ["congestion-level"])[1]
+    assert ns3_anchor.reason_not_anchorable(medium.data) is None  # still anchored
