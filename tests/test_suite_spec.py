@@ -13,7 +13,7 @@ from conftest import fresh_python
 from aqmsim import Scenario, ScenarioError
 from aqmsim.suite.spec import RFC7928_SECTIONS, Suite, Variant
 
-AQMS = ("red", "ared", "gentle", "rtred", "codel", "pie", "fq_codel")
+AQMS = ("red", "ared", "gentle", "rtred", "codel", "pie", "fq_codel", "fq_pie", "dualpi2")
 
 @pytest.fixture(scope="module")
 def suite() -> Suite:
@@ -39,7 +39,7 @@ def test_every_file_loads(suite):
 
 def test_the_scenarios_the_issue_asks_for(suite):
     sections = {s.section for s in suite.scenarios}
-    for needed in ("5.1.1", "5.1.2", "5.2", "5.3", "5.4", "6", "7", "8.2", "8.2.5", "8.2.6", "8.3", "9.1"):
+    for needed in ("4.5", "5.1.1", "5.1.2", "5.2", "5.3", "5.4", "6", "7", "8.2", "8.2.5", "8.2.6", "8.3", "9.1"):
         assert needed in sections
     levels = suite.scenario("congestion-level")
     assert [v.label for v in levels.variants] == ["mild", "medium", "heavy"]
@@ -61,7 +61,8 @@ def test_common_rules(suite):
         for g in s.base["dumbbell"]["groups"]:
             assert "egress" in g
             if g.get("tcp", {}).get("variant", "sack") != "sack":
-                assert s.name in ("aggressive-sender", "less-than-best-effort")
+                assert s.name in ("aggressive-sender", "less-than-best-effort", "ecn-capable",
+                                  "ecn-classic-l4s")
     # RED's mean_pktsize is the data packet on the wire in every scenario
     for name in ("red", "ared", "gentle", "rtred"):
         assert suite.disciplines[name].queue["mean_pktsize"] == 1000 + 40

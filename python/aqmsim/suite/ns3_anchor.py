@@ -157,6 +157,9 @@ def _queue_refusal(kind: str) -> str:
 def _tcp_args(tcps: List[Mapping[str, Any]]) -> Dict[str, Any]:
     """The options every TCP flow shares, after checking they do share them."""
     for t in tcps:
+        if t.get("stack", "ns2") != "ns2":
+            raise _NotAnchorable(f"tcp.stack = {t['stack']!r}: the anchor maps aqmsim's ns2 "
+                                 "TCP stack onto ns-3's dumbbell, not the linux one")
         if t["variant"] not in CONGESTION_CONTROL:
             raise _NotAnchorable(f"TCP variant {t['variant']!r}: the anchor runs sack, newreno "
                                  "and cubic")

@@ -11,8 +11,9 @@ A scenario file holds what the RFC asks (``section``, ``title``, ``asks``), how 
 what it leaves open (``reading``), the metrics it is about (``focus``), its variants
 (``variant_axis``, ``[[variants]]`` with ``label``, ``value`` and ``set``: dotted-key
 overrides, as :meth:`aqmsim.Scenario.with_overrides`), the parameter-sensitivity table
-(``[sensitivity]``: only that scenario) and the aqmsim scenario itself (``[base]``, or
-``base = "file.toml"`` beside it). The base's bottleneck queue table gives the buffer
+(``[sensitivity]``: only that scenario), ``ecn = true`` (a scenario about ECN: each
+discipline's ``marking`` fields turn its marking on) and the aqmsim scenario itself
+(``[base]``, or ``base = "file.toml"`` beside it). The base's bottleneck queue table gives the buffer
 (``limit``); each discipline's table replaces the rest of it. docs/suite-rfc7928.md
 describes every scenario.
 
@@ -49,12 +50,13 @@ _QUEUE_PATH = ("dumbbell", "bottleneck", "queue")
 _SCENARIO_KEYS = {  # field -> required
     "section": True, "title": True, "asks": True, "reading": True, "base": True,
     "focus": False, "variant_axis": False, "variants": False, "sensitivity": False,
-    "series": False,
+    "series": False, "ecn": False,
 }
 #: Tables every suite run keeps (aqmsim.suite.run.SERIES); a scenario may ask for more.
 _EXTRA_SERIES = ("queue", "drops", "links")
 _VARIANT_KEYS = {"label": True, "value": False, "set": False}
-_DISCIPLINE_KEYS = {"label": True, "note": True, "queue": True, "scale_with_buffer": False}
+_DISCIPLINE_KEYS = {"label": True, "note": True, "queue": True, "scale_with_buffer": False,
+                    "marking": False}
 
 
 # =========================================================================== the classes
@@ -69,10 +71,17 @@ class Discipline:
     #: queue parameters set from the scenario's buffer: {param: fraction of ``limit``}
     #: (RTRED's risk_th, which must lie between max_th and the buffer)
     scale_with_buffer: Dict[str, float] = field(default_factory=dict)
+    #: queue parameters that make it mark ECN-capable packets instead of dropping them
+    #: (``{ecn = true}``), applied in the scenarios about ECN (RFC 7928 §4.5: a scenario
+    #: file's ``ecn = true``); empty: it marks by default, or always (DualPI2)
+    marking: Dict[str, Any] = field(default_factory=dict)
 
-    def queue_for(self, limit: int) -> Dict[str, Any]:
-        """The full bottleneck queue table for a buffer of ``limit`` packets."""
+    def queue_for(self, limit: int, ecn: bool = False) -> Dict[str, Any]:
+        """The full bottleneck queue table for a buffer of ``limit`` packets; with ``ecn``
+        marking ECN-capable packets."""
         table = copy.deepcopy(self.queue)
+        if ecn:
+            table.update(copy.deepcopy(self.marking))
         table["limit"] = limit
         for param, share in self.scale_with_buffer.items():
             table[param] = max(1, int(round(share * limit)))
@@ -107,6 +116,9 @@ class SuiteScenario:
     factors: Tuple[float, ...] = ()
     #: tables kept beyond aqmsim.suite.run.SERIES (e.g. ("queue",): the queue over time)
     series: Tuple[str, ...] = ()
+    #: the scenario is about ECN (RFC 7928 §4.5): every discipline marks ECN-capable
+    #: packets (its ``marking`` fields)
+    ecn: bool = False
 
     def variants_for(self, aqm: str) -> Tuple[Variant, ...]:
         """The variants run with discipline ``aqm``: the scenario's own, or, in the
@@ -131,7 +143,7 @@ class SuiteScenario:
         (the buffer kept from the base), then the variant's overrides."""
         data = copy.deepcopy(self.base)
         queue = _get(data, _QUEUE_PATH)
-        _set(data, _QUEUE_PATH, discipline.queue_for(queue["limit"]))
+        _set(data, _QUEUE_PATH, discipline.queue_for(queue["limit"], self.ecn))
         data["name"] = _key(self.name, variant.label, discipline.name)
         out = Scenario(data).with_overrides(**variant.overrides).to_dict()
         # a variant that changes the buffer changes what scales with it, unless it sets
@@ -337,8 +349,12 @@ def _read_disciplines(where: str, raw: Dict[str, Any]) -> Tuple[str, Dict[str, D
                 isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= 1
                 for v in scale.values()):
             raise ScenarioError(f"{at}.scale_with_buffer: expected {{param = fraction in (0, 1]}}")
+        marking = d.get("marking", {})
+        if not isinstance(marking, dict) or "kind" in marking or "limit" in marking:
+            raise ScenarioError(f"{at}.marking: expected a table of the queue fields that turn "
+                                f"ECN marking on (e.g. {{ecn = true}}), got {marking!r}")
         out[name] = Discipline(name, _text(f"{at}.label", d["label"]), queue,
-                               _text(f"{at}.note", d["note"]), dict(scale))
+                               _text(f"{at}.note", d["note"]), dict(scale), dict(marking))
     return rule, out
 
 
@@ -371,11 +387,15 @@ def _read_scenario(suite: str, fname: str, texts: Mapping[str, str],
     if not isinstance(series, list) or any(x not in _EXTRA_SERIES for x in series):
         raise ScenarioError(f"{where}: series: expected a list of tables among "
                             f"{', '.join(_EXTRA_SERIES)}, got {series!r}")
+    ecn = raw.get("ecn", False)
+    if not isinstance(ecn, bool):
+        raise ScenarioError(f"{where}: ecn: expected true or false (true: every discipline "
+                            f"marks ECN-capable packets), got {ecn!r}")
     return SuiteScenario(
         name=fname[:-len(".toml")], section=section, title=_text(f"{where}: title", raw["title"]),
         asks=_text(f"{where}: asks", raw["asks"]), reading=_text(f"{where}: reading", raw["reading"]),
         base=base, variants=variants, variant_axis=axis.strip(), focus=tuple(focus),
-        sensitivity=sens, factors=factors, series=tuple(dict.fromkeys(series)))
+        sensitivity=sens, factors=factors, series=tuple(dict.fromkeys(series)), ecn=ecn)
 
 
 def _check_base(where: str, base: Any) -> Dict[str, Any]:

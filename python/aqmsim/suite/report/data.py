@@ -18,7 +18,7 @@ import pandas as pd
 
 from ...papers.base import mean_ci
 from ...report.sweep_figures import spread_ellipse
-from .words import DROP_KEYS, TABLE_KEYS, TCP_APPS, X_KEY, Y_FALLBACK, Y_KEY, metric
+from .words import DROP_KEYS, PAIR_KEYS, TABLE_KEYS, TCP_APPS, X_KEY, Y_FALLBACK, Y_KEY, metric
 
 __all__ = ["Style", "ScenarioData", "scenario_data", "overview", "per_run", "QUEUE_CDF"]
 
@@ -132,16 +132,21 @@ def per_run(flows: pd.DataFrame) -> Dict[str, float]:
     """A run's own quantities from its ``flows`` table: the TCP flows' goodput (the
     engine's ``goodput_bps`` counts UDP too), the largest 99th-percentile delay of its UDP
     flows (NaN without any), its long-lived TCP flows and their goodput ratio (second /
-    first; NaN unless there are exactly two)."""
+    first; NaN unless there are exactly two) and their mean one-way delays."""
     app = flows["app"].astype(str) if "app" in flows else pd.Series("ftp", flows.index)
     tcp = app.isin(TCP_APPS)
     udp_p99 = flows.loc[~tcp, "delay_p99_s"].astype(float).dropna() \
         if "delay_p99_s" in flows else pd.Series(dtype=float)
-    g = _long_lived(flows)["goodput_bps"].astype(float).to_numpy()
+    ll = _long_lived(flows)
+    g = ll["goodput_bps"].astype(float).to_numpy()
+    d = ll["mean_delay_s"].astype(float).to_numpy() if "mean_delay_s" in ll else []
+    pair = len(g) == 2 and len(d) == 2
     return {"tcp_goodput_bps": float(flows.loc[tcp, "goodput_bps"].astype(float).sum()),
             "rt_delay_p99_s": float(udp_p99.max()) if len(udp_p99) else math.nan,
             "long_lived_flows": len(g),
-            "goodput_ratio": float(g[1] / g[0]) if len(g) == 2 and g[0] > 0 else math.nan}
+            "goodput_ratio": float(g[1] / g[0]) if len(g) == 2 and g[0] > 0 else math.nan,
+            "delay_first_s": float(d[0]) if pair else math.nan,
+            "delay_second_s": float(d[1]) if pair else math.nan}
 
 
 def _queue_rows(frame: pd.DataFrame) -> pd.DataFrame:
@@ -208,7 +213,7 @@ def _series(data: ScenarioData, series: SeriesFn) -> pd.DataFrame:
                       .agg(len_pkts="mean", len_min="min", len_max="max", seeds="count")
                       .reset_index())
     return pd.DataFrame(runs, columns=cols + ["tcp_goodput_bps", "rt_delay_p99_s",
-                                              "long_lived_flows", "goodput_ratio",
+                                              "long_lived_flows", *PAIR_KEYS,
                                               "jain_fairness"])
 
 
@@ -217,7 +222,8 @@ def _derived(data: ScenarioData, per: pd.DataFrame) -> None:
     kept), and the fairness frame; the goodput ratio only where the scenario asks for it
     (its focus lists ``goodput_ratio``: two flows of different RTTs, not any pair)."""
     ratio = "goodput_ratio" in data.scenario.focus
-    keys = ["tcp_goodput_bps", "rt_delay_p99_s"] + (["goodput_ratio"] if ratio else [])
+    keys = ["tcp_goodput_bps", "rt_delay_p99_s"] + [k for k in PAIR_KEYS
+                                                    if k in data.scenario.focus]
     idx = ["variant", "aqm", "seed"]
     ok = data.ok.drop(columns=[k for k in keys if k in data.ok])
     got = per.set_index(idx)[keys]

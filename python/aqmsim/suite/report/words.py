@@ -14,6 +14,7 @@ from ...metrics import TABLES, Metric
 from ...report.sweep_figures import metric_of
 
 __all__ = ["flow_metric", "metric", "QDELAY", "CDF_FRACTION", "GOODPUT_RATIO", "TCP_GOODPUT",
+           "DELAY_FIRST", "DELAY_SECOND", "PAIR_KEYS",
            "RT_DELAY_P99", "DERIVED", "TCP_APPS", "X_KEY", "Y_KEY", "Y_FALLBACK", "TABLE_KEYS",
            "DROP_KEYS"]
 
@@ -41,8 +42,18 @@ CDF_FRACTION = Metric("cdf", "fraction of packets ≤ delay", "",
                       hi=1.0, decimals=2, stored="ratio")
 GOODPUT_RATIO = Metric("goodput_ratio", "goodput ratio, second flow / first flow", "",
                        "The second long-lived TCP flow's goodput divided by the first's "
-                       "(1: a fair share; below 1: the second flow, the one whose RTT the "
-                       "variants change, gets less).", decimals=3, stored="ratio")
+                       "(1: a fair share; below 1: the second flow gets less — in §6 the one "
+                       "whose RTT the variants change, in §4.5 the ECN-capable or L4S one).",
+                       decimals=3, stored="ratio")
+DELAY_FIRST = Metric("delay_first_s", "mean one-way delay of the first flow", "ms",
+                     "The first long-lived TCP flow's mean end-to-end (one-way) delay of its "
+                     "data packets: the path's 27 ms plus serialisation plus the queueing it "
+                     "meets (in §4.5 the non-ECN or Classic flow; under DualPI2 the C queue).",
+                     scale=1e3, stored="s", higher_is_better=False)
+DELAY_SECOND = Metric("delay_second_s", "mean one-way delay of the second flow", "ms",
+                      "The second long-lived TCP flow's mean end-to-end (one-way) delay "
+                      "(in §4.5 the ECN-capable or L4S flow; under DualPI2 the L queue).",
+                      scale=1e3, stored="s", higher_is_better=False)
 
 TCP_GOODPUT = Metric("tcp_goodput_bps", "goodput of the TCP flows", "Mb/s",
                      "Σ over the TCP flows (long-lived and web transfers) of the new in-order "
@@ -56,7 +67,11 @@ RT_DELAY_P99 = Metric("rt_delay_p99_s", "99th-percentile delay of the UDP flows"
                       higher_is_better=False)
 #: The report's own per-run quantities (computed from a run's ``flows`` table), by key: a
 #: scenario's ``focus`` may name them as it names summary metrics.
-DERIVED: Dict[str, Metric] = {m.key: m for m in (TCP_GOODPUT, RT_DELAY_P99, GOODPUT_RATIO)}
+DERIVED: Dict[str, Metric] = {m.key: m for m in (TCP_GOODPUT, RT_DELAY_P99, GOODPUT_RATIO,
+                                                  DELAY_FIRST, DELAY_SECOND)}
+#: Per-flow quantities of a pair of long-lived flows, computed only where a scenario's
+#: focus names them (as the goodput ratio).
+PAIR_KEYS = ("goodput_ratio", "delay_first_s", "delay_second_s")
 
 
 def metric(key: str) -> Metric:
