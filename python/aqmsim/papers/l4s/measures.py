@@ -52,12 +52,17 @@ def label(diff: float) -> str:
 
 
 def _row(record: Any, group: str) -> Dict[str, Any]:
+    """The class's flows as one mean flow: per-flow means of goodput and delay, sums of the
+    queue counters (one flow per class in the primary reading: that flow's row)."""
     f = record.tables["flows"]
-    return f[f["label"] == group].iloc[0].to_dict()
+    g = f[f["label"] == group]
+    return {"goodput_bps": float(g["goodput_bps"].mean()),
+            "mean_delay_s": float(g["mean_delay_s"].mean()),
+            **{c: float(g[c].sum()) for c in ("queue_drops", "queue_marks", "queue_arrivals")}}
 
 
 def ratio(record: Any) -> float:
-    """Scalable over Classic goodput (the RFC's r_L / r_C)."""
+    """Scalable over Classic per-flow goodput (the RFC's r_L / r_C)."""
     return float(_row(record, "scalable")["goodput_bps"] / _row(record, "classic")["goodput_bps"])
 
 

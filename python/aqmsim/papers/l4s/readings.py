@@ -9,6 +9,9 @@ Internet. Which Scalable sender the claim is checked with is open:
     what the PI2 and DualPI2 papers ran), or TCP Prague (text: RFC 9332 §1 and RFC 9331
     name it; aqmsim's follows the L4S team's tcp_prague.c, docs/tcp/prague.md, with its
     25 ms RTT target, so below a 25 ms RTT it does not keep the 2/(R p) response).
+``flows``
+    One flow per class (textbook: the claim is about a flow's rate) or five (text: several
+    flows keep the C queue at the PI controller's target, the regime the coupling assumes).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any, Dict, List
 
 from ..readings import Choice, Reading
 
-__all__ = ["choices", "SCALABLE"]
+__all__ = ["choices", "SCALABLE", "FLOWS"]
 
 
 def _scalable(variant: str):
@@ -42,5 +45,24 @@ SCALABLE = Choice("scalable", "Which Scalable (L4S) sender is checked against th
 ))
 
 
+def _flows(n: int):
+    def edit(data: Dict[str, Any], experiment: Any) -> None:
+        for g in data["dumbbell"]["groups"]:
+            g["count"] = n
+    return edit
+
+
+FLOWS = Choice("flows", "How many long-running flows of each class share the bottleneck?", (
+    Reading("1", "one flow per class", "textbook",
+            "RFC 9332 §2.1's claim is about one Scalable and one Classic flow's rates",
+            apply=_flows(1)),
+    Reading("5", "five flows per class", "text",
+            "RFC 9332 §2.1 speaks of 'flows' in the plural, and the coupling's premise is a "
+            "C queue the PI controller holds at its target, which one Reno flow at a long "
+            "RTT does not do (its sawtooth empties the queue); rates are per-flow means",
+            apply=_flows(5)),
+))
+
+
 def choices() -> List[Choice]:
-    return [SCALABLE]
+    return [SCALABLE, FLOWS]
