@@ -124,6 +124,7 @@ def test_measures_against_hand_computed_values():
     assert M.window_times_p(rec, "scalable", 20) == pytest.approx(2.154696, rel=1e-6)
     # W_C = 12e6 x 0.0313 / 11584 = 32.4240; x 0.02 = 0.648481
     assert M.window_times_p(rec, "classic", 20) == pytest.approx(0.648481, rel=1e-6)
+    assert M.ratio_over_predicted(rec, 20, 2) == pytest.approx(2.0 / 1.233449, rel=1e-6)
     assert M.bind(M.rtt_of, "classic", 20)(rec) == M.rtt_of(rec, "classic", 20)
 
 
@@ -149,6 +150,8 @@ def test_tiny_reproduction_report(paper, runs, tmp_path: Path):
     for t in rep.tables:
         for row in t.rows:
             assert len(row) == len(t.columns), t.title
+            # the row's label is its only text: the same rows under every reading
+            assert [type(c) for c in row[1:]] == [Cell] * (len(row) - 1), t.title
     # the RFC's equal-RTT number is compared at 200 ms and across k only
     pubs = [c.published for c in rep.cells() if c.published is not None]
     assert sorted(pubs) == sorted([0.8197, 1.6393, 0.8197, 0.4098])

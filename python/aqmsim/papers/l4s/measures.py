@@ -12,7 +12,7 @@ from typing import Any, Dict, Tuple
 
 __all__ = ["RTTS_MS", "K_SWEEP", "K_RTT_MS", "RATE_BPS", "WIRE_BYTES", "RENO_C", "DCTCP_C",
            "analytic_ratio", "key_rtt", "key_k", "ratio", "predicted_ratio", "rtt_of",
-           "queue_delay", "drops", "mark_or_drop_p", "window_times_p", "label"]
+           "ratio_over_predicted", "queue_delay", "drops", "mark_or_drop_p", "window_times_p", "label"]
 
 #: Base RTTs of the sweep (ms): the range the PI2 paper (CoNEXT 2016) sweeps.
 RTTS_MS: Tuple[int, ...] = (5, 10, 20, 50, 100, 200)
@@ -106,6 +106,11 @@ def predicted_ratio(record: Any, rtt_ms: float, k: float) -> float:
     """RFC 9332 §2.1's response functions at each flow's own RTT:
     r_L / r_C = 2/(1.22 k) x R_C / R_L."""
     return analytic_ratio(k) * rtt_of(record, "classic", rtt_ms) / rtt_of(record, "scalable", rtt_ms)
+
+
+def ratio_over_predicted(record: Any, rtt_ms: float, k: float) -> float:
+    """Ours over the RFC at the flows' own RTTs (1: the RFC's response functions hold)."""
+    return ratio(record) / predicted_ratio(record, rtt_ms, k)
 
 
 def bind(fn: Any, *args: Any) -> Any:
