@@ -15,7 +15,7 @@ from .common import _SCHEDULER, _WORKERS, _fail, err, out
 
 def reproduce(
     paper: str = typer.Argument(
-        ..., metavar="PAPER|all", help="a paper (rtred, qrtred, pktsize, gentle, markfront) or all",
+        ..., metavar="PAPER|all", help="a paper (rtred, qrtred, pktsize, gentle, markfront, l4s) or all",
         show_default=False,
     ),
     seeds: Optional[int] = typer.Option(

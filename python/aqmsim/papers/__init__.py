@@ -1,4 +1,4 @@
-"""The five papers aqmsim reproduces, by command-line name."""
+"""The papers aqmsim reproduces, by command-line name."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ PAPERS: Dict[str, str] = {
     "pktsize": "aqmsim.papers.pktsize",
     "gentle": "aqmsim.papers.gentle",
     "markfront": "aqmsim.papers.markfront",
+    "l4s": "aqmsim.papers.l4s",
 }
 
 
