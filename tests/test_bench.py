@@ -253,7 +253,7 @@ def test_ns3_runs_the_l4s_dumbbell_as_its_nearest_equivalent(tmp_path):
               "--ns3::TcpSocket::DelAckCount=1", "--ns3::TcpSocketBase::MinRto=0.2s", "--duration=60.0"):
         assert a in args, a
     assert not any("EnablePacing" in a for a in args)  # ns-3 paces every socket or none: none
-    assert [ln.split()[5] for ln in lines] == ["dctcp"] * 50 + ["cubic"] * 50
+    assert [ln.split()[5] for ln in lines] == ["dctcp"] * 50 + ["cubic"] * 50 and "--flows=100" in args
     starts = [f["start"] for f in Scenario.from_dict(dict(sc, seed=1)).validate()["flows"]]
     assert [float(ln.split()[1]) for ln in lines] == starts  # aqmsim's own draws
     assert all(ln.split()[2:5] == ["60.0", "0.001", "0.001"] for ln in lines)

@@ -93,6 +93,8 @@ def ns3_l4s_plan(sc: Mapping[str, Any], seed: int) -> Tuple[List[str], List[str]
             raise Unsupported(f"the ns-3 L4S equivalent needs {what}")
     tcp: Dict[str, Any] = dict(next(iter(shared)), variant="cubic", pacing=False)
     args = [
+        # = the flow file's lines: dumbbell.cc parses its command line again after reading the
+        # file (for the --ns3:: attributes), so a different --flows would index past the file
         f"--flows={len(lines)}",
         f"--bottleneck={float(bn['rate']):.0f}bps",
         f"--bottleneckDelay={float(bn['delay'])!r}s",
