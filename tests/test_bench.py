@@ -230,3 +230,90 @@ def test_the_ns3_program_runs_the_linux_scenarios_with_tcp_bbr(tmp_path):
     o = ns3.prepare(sc, 1, tmp_path)(120.0)
     assert o.error is None, o.error
     assert o.packets > 10_000 and o.utilisation > 0.5
+
+
+def test_ns3_runs_the_l4s_dumbbell_as_its_nearest_equivalent(tmp_path):
+    """The DualPI2 dumbbell (issue 25): ns-3 gets DCTCP with ECT(1) for the Prague flows and
+    CUBIC without ECN for the CUBIC flows, aqmsim's own start times in a flow file, and
+    FQ-PIE in L4S mode with CeThreshold = step_thresh and MaxSize = limit; the other
+    scenarios' arguments do not change."""
+    from aqmsim.scenario import Scenario
+    from bench.config import DEFAULT_SCENARIOS
+    from bench.ns3_l4s import is_l4s, ns3_l4s_plan
+
+    assert "l4s-dualpi2-100M-n100" in DEFAULT_SCENARIOS
+    sc = load_scenario("l4s-dualpi2-100M-n100")[1]
+    q = sc["dumbbell"]["bottleneck"]["queue"]
+    assert q["kind"] == "dualpi2" and [g["count"] for g in sc["dumbbell"]["groups"]] == [50, 50]
+    assert [g["tcp"]["variant"] for g in sc["dumbbell"]["groups"]] == ["prague", "cubic"]
+    args, lines = ns3_l4s_plan(sc, 1)
+    for a in ("--queue=fq_pie", "--limit=10000", "--ns3::FqPieQueueDisc::UseL4s=true",
+              "--ns3::FqPieQueueDisc::CeThreshold=0.001s", "--ns3::TcpDctcp::UseEct0=false",
+              "--ns3::TcpSocketBase::UseEcn=Off", "--tcp=dctcp", "--ns3Defaults=1", "--recovery=prr",
+              "--ns3::TcpSocket::DelAckCount=1", "--ns3::TcpSocketBase::MinRto=0.2s", "--duration=60.0"):
+        assert a in args, a
+    assert not any("EnablePacing" in a for a in args)  # ns-3 paces every socket or none: none
+    assert [ln.split()[5] for ln in lines] == ["dctcp"] * 50 + ["cubic"] * 50 and "--flows=100" in args
+    starts = [f["start"] for f in Scenario.from_dict(dict(sc, seed=1)).validate()["flows"]]
+    assert [float(ln.split()[1]) for ln in lines] == starts  # aqmsim's own draws
+    assert all(ln.split()[2:5] == ["60.0", "0.001", "0.001"] for ln in lines)
+    assert not is_l4s(load_scenario("cubic-linux-100M-n100")[1])
+    # the table says what ns-3 ran instead
+    from bench.ns3 import EQUIVALENT_L4S
+
+    res = fake_results()
+    res["scenarios"][0]["sims"]["ns-2"]["runs"][0]["extra"] = {"equivalent": EQUIVALENT_L4S}
+    assert f"- red-100M-n100, ns-2: ran {EQUIVALENT_L4S}." in render(res)
+    assert "nearest equivalent" not in render(fake_results())
+    # what the equivalent cannot run is refused with the reason
+    bad = json.loads(json.dumps(sc))
+    bad["dumbbell"]["groups"][1]["tcp"]["ecn"] = True
+    with pytest.raises(Unsupported, match="CUBIC without ECN"):
+        ns3_l4s_plan(bad, 1)
+    bad = json.loads(json.dumps(sc))
+    bad["dumbbell"]["groups"][1]["tcp"]["window"] = 50
+    with pytest.raises(Unsupported, match="share"):
+        ns3_l4s_plan(bad, 1)
+    bad = json.loads(json.dumps(sc))
+    del bad["dumbbell"]["bottleneck"]["queue"]["step_thresh"]
+    bad["dumbbell"]["bottleneck"]["queue"]["step_thresh_pkts"] = 12
+    with pytest.raises(Unsupported, match="step_thresh"):
+        ns3_l4s_plan(bad, 1)
+
+
+def tiny_l4s() -> dict:
+    sc = set_duration(load_scenario("l4s-dualpi2-100M-n100")[1], 2.0)
+    for g in sc["dumbbell"]["groups"]:
+        g["count"] = 3
+    return sc
+
+
+def test_aqmsim_runs_the_l4s_row_at_a_tiny_size(tmp_path):
+    """The bench's aqmsim runner on the L4S dumbbell (3 + 3 flows, 2 s): Prague's packets
+    are ECT(1) and marked, the link fills."""
+    from bench.sims import Aqmsim
+
+    o = Aqmsim().prepare(tiny_l4s(), 1, tmp_path)(120.0)
+    assert o.error is None, o.error
+    assert o.packets > 15_000 and o.utilisation > 0.75 and o.events > o.packets
+
+
+@pytest.mark.usefixtures("ns3_required")
+def test_the_ns3_program_runs_the_l4s_equivalent(tmp_path):
+    """dumbbell.cc runs the plan (3 DCTCP-ECT(1) + 3 CUBIC flows, 2 s): every mark is FQ-PIE's
+    L4S CE-threshold mark (only ECT(1) packets get those: DCTCP sends ECT(1)), and the link
+    fills as aqmsim's does (0.85 in both: the flows start within the first second)."""
+    from bench.ns3 import Ns3
+
+    ns3 = Ns3()
+    ok, why = ns3.available()
+    assert ok, why
+    run = ns3.prepare(tiny_l4s(), 1, tmp_path)
+    assert any(a.startswith("--flowFile=") for a in run.args) and (tmp_path / "flows.txt").is_file()
+    p = subprocess.run([ns3._binary, *run.args], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr[-2000:]
+    kv = dict(ln.split(" ", 1) for ln in p.stdout.splitlines() if not ln.startswith("flow "))
+    assert int(kv["bottleneck_departures"]) > 15_000 and float(kv["utilisation"]) > 0.75
+    marks = {k: int(v) for k, v in kv.items() if k.startswith("marks.")}
+    assert marks == {"marks.(Marked_by_child_queue_disc)_CE_threshold_exceeded_mark": int(kv["bottleneck_marks"])}
+    assert int(kv["bottleneck_marks"]) > 100

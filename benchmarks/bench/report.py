@@ -74,6 +74,8 @@ def render(res: Mapping[str, Any]) -> str:
             if name == AQMSIM and "engine" in inner:
                 notes.append(f"{sc['name']}, aqmsim: {inner['engine']:.2f} s of the {s['median_wall_s']:.2f} s "
                              f"inside the engine's run (the rest: Python start-up, scenario parsing, results).")
+            if last.get("extra", {}).get("equivalent"):
+                notes.append(f"{sc['name']}, {name}: ran {last['extra']['equivalent']}.")
             if any(o.get("extra", {}).get("bytes_wrapped") for o in ok):
                 notes.append(f"{sc['name']}, {name}: ns-2's QueueMonitor counts bytes in a 32-bit int, which "
                              f"wrapped; the utilisation is computed from the unwrapped count.")
