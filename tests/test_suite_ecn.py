@@ -36,14 +36,15 @@ def _tcp(suite, name, label, aqm="codel"):
 
 
 def test_new_disciplines_with_their_defaults(suite):
-    assert list(suite.disciplines)[-2:] == ["fq_pie", "dualpi2"]
-    fq, dual = suite.disciplines["fq_pie"], suite.disciplines["dualpi2"]
+    assert list(suite.disciplines)[-3:] == ["fq_pie", "dualpi2", "cobalt"]
+    fq, dual, cobalt = suite.disciplines["fq_pie"], suite.disciplines["dualpi2"], suite.disciplines["cobalt"]
+    assert cobalt.label == "COBALT" and cobalt.queue["blue_threshold"] == "400ms"
     assert (fq.label, dual.label) == ("FQ-PIE", "DualPI2")
     assert fq.queue["target"] == "15ms" and fq.queue["flows"] == 1024 and fq.queue["ecn"] is True
     assert (dual.queue["target"], dual.queue["t_update"], dual.queue["coupling"],
             dual.queue["step_thresh"], dual.queue["c_protection"]) == ("15ms", "16ms", 2, "1ms", 10)
     # the suite's table is the engine's own default for every field it names
-    for d in (fq, dual):
+    for d in (fq, dual, cobalt):
         mine = Scenario(suite.scenario("congestion-level").scenario(
             suite.scenario("congestion-level").variants[1], d)).validate()
         engine = Scenario(dict(suite.scenario("congestion-level").base, dumbbell=dict(
@@ -56,6 +57,7 @@ def test_new_disciplines_with_their_defaults(suite):
         assert mq == eq, d.name
     sens = suite.scenario("parameter-sensitivity").sensitivity
     assert sens["fq_pie"] == ("target", 0.015) and sens["dualpi2"] == ("target", 0.015)
+    assert sens["cobalt"] == ("target", 0.005)
 
 
 def test_ecn_scenarios_turn_marking_on_and_only_there(suite):
@@ -173,7 +175,7 @@ def test_bad_aqm_names_the_choices_new_ones_included(tmp_path):
     assert r.exit_code == 2, r.output
     text = " ".join(r.output.split())
     assert ("--aqm: unknown discipline 'cake' (allowed: red, ared, gentle, rtred, codel, pie, "
-            "fq_codel, fq_pie, dualpi2)") in text
+            "fq_codel, fq_pie, dualpi2, cobalt)") in text
     assert "Traceback" not in r.output and not (tmp_path / "store").exists()
 
 
