@@ -40,6 +40,10 @@
 // * FQ-PIE: as FQ-CoDel for the quantum, the filter and --hash (3.37's FqPieQueueDisc has
 //   the same DoEnqueue classification); each flow queue's child PieQueueDisc is given the
 //   disc's uniform stream right after the enqueue that created it (it cannot draw then).
+// * FQ-COBALT: as FQ-PIE for the quantum, the filter and --hash (3.37's FqCobaltQueueDisc
+//   has the same DoEnqueue classification); each flow queue's child CobaltQueueDisc is given
+//   the disc's uniform stream right after the enqueue that created it (BLUE draws only at
+//   dequeue).
 // * PIE: 3.37 schedules CalculateP at construction (its Supdate attribute is read before
 //   it is set, so the first update is at t = 0) and then every Tupdate. An update at the
 //   same ns as an op runs after the op (t > 0), before it at t = 0. m_dropProb is private
@@ -138,7 +142,8 @@ static bool g_reasons = false;
 static bool g_sojourn = false;
 static bool g_printUniforms = false;
 static int64_t g_lastSojourn = -1;
-// FQ-PIE: every child PieQueueDisc draws from this one stream (set on its creation).
+// FQ-PIE, FQ-COBALT: every child PieQueueDisc/CobaltQueueDisc draws from this one stream
+// (set on its creation).
 static Ptr<UniformRandomVariable> g_uv;
 
 static int64_t
@@ -248,15 +253,21 @@ static void
 SwapChildUniforms()
 {
     static uint32_t swapped = 0;
-    if (!DynamicCast<FqPieQueueDisc>(g_q))
+    if (!DynamicCast<FqPieQueueDisc>(g_q) && !DynamicCast<FqCobaltQueueDisc>(g_q))
     {
         return;
     }
     for (; swapped < g_q->GetNQueueDiscClasses(); ++swapped)
     {
-        Ptr<PieQueueDisc> pie =
-            DynamicCast<PieQueueDisc>(g_q->GetQueueDiscClass(swapped)->GetQueueDisc());
-        PeekPointer(pie)->*Member(PieUv()) = g_uv;
+        Ptr<QueueDisc> child = g_q->GetQueueDiscClass(swapped)->GetQueueDisc();
+        if (Ptr<PieQueueDisc> pie = DynamicCast<PieQueueDisc>(child))
+        {
+            PeekPointer(pie)->*Member(PieUv()) = g_uv;
+        }
+        if (Ptr<CobaltQueueDisc> cobalt = DynamicCast<CobaltQueueDisc>(child))
+        {
+            PeekPointer(cobalt)->*Member(CobaltUv()) = g_uv;
+        }
     }
 }
 
@@ -446,11 +457,11 @@ main(int argc, char* argv[])
     uint32_t quantum = 1500;
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("queue", "codel, pie, fq_codel, red or cobalt", queue);
+    cmd.AddValue("queue", "codel, pie, fq_codel, fq_pie, red, cobalt or fq_cobalt", queue);
     cmd.AddValue("ops", "the script of enqueues and dequeues", opsPath);
     cmd.AddValue("out", "output file (default stdout)", outPath);
-    cmd.AddValue("hash", "FQ-CoDel/FQ-PIE: ns-3's 5-tuple hash instead of queue = flow % Flows", hash);
-    cmd.AddValue("quantum", "FQ-CoDel/FQ-PIE quantum, bytes (SetQuantum: 3.37 has no attribute)", quantum);
+    cmd.AddValue("hash", "FQ-CoDel/FQ-PIE/FQ-COBALT: ns-3's 5-tuple hash instead of queue = flow % Flows", hash);
+    cmd.AddValue("quantum", "FQ-CoDel/FQ-PIE/FQ-COBALT quantum, bytes (SetQuantum: 3.37 has no attribute)", quantum);
     cmd.AddValue("seed", "RngSeedManager seed", seed);
     cmd.AddValue("run", "RngSeedManager run number", run);
     cmd.AddValue("stream", "stream number of the disc's uniforms (AssignStreams)", stream);
@@ -466,10 +477,11 @@ main(int argc, char* argv[])
                                                 {"fq_codel", "ns3::FqCoDelQueueDisc"},
                                                 {"fq_pie", "ns3::FqPieQueueDisc"},
                                                 {"red", "ns3::RedQueueDisc"},
-                                                {"cobalt", "ns3::CobaltQueueDisc"}};
+                                                {"cobalt", "ns3::CobaltQueueDisc"},
+                                                {"fq_cobalt", "ns3::FqCobaltQueueDisc"}};
     if (!types.count(queue) || opsPath.empty())
     {
-        std::fprintf(stderr, "queue_replay: need --queue=codel|pie|fq_codel|fq_pie|red|cobalt and --ops=PATH\n");
+        std::fprintf(stderr, "queue_replay: need --queue=codel|pie|fq_codel|fq_pie|red|cobalt|fq_cobalt and --ops=PATH\n");
         return 2;
     }
     std::vector<Op> ops;
@@ -523,6 +535,16 @@ main(int argc, char* argv[])
     if (Ptr<FqPieQueueDisc> fq = DynamicCast<FqPieQueueDisc>(g_q))
     {
         // as FQ-CoDel's (see the header): the quantum, and the flow-number filter
+        fq->SetQuantum(quantum);
+        if (!hash)
+        {
+            fq->AddPacketFilter(CreateObject<FlowNumberFilter>());
+        }
+        g_uv = uv;
+    }
+    if (Ptr<FqCobaltQueueDisc> fq = DynamicCast<FqCobaltQueueDisc>(g_q))
+    {
+        // as FQ-PIE's: the quantum, the flow-number filter, the children's uniforms
         fq->SetQuantum(quantum);
         if (!hash)
         {
