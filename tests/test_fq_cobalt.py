@@ -92,3 +92,20 @@ def test_fields_it_does_not_take_are_named(core, tmp_path: Path):
     path.write_text(DUMBBELL.format(kind="fq_cobalt").replace('kind = "fq_cobalt"', 'kind = "fq_cobalt", classify = "flow", perturbation = 3'))
     text = _one_line_error(runner.invoke(app, ["validate", str(path)]))
     assert "dumbbell.bottleneck.queue.perturbation" in text, text
+
+
+def test_defaults_are_ns3s(core):
+    q = Scenario.from_toml_string(DUMBBELL.format(kind="fq_cobalt")).validate()["links"][0]["queue"]
+    assert q == {"kind": "fq_cobalt", "limit": 10240, "flows": 1024, "quantum": 1500, "drop_batch": 64,
+                 "classify": "hash", "perturbation": 0, "target": 0.005, "interval": 0.1, "ecn": True,
+                 "l4s": False, "blue_threshold": 0.4,
+                 "increment": 1 / 256, "decrement": 1 / 4096, "p_drop": 0.0}
+
+
+def test_ns2_export_refuses_it_in_one_line():
+    from aqmsim.ns2.export import Ns2ExportError
+    from aqmsim.ns2.queues import normalize_queue
+    with pytest.raises(Ns2ExportError) as info:
+        normalize_queue({"kind": "fq_cobalt"}, "dumbbell.bottleneck.queue")
+    text = str(info.value)
+    assert text.startswith("dumbbell.bottleneck.queue.kind:") and "ns-3.37" in text and "\n" not in text
