@@ -77,6 +77,29 @@ fn codel_mark_then_blue_drop_gives_both_events() {
     assert_eq!(kinds, vec![(2, true, Reason::Early), (2, false, Reason::Forced)]);
 }
 
+/// `l4s` with a 1 ms CE threshold and p_drop = 1: an ECT(1) packet waiting 50 ms skips
+/// CoDel and BLUE (no drop, no draw) and is marked by the threshold (`forced`); an ECT(0)
+/// packet of another queue, same wait, is dropped by BLUE.
+#[test]
+fn l4s_packets_skip_codel_and_blue() {
+    let cobalt = CobaltParams { l4s: true, ce_threshold_ns: Some(MS), p_drop: 1.0, ..FqCobaltParams::default().cobalt };
+    let mut fq = FqCobalt::new(FqCobaltParams { cobalt, ..flow_params() });
+    let (mut rng, mut ev) = (Rng::new(1, 1), Vec::new());
+    let mut l = pkt(0, 0, 1000);
+    l.ecn = ecn::ECT | ecn::ECT1;
+    let mut c = pkt(1, 1, 1000);
+    c.ecn = ecn::ECT;
+    fq.fq.enqueue(l, SimTime::ZERO, &mut rng, &mut ev);
+    fq.fq.enqueue(c, SimTime::ZERO, &mut rng, &mut ev);
+    let before = rng.clone().uniform();
+    let got = fq.fq.dequeue(SimTime(50 * MS), &mut rng, &mut ev).expect("the L4S packet leaves");
+    assert_eq!((got.seq, got.ecn & ecn::CE != 0), (0, true));
+    assert_eq!(rng.clone().uniform(), before, "no BLUE draw for an L4S packet");
+    assert!(fq.fq.dequeue(SimTime(50 * MS), &mut rng, &mut ev).is_none());
+    let kinds: Vec<(i32, bool, Reason)> = ev.iter().map(|e| (e.pkt.seq, e.marked, e.reason)).collect();
+    assert_eq!(kinds, vec![(0, true, Reason::Forced), (1, false, Reason::Forced)]);
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
     #[test]
