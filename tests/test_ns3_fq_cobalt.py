@@ -37,6 +37,34 @@ FQ_COBALT_CASES = [
 ]
 
 
+def with_l4s(ops: str) -> str:
+    """``ops`` with the ECN-capable packets of odd flows sent as ECT(1) (ect 2)."""
+    out = []
+    for line in ops.splitlines():
+        f = line.split()
+        if f and f[0] == "e" and f[4] == "1" and int(f[2]) % 2 == 1:
+            f[4] = "2"
+            line = " ".join(f)
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("ecn", [True, False])
+def test_fq_cobalt_l4s_equal_ns3(ecn):
+    """UseL4s with a 2 ms CE threshold: ECT(1) packets (odd flows) skip CoDel and BLUE and
+    are marked above the threshold; the others get COBALT (with or without ECN)."""
+    t = {"kind": "fq_cobalt", "classify": "flow", "l4s": True, "ce_threshold": "2ms", "ecn": ecn}
+    attrs = {"UseL4s": "true", "CeThreshold": "2ms", "UseEcn": str(ecn).lower()}
+    seen = {"drop": 0, "mark": 0}
+    for seed in (7, 8, 9):
+        ops = with_l4s(script(seed))
+        assert " 2\n" in ops
+        c = compare("fq_cobalt", t, attrs, ops, seed, quantum=1500)
+        for k in seen:
+            seen[k] += c[k]
+    assert seen["mark"] > 20 and seen["drop"] > 20, seen
+
+
 @pytest.mark.parametrize("name, table, attrs, kw, seconds", FQ_COBALT_CASES, ids=[c[0] for c in FQ_COBALT_CASES])
 def test_fq_cobalt_decisions_equal_ns3(name, table, attrs, kw, seconds):
     t = {"kind": "fq_cobalt", "classify": "flow", **table}

@@ -7,7 +7,8 @@
 //
 // Input (--ops; '#' starts a comment; times in integer ns, non-decreasing; ops run in
 // file order at their times):
-//   e <t_ns> <flow> <bytes> <ect>   enqueue; ids count e-lines from 0; ect 0|1 (ECT(0))
+//   e <t_ns> <flow> <bytes> <ect>   enqueue; ids count e-lines from 0; ect 0 Not-ECT,
+//                                   1 ECT(0), 2 ECT(1), 3 CE (as aqmsim's replay.rs)
 //   d <t_ns>                        one Dequeue() call on the disc
 // Output, one line per event in the order it happened:
 //   enq <t> <id> <flow> q|m|d       the arrival was queued / queued with CE / dropped
@@ -21,7 +22,7 @@
 //
 // Set-up (see docs/ns3-reference.md):
 // * Items are Ipv4QueueDiscItems with a real Ipv4Header (protocol UDP, total length =
-//   bytes, ECN ECT(0) when ect=1 so QueueDisc::Mark works) over a packet holding a UDP
+//   bytes, ECN from ect: ECT(0)/ECT(1)/CE so QueueDisc::Mark works) over a packet holding a UDP
 //   header. Flow f has source 10.0.0.0 + (f + 1), source port 1024 + f % 60000, and one
 //   destination 10.255.255.254:5000. Ids follow Packet::GetUid().
 // * Decisions come from the root disc's DropBeforeEnqueue / DropAfterDequeue / Mark
@@ -122,7 +123,7 @@ struct Op
     int64_t t;
     uint32_t flow;
     uint32_t bytes;
-    bool ect;
+    int ect;
     long line;
 };
 
@@ -286,7 +287,9 @@ DoEnqueue(const Op* op)
     h.SetProtocol(17);
     h.SetPayloadSize(payload);
     h.SetTtl(64);
-    h.SetEcn(op->ect ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT);
+    static const Ipv4Header::EcnType codepoints[] = {Ipv4Header::ECN_NotECT, Ipv4Header::ECN_ECT0,
+                                                     Ipv4Header::ECN_ECT1, Ipv4Header::ECN_CE};
+    h.SetEcn(codepoints[op->ect]);
     Ptr<Ipv4QueueDiscItem> item =
         Create<Ipv4QueueDiscItem>(p, Mac48Address("00:00:00:00:00:01"), 0x0800, h);
     uint64_t uid = p->GetUid();
@@ -408,15 +411,15 @@ ReadOps(const std::string& path, std::vector<Op>& ops)
         {
             continue;
         }
-        Op op{0, 0, 0, 0, false, n};
+        Op op{0, 0, 0, 0, 0, n};
         int ect = 0;
         bool ok;
         if (kind == "e")
         {
             op.kind = 'e';
-            ok = bool(ls >> op.t >> op.flow >> op.bytes >> ect) && (ect == 0 || ect == 1) &&
+            ok = bool(ls >> op.t >> op.flow >> op.bytes >> ect) && ect >= 0 && ect <= 3 &&
                  op.bytes >= 28;
-            op.ect = ect == 1;
+            op.ect = ect;
         }
         else if (kind == "d")
         {
@@ -431,7 +434,7 @@ ReadOps(const std::string& path, std::vector<Op>& ops)
         if (!ok || (ls >> extra) || op.t < last)
         {
             std::fprintf(stderr,
-                         "queue_replay: %s:%ld: expected 'e <t_ns> <flow> <bytes>=28> <0|1>' "
+                         "queue_replay: %s:%ld: expected 'e <t_ns> <flow> <bytes>=28> <0|1|2|3>' "
                          "or 'd <t_ns>' with non-decreasing times: %s\n",
                          path.c_str(), n, line.c_str());
             return false;
