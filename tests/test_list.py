@@ -50,6 +50,7 @@ PAGE = {
     "fq_pie": "fq-pie.md",
     "cobalt": "cobalt.md",
     "cake": "cake.md",
+    "fq_cobalt": "fq-cobalt.md",
 }
 
 

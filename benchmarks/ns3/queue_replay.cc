@@ -7,7 +7,8 @@
 //
 // Input (--ops; '#' starts a comment; times in integer ns, non-decreasing; ops run in
 // file order at their times):
-//   e <t_ns> <flow> <bytes> <ect>   enqueue; ids count e-lines from 0; ect 0|1 (ECT(0))
+//   e <t_ns> <flow> <bytes> <ect>   enqueue; ids count e-lines from 0; ect 0 Not-ECT,
+//                                   1 ECT(0), 2 ECT(1), 3 CE (as aqmsim's replay.rs)
 //   d <t_ns>                        one Dequeue() call on the disc
 // Output, one line per event in the order it happened:
 //   enq <t> <id> <flow> q|m|d       the arrival was queued / queued with CE / dropped
@@ -21,7 +22,7 @@
 //
 // Set-up (see docs/ns3-reference.md):
 // * Items are Ipv4QueueDiscItems with a real Ipv4Header (protocol UDP, total length =
-//   bytes, ECN ECT(0) when ect=1 so QueueDisc::Mark works) over a packet holding a UDP
+//   bytes, ECN from ect: ECT(0)/ECT(1)/CE so QueueDisc::Mark works) over a packet holding a UDP
 //   header. Flow f has source 10.0.0.0 + (f + 1), source port 1024 + f % 60000, and one
 //   destination 10.255.255.254:5000. Ids follow Packet::GetUid().
 // * Decisions come from the root disc's DropBeforeEnqueue / DropAfterDequeue / Mark
@@ -40,6 +41,10 @@
 // * FQ-PIE: as FQ-CoDel for the quantum, the filter and --hash (3.37's FqPieQueueDisc has
 //   the same DoEnqueue classification); each flow queue's child PieQueueDisc is given the
 //   disc's uniform stream right after the enqueue that created it (it cannot draw then).
+// * FQ-COBALT: as FQ-PIE for the quantum, the filter and --hash (3.37's FqCobaltQueueDisc
+//   has the same DoEnqueue classification); each flow queue's child CobaltQueueDisc is given
+//   the disc's uniform stream right after the enqueue that created it (BLUE draws only at
+//   dequeue).
 // * PIE: 3.37 schedules CalculateP at construction (its Supdate attribute is read before
 //   it is set, so the first update is at t = 0) and then every Tupdate. An update at the
 //   same ns as an op runs after the op (t > 0), before it at t = 0. m_dropProb is private
@@ -118,7 +123,7 @@ struct Op
     int64_t t;
     uint32_t flow;
     uint32_t bytes;
-    bool ect;
+    int ect;
     long line;
 };
 
@@ -138,7 +143,8 @@ static bool g_reasons = false;
 static bool g_sojourn = false;
 static bool g_printUniforms = false;
 static int64_t g_lastSojourn = -1;
-// FQ-PIE: every child PieQueueDisc draws from this one stream (set on its creation).
+// FQ-PIE, FQ-COBALT: every child PieQueueDisc/CobaltQueueDisc draws from this one stream
+// (set on its creation).
 static Ptr<UniformRandomVariable> g_uv;
 
 static int64_t
@@ -248,15 +254,21 @@ static void
 SwapChildUniforms()
 {
     static uint32_t swapped = 0;
-    if (!DynamicCast<FqPieQueueDisc>(g_q))
+    if (!DynamicCast<FqPieQueueDisc>(g_q) && !DynamicCast<FqCobaltQueueDisc>(g_q))
     {
         return;
     }
     for (; swapped < g_q->GetNQueueDiscClasses(); ++swapped)
     {
-        Ptr<PieQueueDisc> pie =
-            DynamicCast<PieQueueDisc>(g_q->GetQueueDiscClass(swapped)->GetQueueDisc());
-        PeekPointer(pie)->*Member(PieUv()) = g_uv;
+        Ptr<QueueDisc> child = g_q->GetQueueDiscClass(swapped)->GetQueueDisc();
+        if (Ptr<PieQueueDisc> pie = DynamicCast<PieQueueDisc>(child))
+        {
+            PeekPointer(pie)->*Member(PieUv()) = g_uv;
+        }
+        if (Ptr<CobaltQueueDisc> cobalt = DynamicCast<CobaltQueueDisc>(child))
+        {
+            PeekPointer(cobalt)->*Member(CobaltUv()) = g_uv;
+        }
     }
 }
 
@@ -275,7 +287,9 @@ DoEnqueue(const Op* op)
     h.SetProtocol(17);
     h.SetPayloadSize(payload);
     h.SetTtl(64);
-    h.SetEcn(op->ect ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT);
+    static const Ipv4Header::EcnType codepoints[] = {Ipv4Header::ECN_NotECT, Ipv4Header::ECN_ECT0,
+                                                     Ipv4Header::ECN_ECT1, Ipv4Header::ECN_CE};
+    h.SetEcn(codepoints[op->ect]);
     Ptr<Ipv4QueueDiscItem> item =
         Create<Ipv4QueueDiscItem>(p, Mac48Address("00:00:00:00:00:01"), 0x0800, h);
     uint64_t uid = p->GetUid();
@@ -397,15 +411,15 @@ ReadOps(const std::string& path, std::vector<Op>& ops)
         {
             continue;
         }
-        Op op{0, 0, 0, 0, false, n};
+        Op op{0, 0, 0, 0, 0, n};
         int ect = 0;
         bool ok;
         if (kind == "e")
         {
             op.kind = 'e';
-            ok = bool(ls >> op.t >> op.flow >> op.bytes >> ect) && (ect == 0 || ect == 1) &&
+            ok = bool(ls >> op.t >> op.flow >> op.bytes >> ect) && ect >= 0 && ect <= 3 &&
                  op.bytes >= 28;
-            op.ect = ect == 1;
+            op.ect = ect;
         }
         else if (kind == "d")
         {
@@ -420,7 +434,7 @@ ReadOps(const std::string& path, std::vector<Op>& ops)
         if (!ok || (ls >> extra) || op.t < last)
         {
             std::fprintf(stderr,
-                         "queue_replay: %s:%ld: expected 'e <t_ns> <flow> <bytes>=28> <0|1>' "
+                         "queue_replay: %s:%ld: expected 'e <t_ns> <flow> <bytes>=28> <0|1|2|3>' "
                          "or 'd <t_ns>' with non-decreasing times: %s\n",
                          path.c_str(), n, line.c_str());
             return false;
@@ -446,11 +460,11 @@ main(int argc, char* argv[])
     uint32_t quantum = 1500;
 
     CommandLine cmd(__FILE__);
-    cmd.AddValue("queue", "codel, pie, fq_codel, red or cobalt", queue);
+    cmd.AddValue("queue", "codel, pie, fq_codel, fq_pie, red, cobalt or fq_cobalt", queue);
     cmd.AddValue("ops", "the script of enqueues and dequeues", opsPath);
     cmd.AddValue("out", "output file (default stdout)", outPath);
-    cmd.AddValue("hash", "FQ-CoDel/FQ-PIE: ns-3's 5-tuple hash instead of queue = flow % Flows", hash);
-    cmd.AddValue("quantum", "FQ-CoDel/FQ-PIE quantum, bytes (SetQuantum: 3.37 has no attribute)", quantum);
+    cmd.AddValue("hash", "FQ-CoDel/FQ-PIE/FQ-COBALT: ns-3's 5-tuple hash instead of queue = flow % Flows", hash);
+    cmd.AddValue("quantum", "FQ-CoDel/FQ-PIE/FQ-COBALT quantum, bytes (SetQuantum: 3.37 has no attribute)", quantum);
     cmd.AddValue("seed", "RngSeedManager seed", seed);
     cmd.AddValue("run", "RngSeedManager run number", run);
     cmd.AddValue("stream", "stream number of the disc's uniforms (AssignStreams)", stream);
@@ -466,10 +480,11 @@ main(int argc, char* argv[])
                                                 {"fq_codel", "ns3::FqCoDelQueueDisc"},
                                                 {"fq_pie", "ns3::FqPieQueueDisc"},
                                                 {"red", "ns3::RedQueueDisc"},
-                                                {"cobalt", "ns3::CobaltQueueDisc"}};
+                                                {"cobalt", "ns3::CobaltQueueDisc"},
+                                                {"fq_cobalt", "ns3::FqCobaltQueueDisc"}};
     if (!types.count(queue) || opsPath.empty())
     {
-        std::fprintf(stderr, "queue_replay: need --queue=codel|pie|fq_codel|fq_pie|red|cobalt and --ops=PATH\n");
+        std::fprintf(stderr, "queue_replay: need --queue=codel|pie|fq_codel|fq_pie|red|cobalt|fq_cobalt and --ops=PATH\n");
         return 2;
     }
     std::vector<Op> ops;
@@ -523,6 +538,16 @@ main(int argc, char* argv[])
     if (Ptr<FqPieQueueDisc> fq = DynamicCast<FqPieQueueDisc>(g_q))
     {
         // as FQ-CoDel's (see the header): the quantum, and the flow-number filter
+        fq->SetQuantum(quantum);
+        if (!hash)
+        {
+            fq->AddPacketFilter(CreateObject<FlowNumberFilter>());
+        }
+        g_uv = uv;
+    }
+    if (Ptr<FqCobaltQueueDisc> fq = DynamicCast<FqCobaltQueueDisc>(g_q))
+    {
+        // as FQ-PIE's: the quantum, the flow-number filter, the children's uniforms
         fq->SetQuantum(quantum);
         if (!hash)
         {

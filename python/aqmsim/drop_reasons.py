@@ -44,13 +44,17 @@ _REASONS: Dict[str, Dict[str, str]] = {
                "drops_forced": "—",
                "drops_overflow": "overflow (buffer full: the longest flow's head)"},
     "cobalt": {"drops_early": "control law (at dequeue)", "drops_forced": "BLUE (random, at dequeue)"},
+    "fq_cobalt": {"drops_early": "control law (per flow queue, at dequeue)",
+                  "drops_forced": "BLUE (random, per flow queue, at dequeue)",
+                  "drops_overflow": "overflow (buffer full: the longest flow's head)"},
     "cake": {"drops_early": "COBALT's control law (per flow queue)",
              "drops_forced": "BLUE (random) and the ACK filter",
              "drops_overflow": "overflow (memory limit: the longest queue's head)"},
 }
 _DISCIPLINE_NAMES = {"droptail": "DropTail", "ecn_threshold": "the threshold queue",
                      "codel": "CoDel", "fq_codel": "FQ-CoDel", "pie": "PIE",
-                     "dualpi2": "DualPI2", "fq_pie": "FQ-PIE", "cobalt": "COBALT", "cake": "CAKE"}
+                     "dualpi2": "DualPI2", "fq_pie": "FQ-PIE", "cobalt": "COBALT", "cake": "CAKE",
+                     "fq_cobalt": "FQ-COBALT"}
 
 
 def drop_reason_labels(queue: Mapping[str, Any]) -> Dict[str, str]:

@@ -31,7 +31,8 @@ PROGRAMS = ("dumbbell", "queue_replay", "single_flow")
 QUEUE_TYPES = {"codel": "ns3::CoDelQueueDisc", "pie": "ns3::PieQueueDisc",
                "fq_codel": "ns3::FqCoDelQueueDisc", "red": "ns3::RedQueueDisc",
                "fq_pie": "ns3::FqPieQueueDisc",
-               "cobalt": "ns3::CobaltQueueDisc"}
+               "cobalt": "ns3::CobaltQueueDisc",
+               "fq_cobalt": "ns3::FqCobaltQueueDisc"}
 MISSING = "ns-3 is not installed: run `make ns3` (Debian's libns3-dev 3.37, g++, pkg-config)"
 
 _built: Dict[str, Path] = {}

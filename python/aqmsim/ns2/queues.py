@@ -75,6 +75,8 @@ NOT_IN_NS2: Dict[str, str] = {
                "Linux 6.18's sch_dualpi2 (docs/aqm/dualpi2.md)",
     "cobalt": "COBALT is not in stock ns-2 2.35; aqmsim's COBALT is checked against ns-3.37 instead "
               "(docs/ns3-reference.md)",
+    "fq_cobalt": "FQ-COBALT is not in stock ns-2 2.35; aqmsim's FQ-COBALT is checked against ns-3.37 "
+                 "instead (docs/aqm/fq-cobalt.md)",
     "cake": "CAKE is not in stock ns-2 2.35 (nor in ns-3.37); aqmsim's CAKE follows Linux's sch_cake "
             "(docs/aqm/cake.md)",
 }

@@ -19,6 +19,7 @@ DISCIPLINE_NAMES = {
     "dualpi2": "DualPI2",
     "fq_pie": "FQ-PIE",
     "cobalt": "COBALT", "cake": "CAKE",
+    "fq_cobalt": "FQ-COBALT",
 }
 
 _QUANTITY = re.compile(r"^([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z/%]+)$")

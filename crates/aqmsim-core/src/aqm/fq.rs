@@ -1,4 +1,4 @@
-//! The flow-queue scheduler every FQ discipline shares (FQ-CoDel, FQ-PIE; FQ-COBALT and
+//! The flow-queue scheduler every FQ discipline shares (FQ-CoDel, FQ-PIE, FQ-COBALT;
 //! CAKE next), as ns-3.37's `FqCoDelQueueDisc` and `FqPieQueueDisc` run it (their
 //! scheduling code is the same): packets are classified into `flows` queues; dequeue is
 //! deficit round robin with a byte `quantum` over two lists, queues that just became
@@ -29,7 +29,7 @@
 //! (no collisions: what the packet-for-packet comparison with ns-3 uses).
 
 use super::queue::{Enqueued, FrontEvent};
-use super::{AqmState, FrontAction, QueueView, Verdict};
+use super::{AqmState, FrontAction, QueueView, Reason, Verdict};
 use crate::packet::{ecn, Packet};
 use crate::rng::Rng;
 use crate::time::SimTime;
@@ -75,6 +75,15 @@ pub trait FlowAqm: Sized {
     /// The head packet `pkt` left the queue (`q` is what is left): pass, mark or drop it
     /// (`rng`: the link's, for a discipline that draws at dequeue).
     fn on_head(&mut self, cfg: &Self::Cfg, pkt: &Packet, q: &QueueView, now: SimTime, rng: &mut Rng) -> FrontAction;
+    /// As [`FlowAqm::on_head`], for an AQM that can both mark and drop one head packet
+    /// (COBALT: a CE mark, then BLUE's drop): the mark's reason, then the drop's.
+    fn on_head_both(&mut self, cfg: &Self::Cfg, pkt: &Packet, q: &QueueView, now: SimTime, rng: &mut Rng) -> (Option<Reason>, Option<Reason>) {
+        match self.on_head(cfg, pkt, q, now, rng) {
+            FrontAction::Pass => (None, None),
+            FrontAction::Mark(r) => (Some(r), None),
+            FrontAction::Drop(r) => (None, Some(r)),
+        }
+    }
     /// A dequeue found this queue empty.
     fn on_empty(&mut self, cfg: &Self::Cfg, now: SimTime);
     /// The scheduler removed packets without asking (the fat-flow drop); `q` is what is left.
@@ -329,18 +338,15 @@ impl<A: FlowAqm> FlowQueues<A> {
             }
             self.len -= 1;
             self.bytes -= p.size as u64;
-            let action = self.touch(qi, |fq, cfg| fq.aqm.on_head(cfg, &p, &fq.view(), now, rng));
+            let (mark, drop) = self.touch(qi, |fq, cfg| fq.aqm.on_head_both(cfg, &p, &fq.view(), now, rng));
             self.last_served = Some(qi);
-            match action {
-                FrontAction::Pass => return Some(p),
-                FrontAction::Mark(r) => {
-                    p.ecn |= ecn::CE;
-                    events.push(FrontEvent { flow: p.flow, reason: r, marked: true, qlen: self.len, pkt: p });
-                    return Some(p);
-                }
-                FrontAction::Drop(r) => {
-                    events.push(FrontEvent { flow: p.flow, reason: r, marked: false, qlen: self.len, pkt: p });
-                }
+            if let Some(r) = mark {
+                p.ecn |= ecn::CE;
+                events.push(FrontEvent { flow: p.flow, reason: r, marked: true, qlen: self.len, pkt: p });
+            }
+            match drop {
+                None => return Some(p),
+                Some(r) => events.push(FrontEvent { flow: p.flow, reason: r, marked: false, qlen: self.len, pkt: p }),
             }
         }
     }

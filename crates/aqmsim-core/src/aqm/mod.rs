@@ -16,6 +16,7 @@ pub mod droptail;
 pub mod dualpi2;
 pub mod ecn_threshold;
 pub mod fq;
+pub mod fq_cobalt;
 pub mod fq_codel;
 pub mod fq_pie;
 pub mod owner;
@@ -41,6 +42,7 @@ pub use droptail::DropTail;
 pub use dualpi2::{DualPi2, DualPi2Params};
 pub use fq_codel::{FqCodel, FqCodelParams};
 pub use fq_pie::{FqPie, FqPieParams};
+pub use fq_cobalt::{FqCobalt, FqCobaltParams};
 pub use ecn_threshold::EcnThreshold;
 pub use pie::{Pie, PieParams};
 pub use qrtred::Qrtred;
@@ -162,6 +164,8 @@ pub enum AnyAqm {
     Cobalt(Box<Cobalt>),
     /// CAKE as Linux's sch_cake (one tin); owns its packets.
     Cake(Box<Cake>),
+    /// FQ-COBALT as ns-3.37's FqCobaltQueueDisc (owns its packets, a COBALT per flow queue).
+    FqCobalt(Box<FqCobalt>),
 }
 
 /// Forward a call to whichever discipline the enum holds.
@@ -182,6 +186,7 @@ macro_rules! each {
             AnyAqm::FqPie($d) => $e,
             AnyAqm::Cobalt($d) => $e,
             AnyAqm::Cake($d) => $e,
+            AnyAqm::FqCobalt($d) => $e,
         }
     };
 }
@@ -261,13 +266,14 @@ impl AnyAqm {
             AnyAqm::FqPie(d) => Some(d.as_mut()),
             AnyAqm::Cobalt(d) => Some(d.as_mut()),
             AnyAqm::Cake(d) => Some(d.as_mut()),
+            AnyAqm::FqCobalt(d) => Some(d.as_mut()),
             _ => None,
         }
     }
     /// Does the discipline hold its own packets ([`AnyAqm::owner`])?
     #[inline]
     pub fn owns_packets(&self) -> bool {
-        matches!(self, AnyAqm::FqCodel(_) | AnyAqm::DualPi2(_) | AnyAqm::FqPie(_) | AnyAqm::Cobalt(_) | AnyAqm::Cake(_))
+        matches!(self, AnyAqm::FqCodel(_) | AnyAqm::DualPi2(_) | AnyAqm::FqPie(_) | AnyAqm::Cobalt(_) | AnyAqm::Cake(_) | AnyAqm::FqCobalt(_))
     }
 
     pub fn kind(&self) -> &'static str {
@@ -286,6 +292,7 @@ impl AnyAqm {
             AnyAqm::FqPie(_) => "fq_pie",
             AnyAqm::Cobalt(_) => "cobalt",
             AnyAqm::Cake(_) => "cake",
+            AnyAqm::FqCobalt(_) => "fq_cobalt",
         }
     }
 }

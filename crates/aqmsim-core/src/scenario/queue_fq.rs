@@ -3,7 +3,7 @@
 
 use super::queue_modern::build_pie;
 use super::queue_fields::Param;
-use crate::aqm::fq::Classify;
+use crate::aqm::fq::{Classify, FqParams};
 use crate::aqm::{AnyAqm, FqPie, FqPieParams};
 use crate::error::{Result, ScenarioError};
 use serde_json::{json, Value};
@@ -43,9 +43,10 @@ fn uint(m: &serde_json::Map<String, Value>, path: &str, name: &str) -> Result<Op
     }
 }
 
-pub fn build_fq_pie(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
+/// The scheduler's fields (limit, flows, quantum, drop_batch, classify, perturbation),
+/// checked with field-named errors: what FQ-PIE and FQ-COBALT share.
+pub(super) fn scheduler_fields(m: &serde_json::Map<String, Value>, path: &str, d: &FqParams) -> Result<FqParams> {
     let f = |name: &str| format!("{path}.{name}");
-    let d = FqPieParams::default();
     let limit = uint(m, path, "limit")?.unwrap_or(d.limit);
     let flows = uint(m, path, "flows")?.unwrap_or(d.flows);
     let quantum = uint(m, path, "quantum")?.unwrap_or(d.quantum);
@@ -68,6 +69,23 @@ pub fn build_fq_pie(m: &serde_json::Map<String, Value>, path: &str) -> Result<(A
         Some(Value::String(s)) if s == "flow" => Classify::Flow,
         Some(other) => return Err(ScenarioError::new(f("classify"), format!("unknown classification {other} (expected one of: hash, flow)"))),
     };
+    Ok(FqParams { limit, flows, quantum, drop_batch, classify })
+}
+
+/// The resolved scheduler fields as the run's JSON reports them.
+pub(super) fn scheduler_json(kind: &str, p: &FqParams) -> Value {
+    let mut j = json!({"kind": kind, "limit": p.limit, "flows": p.flows, "quantum": p.quantum, "drop_batch": p.drop_batch});
+    j["classify"] = json!(if p.classify == Classify::Flow { "flow" } else { "hash" });
+    if let Classify::Hash { perturbation } = p.classify {
+        j["perturbation"] = json!(perturbation);
+    }
+    j
+}
+
+pub fn build_fq_pie(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
+    let d = FqPieParams::default();
+    let fqd = FqParams { limit: d.limit, flows: d.flows, quantum: d.quantum, drop_batch: d.drop_batch, classify: d.classify };
+    let FqParams { limit, flows, quantum, drop_batch, classify } = scheduler_fields(m, path, &fqd)?;
     // every queue's PIE: PIE's own builder checks the fields (errors name `{path}.<field>`)
     let mut pm = serde_json::Map::new();
     pm.insert("kind".into(), json!("pie"));
@@ -79,11 +97,7 @@ pub fn build_fq_pie(m: &serde_json::Map<String, Value>, path: &str) -> Result<(A
         }
     }
     let (AnyAqm::Pie(pie), pj) = build_pie(&pm, path)? else { unreachable!("build_pie builds a Pie") };
-    let mut j = json!({"kind": "fq_pie", "limit": limit, "flows": flows, "quantum": quantum, "drop_batch": drop_batch});
-    j["classify"] = json!(if classify == Classify::Flow { "flow" } else { "hash" });
-    if let Classify::Hash { perturbation } = classify {
-        j["perturbation"] = json!(perturbation);
-    }
+    let mut j = scheduler_json("fq_pie", &FqParams { limit, flows, quantum, drop_batch, classify });
     for &k in PIE_FIELDS {
         j[k] = pj[k].clone();
     }

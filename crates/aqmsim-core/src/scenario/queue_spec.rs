@@ -110,6 +110,7 @@ pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
     ("fq_pie", "FQ-PIE as ns-3.37: flows hashed into queues, DRR with new/old lists, PIE per queue", super::queue_fq::FQ_PIE_PARAMS, false),
     ("cake", "CAKE as Linux's sch_cake, one best-effort tin: set-associative flow hashing, host isolation, DRR++, COBALT per queue, shaper, ACK filter", super::queue_cake::CAKE_PARAMS, false),
     ("cobalt", "COBALT (CoDel + BLUE, CAKE's AQM) as ns-3.37: CoDel's control law at dequeue, BLUE's drop probability on overload", super::queue_cobalt::COBALT_PARAMS, false),
+    ("fq_cobalt", "FQ-COBALT as ns-3.37: flows hashed into queues, DRR with new/old lists, COBALT (CoDel + BLUE) per queue", super::queue_fq_cobalt::FQ_COBALT_PARAMS, false),
 ];
 
 /// RED parameters a variant does not take, and RED defaults a variant changes.
@@ -292,6 +293,7 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
         "dualpi2" => only_own_fields(m, path, &kind, super::queue_dualpi2::DUALPI2_PARAMS).and_then(|_| super::queue_dualpi2::build_dualpi2(m, path)),
         "fq_pie" => only_own_fields(m, path, &kind, super::queue_fq::FQ_PIE_PARAMS).and_then(|_| super::queue_fq::build_fq_pie(m, path)),
         "cobalt" => only_own_fields(m, path, &kind, super::queue_cobalt::COBALT_PARAMS).and_then(|_| super::queue_cobalt::build_cobalt(m, path)),
+        "fq_cobalt" => only_own_fields(m, path, &kind, super::queue_fq_cobalt::FQ_COBALT_PARAMS).and_then(|_| super::queue_fq_cobalt::build_fq_cobalt(m, path)),
         "cake" => only_own_fields(m, path, &kind, super::queue_cake::CAKE_PARAMS).and_then(|_| super::queue_cake::build_cake(m, path)),
         k if params_of(k).is_some() => build_red_family(k, m, path, link),
         other => Err(ScenarioError::new(format!("{path}.kind"), format!("unknown discipline {other:?} (expected one of: {})", names()))),

@@ -20,6 +20,7 @@ fn table(kind: &str) -> serde_json::Map<String, serde_json::Value> {
         "dualpi2" => serde_json::json!({"kind": "dualpi2", "limit": 25, "ecn_mask": "any_ect", "t_update": "1ms"}),
         "fq_pie" => serde_json::json!({"kind": "fq_pie", "limit": 25, "flows": 4, "target": "2ms"}),
         "cobalt" => serde_json::json!({"kind": "cobalt", "limit": 25, "ecn": true, "p_drop": 0.1, "blue_threshold": "10ms"}),
+        "fq_cobalt" => serde_json::json!({"kind": "fq_cobalt", "limit": 25, "flows": 4, "p_drop": 0.1, "blue_threshold": "10ms", "ce_threshold": "20ms"}),
         // 25 packets of at least 40 bytes
         "cake" => serde_json::json!({"kind": "cake", "memlimit": 1000, "bandwidth": "5Mb", "ack_filter": "aggressive"}),
         k => serde_json::json!({"kind": k, "limit": 25, "min_th": 5, "max_th": 15, "ecn": true}),
