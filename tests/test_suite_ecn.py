@@ -36,7 +36,7 @@ def _tcp(suite, name, label, aqm="codel"):
 
 
 def test_new_disciplines_with_their_defaults(suite):
-    assert list(suite.disciplines)[-3:] == ["fq_pie", "dualpi2", "cobalt"]
+    assert list(suite.disciplines)[-4:] == ["fq_pie", "dualpi2", "cobalt", "fq_cobalt"]
     fq, dual, cobalt = suite.disciplines["fq_pie"], suite.disciplines["dualpi2"], suite.disciplines["cobalt"]
     assert cobalt.label == "COBALT" and cobalt.queue["blue_threshold"] == "400ms"
     assert (fq.label, dual.label) == ("FQ-PIE", "DualPI2")
@@ -44,7 +44,7 @@ def test_new_disciplines_with_their_defaults(suite):
     assert (dual.queue["target"], dual.queue["t_update"], dual.queue["coupling"],
             dual.queue["step_thresh"], dual.queue["c_protection"]) == ("15ms", "16ms", 2, "1ms", 10)
     # the suite's table is the engine's own default for every field it names
-    for d in (fq, dual, cobalt):
+    for d in (fq, dual, cobalt, suite.disciplines["fq_cobalt"]):
         mine = Scenario(suite.scenario("congestion-level").scenario(
             suite.scenario("congestion-level").variants[1], d)).validate()
         engine = Scenario(dict(suite.scenario("congestion-level").base, dumbbell=dict(
@@ -175,7 +175,7 @@ def test_bad_aqm_names_the_choices_new_ones_included(tmp_path):
     assert r.exit_code == 2, r.output
     text = " ".join(r.output.split())
     assert ("--aqm: unknown discipline 'cake' (allowed: red, ared, gentle, rtred, codel, pie, "
-            "fq_codel, fq_pie, dualpi2, cobalt)") in text
+            "fq_codel, fq_pie, dualpi2, cobalt, fq_cobalt)") in text
     assert "Traceback" not in r.output and not (tmp_path / "store").exists()
 
 

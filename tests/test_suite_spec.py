@@ -13,7 +13,7 @@ from conftest import fresh_python
 from aqmsim import Scenario, ScenarioError
 from aqmsim.suite.spec import RFC7928_SECTIONS, Suite, Variant
 
-AQMS = ("red", "ared", "gentle", "rtred", "codel", "pie", "fq_codel", "fq_pie", "dualpi2", "cobalt")
+AQMS = ("red", "ared", "gentle", "rtred", "codel", "pie", "fq_codel", "fq_pie", "dualpi2", "cobalt", "fq_cobalt")
 
 @pytest.fixture(scope="module")
 def suite() -> Suite:
