@@ -36,7 +36,7 @@ def _tcp(suite, name, label, aqm="codel"):
 
 
 def test_new_disciplines_with_their_defaults(suite):
-    assert list(suite.disciplines)[-4:] == ["fq_pie", "dualpi2", "cobalt", "fq_cobalt"]
+    assert list(suite.disciplines)[-5:] == ["fq_pie", "dualpi2", "cobalt", "fq_cobalt", "cake"]
     fq, dual, cobalt = suite.disciplines["fq_pie"], suite.disciplines["dualpi2"], suite.disciplines["cobalt"]
     assert cobalt.label == "COBALT" and cobalt.queue["blue_threshold"] == "400ms"
     assert (fq.label, dual.label) == ("FQ-PIE", "DualPI2")
@@ -66,8 +66,8 @@ def test_ecn_scenarios_turn_marking_on_and_only_there(suite):
         assert s.section == "4.5" and s.ecn is True
         for d in suite.disciplines.values():
             q = s.scenario(s.variants[0], d)["dumbbell"]["bottleneck"]["queue"]
-            assert q["kind"] == d.queue["kind"] and q["limit"] == 45
-            if d.queue["kind"] != "dualpi2":  # DualPI2 always marks: it has no switch
+            assert q["kind"] == d.queue["kind"] and q.get("limit", q.get("memlimit", 0) // 1040) == 45
+            if d.queue["kind"] not in ("dualpi2", "cake"):  # they always mark: no switch
                 assert q["ecn"] is True, (name, d.name)
     # every other scenario runs each discipline exactly as its table says (the runs and
     # their store hashes are those of before: CoDel's table keeps ecn = false)
@@ -171,11 +171,11 @@ def test_aqm_dualpi2_fq_pie_runs_the_ecn_scenarios_and_reports_them(tmp_path):
 
 
 def test_bad_aqm_names_the_choices_new_ones_included(tmp_path):
-    r = CliRunner().invoke(app, ["suite", "rfc7928", "--aqm", "dualpi2,cake", "--out", str(tmp_path)])
+    r = CliRunner().invoke(app, ["suite", "rfc7928", "--aqm", "dualpi2,sfq", "--out", str(tmp_path)])
     assert r.exit_code == 2, r.output
     text = " ".join(r.output.split())
-    assert ("--aqm: unknown discipline 'cake' (allowed: red, ared, gentle, rtred, codel, pie, "
-            "fq_codel, fq_pie, dualpi2, cobalt, fq_cobalt)") in text
+    assert ("--aqm: unknown discipline 'sfq' (allowed: red, ared, gentle, rtred, codel, pie, "
+            "fq_codel, fq_pie, dualpi2, cobalt, fq_cobalt, cake)") in text
     assert "Traceback" not in r.output and not (tmp_path / "store").exists()
 
 
@@ -194,3 +194,21 @@ def test_ns3_anchor_says_why_it_cannot_run_the_new_runs(suite):
         assert "bottleneck queue" in ns3_anchor.reason_not_anchorable(t.data)
     medium = suite.tasks(["codel"], [1], ["congestion-level"])[1]
     assert ns3_anchor.reason_not_anchorable(medium.data) is None  # still anchored
+
+
+def test_cakes_buffer_is_the_scenarios_in_bytes(suite):
+    """CAKE has no packet limit: the suite gives it the scenario's buffer of data packets on
+    the wire as memlimit (45 packets x 1040 bytes), also when a variant changes the buffer,
+    and the engine takes the table."""
+    sc = suite.scenario("congestion-level")
+    cake = suite.disciplines["cake"]
+    data = sc.scenario(sc.variants[1], cake)
+    q = data["dumbbell"]["bottleneck"]["queue"]
+    assert "limit" not in q and q["memlimit"] == 45 * 1040 and q["kind"] == "cake"
+    Scenario(data).validate()
+    from aqmsim.suite.spec import Variant
+    bigger = Variant("90 packets", 90, {"dumbbell.bottleneck.queue.limit": 90})
+    q2 = sc.scenario(bigger, cake)["dumbbell"]["bottleneck"]["queue"]
+    assert "limit" not in q2 and q2["memlimit"] == 90 * 1040
+    # every other discipline keeps its packet limit
+    assert sc.scenario(bigger, suite.disciplines["codel"])["dumbbell"]["bottleneck"]["queue"]["limit"] == 90

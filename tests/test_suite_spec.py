@@ -13,7 +13,7 @@ from conftest import fresh_python
 from aqmsim import Scenario, ScenarioError
 from aqmsim.suite.spec import RFC7928_SECTIONS, Suite, Variant
 
-AQMS = ("red", "ared", "gentle", "rtred", "codel", "pie", "fq_codel", "fq_pie", "dualpi2", "cobalt", "fq_cobalt")
+AQMS = ("red", "ared", "gentle", "rtred", "codel", "pie", "fq_codel", "fq_pie", "dualpi2", "cobalt", "fq_cobalt", "cake")
 
 @pytest.fixture(scope="module")
 def suite() -> Suite:
@@ -91,7 +91,8 @@ def test_discipline_replaces_the_queue_but_keeps_the_buffer(suite):
     v = s.variants[0]
     for d in suite.disciplines.values():
         q = s.scenario(v, d)["dumbbell"]["bottleneck"]["queue"]
-        assert q["kind"] == d.queue["kind"] and q["limit"] == 45
+        # the buffer in packets, or in bytes of data packets on the wire (CAKE's memlimit)
+        assert q["kind"] == d.queue["kind"] and q.get("limit", q.get("memlimit", 0) // 1040) == 45
         assert {k: q[k] for k in d.queue} == d.queue
     # RTRED's risk threshold follows the buffer: 0.8 x 45, and x 100 when a variant sets it
     rt = suite.disciplines["rtred"]

@@ -56,7 +56,7 @@ _SCENARIO_KEYS = {  # field -> required
 _EXTRA_SERIES = ("queue", "drops", "links")
 _VARIANT_KEYS = {"label": True, "value": False, "set": False}
 _DISCIPLINE_KEYS = {"label": True, "note": True, "queue": True, "scale_with_buffer": False,
-                    "marking": False}
+                    "marking": False, "buffer_in_bytes": False}
 
 
 # =========================================================================== the classes
@@ -75,6 +75,9 @@ class Discipline:
     #: (``{ecn = true}``), applied in the scenarios about ECN (RFC 7928 §4.5: a scenario
     #: file's ``ecn = true``); empty: it marks by default, or always (DualPI2)
     marking: Dict[str, Any] = field(default_factory=dict)
+    #: a discipline whose buffer is bytes, not packets (CAKE's memlimit): {field: bytes per
+    #: packet}; the scenario's buffer of ``limit`` packets becomes field = limit × bytes
+    buffer_in_bytes: Dict[str, int] = field(default_factory=dict)
 
     def queue_for(self, limit: int, ecn: bool = False) -> Dict[str, Any]:
         """The full bottleneck queue table for a buffer of ``limit`` packets; with ``ecn``
@@ -85,6 +88,14 @@ class Discipline:
         table["limit"] = limit
         for param, share in self.scale_with_buffer.items():
             table[param] = max(1, int(round(share * limit)))
+        return self.bytes_buffer(table)
+
+    def bytes_buffer(self, table: Dict[str, Any]) -> Dict[str, Any]:
+        """``table`` with its packet ``limit`` (if any) turned into :attr:`buffer_in_bytes`."""
+        if self.buffer_in_bytes and "limit" in table:
+            packets = table.pop("limit")
+            for param, per_packet in self.buffer_in_bytes.items():
+                table[param] = packets * per_packet
         return table
 
 
@@ -152,6 +163,7 @@ class SuiteScenario:
         for param, share in discipline.scale_with_buffer.items():
             if ".".join(_QUEUE_PATH + (param,)) not in variant.overrides:
                 _get(out, _QUEUE_PATH)[param] = max(1, int(round(share * limit)))
+        discipline.bytes_buffer(_get(out, _QUEUE_PATH))  # a variant's buffer, for CAKE
         return out
 
 
@@ -353,8 +365,13 @@ def _read_disciplines(where: str, raw: Dict[str, Any]) -> Tuple[str, Dict[str, D
         if not isinstance(marking, dict) or "kind" in marking or "limit" in marking:
             raise ScenarioError(f"{at}.marking: expected a table of the queue fields that turn "
                                 f"ECN marking on (e.g. {{ecn = true}}), got {marking!r}")
+        in_bytes = d.get("buffer_in_bytes", {})
+        if not isinstance(in_bytes, dict) or not all(
+                isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in in_bytes.values()):
+            raise ScenarioError(f"{at}.buffer_in_bytes: expected {{param = bytes per packet ≥ 1}}")
         out[name] = Discipline(name, _text(f"{at}.label", d["label"]), queue,
-                               _text(f"{at}.note", d["note"]), dict(scale), dict(marking))
+                               _text(f"{at}.note", d["note"]), dict(scale), dict(marking),
+                               dict(in_bytes))
     return rule, out
 
 
