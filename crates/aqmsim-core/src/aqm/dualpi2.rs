@@ -42,6 +42,7 @@
 //! packet event at `now`, at its own due time; updates are counted against `max_events`.
 
 use super::owner::PacketOwner;
+use super::periodic::Periodic;
 use super::queue::{Enqueued, FrontEvent};
 use super::{Aqm, AqmState, QueueView, Reason, Verdict};
 use crate::packet::{ecn, Packet};
@@ -87,10 +88,8 @@ pub struct DualPi2 {
     prob: u32,
     /// The delay of the last update, ns (Linux `last_qdelay`).
     last_qdelay: u64,
-    next_update: SimTime,
-    updates: u64,
-    update_budget: u64,
-    over_budget: Option<SimTime>,
+    /// The PI2 update every `t_update`, run lazily and counted ([`Periodic`]).
+    timer: Periodic,
     /// Marks made by the step threshold (Linux `step_marks`).
     pub step_marks: u64,
 }
@@ -121,10 +120,7 @@ impl DualPi2 {
             credit_init,
             prob: 0,
             last_qdelay: 0,
-            next_update: SimTime(t_update),
-            updates: 0,
-            update_budget: u64::MAX,
-            over_budget: None,
+            timer: Periodic::new(SimTime(t_update)),
             step_marks: 0,
             params,
         }
@@ -158,25 +154,18 @@ impl DualPi2 {
 
     /// Run every update due at a time ≤ `now`, each at its own due time, within the budget.
     pub fn catch_up(&mut self, now: SimTime) {
-        while self.next_update <= now {
-            if self.updates >= self.update_budget {
-                self.over_budget.get_or_insert(self.next_update);
-                return;
-            }
-            let t = self.next_update;
+        while let Some(t) = self.timer.take_due(now, self.t_update) {
             self.prob = self.calculate_probability(t);
-            self.updates += 1;
-            self.next_update = SimTime(t.0 + self.t_update);
         }
     }
     pub fn updates(&self) -> u64 {
-        self.updates
+        self.timer.count()
     }
     pub fn set_update_budget(&mut self, total: u64) {
-        self.update_budget = total;
+        self.timer.set_budget(total)
     }
     pub fn over_budget(&self) -> Option<SimTime> {
-        self.over_budget
+        self.timer.over_budget()
     }
 
     /// Linux `get_queue_delays`: each head's sojourn at `t`, 0 when empty; (L, C).

@@ -20,6 +20,7 @@ pub mod fq_cobalt;
 pub mod fq_codel;
 pub mod fq_pie;
 pub mod owner;
+pub mod periodic;
 pub mod pie;
 pub mod pie_vars;
 pub mod qrtred;

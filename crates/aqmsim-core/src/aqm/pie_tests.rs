@@ -1,6 +1,7 @@
 //! Tests of `pie.rs` (its `mod tests`, in a file of its own to keep both short).
 
 use super::*;
+use crate::aqm::periodic::Periodic;
 use crate::aqm::{AnyAqm, QueueDisc, Reason};
 use crate::packet::ecn;
 use crate::packet::Kind;
@@ -458,7 +459,7 @@ fn pkt(size: u32) -> Packet {
 #[test]
 fn derandomisation_by_hand() {
     let mut pie = Pie::new(PieParams { use_derandomization: true, ..PieParams::default() });
-    pie.v.next_update = SimTime::MAX;
+    pie.v.timer = Periodic::new(SimTime::MAX);
     pie.v.drop_prob = 0.3;
     pie.v.burst_state = BurstState::InBurst;
     let q = QueueView { len_pkts: 3, len_bytes: 3000 };
@@ -567,7 +568,7 @@ fn burst_reset_by_hand() {
 #[test]
 fn active_threshold_by_hand() {
     let mut pie = Pie::new(PieParams { active_threshold: Some(0.02), ..PieParams::default() });
-    pie.v.next_update = SimTime::MAX;
+    pie.v.timer = Periodic::new(SimTime::MAX);
     let q = QueueView { len_pkts: 10, len_bytes: 10_000 };
     let no_coin = &mut || -> f64 { panic!("no drop test while inactive") };
     pie.v.drop_prob = 0.5;

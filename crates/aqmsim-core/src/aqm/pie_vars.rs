@@ -4,6 +4,7 @@
 //! The rules (ns-3.37's `PieQueueDisc`, the lazy timer and its tie rule) are written in
 //! `pie.rs`'s module documentation.
 
+use super::periodic::Periodic;
 use super::pie::PieParams;
 use super::{Reason, QueueView, Verdict};
 use crate::packet::{ecn, Packet};
@@ -64,8 +65,9 @@ impl PieCfg {
 /// One PIE's state (ns-3 `PieQueueDisc`'s members) and its lazily run timer.
 #[derive(Clone, Debug)]
 pub struct PieVars {
-    /// When the next update is due.
-    pub(super) next_update: SimTime,
+    /// The periodic update, run lazily and counted (the engine charges each against
+    /// `max_events`, as an event of ns-3's timer).
+    pub(super) timer: Periodic,
     /// An update due exactly at this time runs after the events at that time, not before
     /// (a flow queue's first update, scheduled by ns-3 while the creating arrival runs).
     pub(super) held: Option<SimTime>,
@@ -85,13 +87,6 @@ pub struct PieVars {
     pub(super) active: bool,
     /// Bytes waiting after the last event (what an update at a later time sees).
     pub(super) bytes: u64,
-    /// Updates run so far (each one an event of ns-3's timer: the engine counts them
-    /// against `max_events`).
-    pub(super) updates: u64,
-    /// Run no update past this many (`u64::MAX`: no limit).
-    pub(super) update_budget: u64,
-    /// The time of the first update that was due but not run, the budget being spent.
-    pub(super) over_budget: Option<SimTime>,
 }
 
 impl PieVars {
@@ -99,7 +94,7 @@ impl PieVars {
     /// update runs after the events at its own time (see [`PieVars::catch_up`]).
     pub fn new(first_update: SimTime, held: bool) -> PieVars {
         PieVars {
-            next_update: first_update,
+            timer: Periodic::new(first_update),
             held: held.then_some(first_update),
             // the burst allowance and delays start at Time() = 0
             drop_prob: 0.0,
@@ -115,9 +110,6 @@ impl PieVars {
             accu_prob: 0.0,
             active: false,
             bytes: 0,
-            updates: 0,
-            update_budget: u64::MAX,
-            over_budget: None,
         }
     }
 
@@ -135,31 +127,28 @@ impl PieVars {
     /// budget; past it, mark the state over budget.
     #[inline]
     pub fn catch_up(&mut self, c: &PieCfg, now: SimTime) {
-        while self.next_update <= now {
-            if self.next_update == now && self.held == Some(now) {
+        loop {
+            if self.timer.next() == now && self.held == Some(now) {
                 return;
             }
-            if self.updates >= self.update_budget {
-                self.over_budget.get_or_insert(self.next_update);
+            if self.timer.take_due(now, c.t_update).is_none() {
                 return;
             }
             self.calculate_p(c);
-            self.updates += 1;
-            self.next_update = SimTime(self.next_update.0 + c.t_update);
         }
     }
 
     /// Updates run so far.
     pub fn updates(&self) -> u64 {
-        self.updates
+        self.timer.count()
     }
     /// Allow updates until [`PieVars::updates`] reaches `total`.
     pub fn set_update_budget(&mut self, total: u64) {
-        self.update_budget = total;
+        self.timer.set_budget(total)
     }
     /// When the first update beyond the budget was due (it was not run).
     pub fn over_budget(&self) -> Option<SimTime> {
-        self.over_budget
+        self.timer.over_budget()
     }
 
     /// ns-3 `CalculateP`.
