@@ -28,6 +28,7 @@
 //! queue as in ns-3 or Linux; `Classify::Flow` puts flow f in queue f mod `flows`
 //! (no collisions: what the packet-for-packet comparison with ns-3 uses).
 
+use super::owner::PacketOwner;
 use super::queue::{Enqueued, FrontEvent};
 use super::{AqmState, FrontAction, QueueView, Reason, Verdict};
 use crate::packet::{ecn, Packet};
@@ -382,5 +383,34 @@ impl<A: FlowAqm> FlowQueues<A> {
     pub fn queue_state(&self, flow: u32) -> Option<AqmState> {
         let s = self.slot[self.bucket(flow) as usize];
         (s > 0).then(|| self.queues[s as usize - 1].aqm.state())
+    }
+}
+
+/// Every flow-queueing discipline (FQ-CoDel, FQ-PIE, FQ-COBALT) is this scheduler to the
+/// queue wrapper: one `PacketOwner` for all of them.
+impl<A: FlowAqm> PacketOwner for FlowQueues<A> {
+    fn enqueue(&mut self, pkt: Packet, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Enqueued {
+        FlowQueues::enqueue(self, pkt, now, rng, events)
+    }
+    fn dequeue(&mut self, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
+        FlowQueues::dequeue(self, now, rng, events)
+    }
+    fn len(&self) -> u32 {
+        FlowQueues::len(self)
+    }
+    fn bytes(&self) -> u64 {
+        FlowQueues::bytes(self)
+    }
+}
+
+impl<A: FlowAqm> FlowQueues<A> {
+    /// A dequeue call that finds the scheduler empty (the discipline's `Aqm::on_idle`): the
+    /// lists are walked as ns-3 does (new queues become old, old ones inactive, each queue's
+    /// AQM hears that it is empty). An empty scheduler asks no AQM about a packet, so
+    /// nothing draws and nothing is dropped or marked.
+    pub fn on_idle(&mut self, now: SimTime) {
+        let (mut none, mut rng) = (Vec::new(), Rng::new(0, 0));
+        let got = self.dequeue(now, &mut rng, &mut none);
+        debug_assert!(got.is_none() && none.is_empty());
     }
 }

@@ -20,8 +20,6 @@
 use super::cobalt::{CobaltParams, CobaltVars};
 pub use super::fq::Classify;
 use super::fq::{FlowAqm, FlowQueues, FqParams};
-use super::owner::PacketOwner;
-use super::queue::{Enqueued, FrontEvent};
 use super::{Aqm, AqmState, FrontAction, QueueView, Reason, Verdict};
 use crate::packet::Packet;
 use crate::rng::Rng;
@@ -94,7 +92,7 @@ impl FlowAqm for CobaltVars {
 #[derive(Clone, Debug)]
 pub struct FqCobalt {
     pub params: FqCobaltParams,
-    fq: FlowQueues<CobaltVars>,
+    pub(super) fq: FlowQueues<CobaltVars>,
 }
 
 impl FqCobalt {
@@ -121,21 +119,6 @@ impl FqCobalt {
     }
 }
 
-impl PacketOwner for FqCobalt {
-    fn enqueue(&mut self, pkt: Packet, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Enqueued {
-        self.fq.enqueue(pkt, now, rng, events)
-    }
-    fn dequeue(&mut self, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
-        self.fq.dequeue(now, rng, events)
-    }
-    fn len(&self) -> u32 {
-        self.fq.len()
-    }
-    fn bytes(&self) -> u64 {
-        self.fq.bytes()
-    }
-}
-
 impl Aqm for FqCobalt {
     /// Not used: the wrapper calls the [`PacketOwner`] side (FQ-COBALT owns its packets).
     fn on_enqueue(&mut self, _pkt: &Packet, _q: &QueueView, _now: SimTime, _rng: &mut Rng) -> Verdict {
@@ -145,9 +128,7 @@ impl Aqm for FqCobalt {
     /// A dequeue call that finds the scheduler empty walks its lists as ns-3 does (a queue
     /// still listed hears `queue_empty`; nothing draws).
     fn on_idle(&mut self, now: SimTime) {
-        let (mut none, mut rng) = (Vec::new(), Rng::new(0, 0));
-        let got = self.fq.dequeue(now, &mut rng, &mut none);
-        debug_assert!(got.is_none() && none.is_empty());
+        self.fq.on_idle(now)
     }
     fn state(&self) -> AqmState {
         self.fq.state()

@@ -4,7 +4,7 @@
 //! against ns-3.37 is tests/test_ns3_fq_cobalt.py.
 
 use super::*;
-use crate::aqm::queue::QueueDisc;
+use crate::aqm::queue::{Enqueued, QueueDisc};
 use crate::aqm::AnyAqm;
 use crate::packet::{ecn, Kind};
 use proptest::prelude::{prop_assert, proptest, ProptestConfig};

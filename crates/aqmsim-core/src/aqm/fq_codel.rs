@@ -15,8 +15,6 @@
 
 use super::codel::{CodelParams, CodelVars};
 use super::fq::{FlowAqm, FlowQueues, FqParams};
-use super::owner::PacketOwner;
-use super::queue::{Enqueued, FrontEvent};
 use super::{Aqm, AqmState, FrontAction, QueueView, Reason, Verdict};
 use crate::packet::Packet;
 use crate::rng::Rng;
@@ -83,7 +81,7 @@ impl FlowAqm for CodelVars {
 #[derive(Clone, Debug)]
 pub struct FqCodel {
     pub params: FqCodelParams,
-    fq: FlowQueues<CodelVars>,
+    pub(super) fq: FlowQueues<CodelVars>,
 }
 
 impl FqCodel {
@@ -108,45 +106,18 @@ impl FqCodel {
     pub fn bucket(&self, flow: u32) -> u32 {
         self.fq.bucket(flow)
     }
-    /// ns-3 `DoEnqueue` (CoDel draws nothing: the RNG is not used).
-    pub fn enqueue(&mut self, pkt: Packet, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Enqueued {
-        self.fq.enqueue(pkt, now, rng, events)
-    }
-    /// ns-3 `DoDequeue`: drops and marks CoDel makes are appended to `events` (CoDel
-    /// draws nothing).
-    pub fn dequeue(&mut self, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
-        self.fq.dequeue(now, rng, events)
-    }
-}
-
-impl PacketOwner for FqCodel {
-    fn enqueue(&mut self, pkt: Packet, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Enqueued {
-        FqCodel::enqueue(self, pkt, now, rng, events)
-    }
-    fn dequeue(&mut self, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
-        FqCodel::dequeue(self, now, rng, events)
-    }
-    fn len(&self) -> u32 {
-        FqCodel::len(self)
-    }
-    fn bytes(&self) -> u64 {
-        FqCodel::bytes(self)
-    }
 }
 
 impl Aqm for FqCodel {
-    /// Not used: the wrapper calls [`FqCodel::enqueue`] (FQ-CoDel owns its packets).
+    /// Not used: the wrapper drives the scheduler as a [`super::PacketOwner`] (FQ-CoDel owns its packets).
     fn on_enqueue(&mut self, _pkt: &Packet, _q: &QueueView, _now: SimTime, _rng: &mut Rng) -> Verdict {
-        debug_assert!(false, "FqCodel is driven through FqCodel::enqueue");
+        debug_assert!(false, "FqCodel is driven as a PacketOwner");
         Verdict::Enqueue
     }
     /// A dequeue call that finds the scheduler empty: its lists are walked as ns-3 does
     /// (new queues become old, old ones inactive, each CoDel leaves its dropping state).
     fn on_idle(&mut self, now: SimTime) {
-        // an empty scheduler asks no queue's AQM about a packet: nothing draws
-        let (mut none, mut rng) = (Vec::new(), Rng::new(0, 0));
-        let got = self.dequeue(now, &mut rng, &mut none);
-        debug_assert!(got.is_none() && none.is_empty());
+        self.fq.on_idle(now)
     }
     fn state(&self) -> AqmState {
         self.fq.state()

@@ -22,10 +22,8 @@
 
 use super::fq::{FlowAqm, FlowQueues, FqParams};
 pub use super::fq::Classify;
-use super::owner::PacketOwner;
 use super::pie::PieParams;
 use super::pie_vars::{PieCfg, PieVars};
-use super::queue::{Enqueued, FrontEvent};
 use super::{Aqm, AqmState, FrontAction, QueueView, Verdict};
 use crate::packet::Packet;
 use crate::rng::Rng;
@@ -103,7 +101,7 @@ impl FlowAqm for PieVars {
 #[derive(Clone, Debug)]
 pub struct FqPie {
     pub params: FqPieParams,
-    fq: FlowQueues<PieVars>,
+    pub(super) fq: FlowQueues<PieVars>,
 }
 
 impl FqPie {
@@ -141,21 +139,6 @@ impl FqPie {
     }
 }
 
-impl PacketOwner for FqPie {
-    fn enqueue(&mut self, pkt: Packet, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Enqueued {
-        self.fq.enqueue(pkt, now, rng, events)
-    }
-    fn dequeue(&mut self, now: SimTime, rng: &mut Rng, events: &mut Vec<FrontEvent>) -> Option<Packet> {
-        self.fq.dequeue(now, rng, events)
-    }
-    fn len(&self) -> u32 {
-        self.fq.len()
-    }
-    fn bytes(&self) -> u64 {
-        self.fq.bytes()
-    }
-}
-
 impl Aqm for FqPie {
     /// Not used: the wrapper calls the [`PacketOwner`] side (FQ-PIE owns its packets).
     fn on_enqueue(&mut self, _pkt: &Packet, _q: &QueueView, _now: SimTime, _rng: &mut Rng) -> Verdict {
@@ -164,10 +147,7 @@ impl Aqm for FqPie {
     }
     /// A dequeue call that finds the scheduler empty walks its lists as ns-3 does.
     fn on_idle(&mut self, now: SimTime) {
-        // an empty scheduler asks no queue's PIE about a packet: nothing draws
-        let (mut none, mut rng) = (Vec::new(), Rng::new(0, 0));
-        let got = self.fq.dequeue(now, &mut rng, &mut none);
-        debug_assert!(got.is_none() && none.is_empty());
+        self.fq.on_idle(now)
     }
     fn advance(&mut self, now: SimTime) {
         self.fq.advance(now);

@@ -262,12 +262,12 @@ impl AnyAqm {
     #[inline]
     pub fn owner(&mut self) -> Option<&mut dyn PacketOwner> {
         match self {
-            AnyAqm::FqCodel(d) => Some(d.as_mut()),
+            AnyAqm::FqCodel(d) => Some(&mut d.fq),
             AnyAqm::DualPi2(d) => Some(d.as_mut()),
-            AnyAqm::FqPie(d) => Some(d.as_mut()),
+            AnyAqm::FqPie(d) => Some(&mut d.fq),
             AnyAqm::Cobalt(d) => Some(d.as_mut()),
             AnyAqm::Cake(d) => Some(d.as_mut()),
-            AnyAqm::FqCobalt(d) => Some(d.as_mut()),
+            AnyAqm::FqCobalt(d) => Some(&mut d.fq),
             _ => None,
         }
     }
