@@ -17,7 +17,10 @@ class ScenarioError(ValueError):
 class SimulationError(RuntimeError):
     """A valid scenario failed while running."""
 
-def run(scenario_json: str, seed: Optional[int] = None) -> Dict[str, Any]:
+class PluginError(SimulationError):
+    """A plug-in (a Python discipline or congestion control) failed during the run."""
+
+def run(scenario_json: str, seed: Optional[int] = None, plugins: Optional[Any] = None) -> Dict[str, Any]:
     """Run a scenario given as JSON.
 
     Returns a dict with keys ``summary`` (str -> float), ``queue``, ``drops``, ``links``,
@@ -25,10 +28,11 @@ def run(scenario_json: str, seed: Optional[int] = None) -> Dict[str, Any]:
     or a :data:`Category`; a long run's drop, TCP and RTT columns are read-only ``mmap``s
     of the files the engine wrote), ``flows`` (a dict of lists and buffers), ``resolved``
     (the resolved scenario as a JSON string) and ``trace_error`` (why the packet trace
-    stopped early, or None).
+    stopped early, or None). ``plugins`` builds the scenario's Python plug-ins
+    (``aqmsim.plugin``); a run with plug-ins holds the GIL.
     """
 
-def validate(scenario_json: str, seed: Optional[int] = None) -> str:
+def validate(scenario_json: str, seed: Optional[int] = None, plugins: Optional[Any] = None) -> str:
     """Check a scenario given as JSON; return the resolved scenario as JSON.
 
     Raises :class:`ScenarioError` naming the offending field.

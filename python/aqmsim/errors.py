@@ -17,12 +17,12 @@ are local stand-ins defined, so that the pure-Python parts stay importable.
 
 from __future__ import annotations
 
-__all__ = ["ScenarioError", "SimulationError", "CORE_IMPORT_ERROR"]
+__all__ = ["ScenarioError", "SimulationError", "PluginError", "CORE_IMPORT_ERROR"]
 
 CORE_IMPORT_ERROR: "ImportError | None" = None
 
 try:
-    from ._core import ScenarioError, SimulationError
+    from ._core import PluginError, ScenarioError, SimulationError
 except ImportError as _exc:  # pragma: no cover - only without the compiled extension
     CORE_IMPORT_ERROR = _exc
 
@@ -31,3 +31,6 @@ except ImportError as _exc:  # pragma: no cover - only without the compiled exte
 
     class SimulationError(RuntimeError):  # type: ignore[no-redef]
         """A simulation failed (stand-in: the native extension is not built)."""
+
+    class PluginError(SimulationError):  # type: ignore[no-redef]
+        """A plug-in failed (stand-in: the native extension is not built)."""

@@ -163,7 +163,7 @@ class Scenario:
         core = _core()
         payload = self._payload()
         try:
-            resolved = core.validate(payload, seed)
+            resolved = core.validate(payload, seed, self._plugins())
         except ScenarioError as exc:
             raise self._relabel(exc) from None
         return json.loads(resolved)
@@ -179,7 +179,7 @@ class Scenario:
         core = _core()
         payload = self._payload()
         try:
-            raw = core.run(payload, seed)
+            raw = core.run(payload, seed, self._plugins())
         except ScenarioError as exc:
             raise self._relabel(exc) from None
         except SimulationError as exc:
@@ -194,6 +194,16 @@ class Scenario:
         return Results(raw, scenario=self, seed=seed)
 
     # ------------------------------------------------------------------ internals
+    def _plugins(self) -> Any:
+        """The factory of the scenario's Python plug-ins (``aqmsim.plugin``), or None."""
+        from .plugin.factory import uses_plugins
+
+        if not uses_plugins(self._data):
+            return None
+        from .plugin.factory import Factory
+
+        return Factory(base_dir=self._path.parent if self._path is not None else None)
+
     def _payload(self) -> str:
         try:
             return json.dumps(self._data, allow_nan=False)

@@ -13,6 +13,7 @@ pub mod fuzzing;
 pub mod monitor;
 pub mod net;
 pub mod packet;
+pub mod plugin;
 pub mod replay;
 pub mod rng;
 pub mod scenario;

@@ -9,6 +9,9 @@ use aqmsim_core::aqm::Reason;
 use aqmsim_core::monitor::TcpState;
 
 mod logs;
+mod plugin;
+mod plugin_aqm;
+mod plugin_cc;
 use logs::{log_table, ColKind};
 use aqmsim_core::scenario::queue_spec::{discipline_note, params_of, DISCIPLINES};
 use aqmsim_core::sim::RunResults;
@@ -20,6 +23,7 @@ use std::time::Instant;
 
 pyo3::create_exception!(_core, ScenarioError, PyValueError, "A scenario that cannot be run as written; the message names the field.");
 pyo3::create_exception!(_core, SimulationError, PyRuntimeError, "The simulation failed while running.");
+pyo3::create_exception!(_core, PluginError, SimulationError, "A plug-in (a Python discipline or congestion control) failed during the run; the message names it.");
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     if let Some(s) = p.downcast_ref::<&str>() {
@@ -34,11 +38,21 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 enum Failure {
     Scenario(String),
     Panic(String),
+    Plugin(String),
+}
+
+/// A caught panic: a plug-in's failure ([`aqmsim_core::plugin::fail`]) or a bug.
+fn panic_failure(p: Box<dyn std::any::Any + Send>) -> Failure {
+    match p.downcast::<aqmsim_core::plugin::PluginFailure>() {
+        Ok(f) => Failure::Plugin(f.message),
+        Err(p) => Failure::Panic(panic_message(p)),
+    }
 }
 
 fn to_pyerr(f: Failure, seed: Option<u64>) -> PyErr {
     match f {
         Failure::Scenario(m) => ScenarioError::new_err(m),
+        Failure::Plugin(m) => PluginError::new_err(m),
         Failure::Panic(m) => SimulationError::new_err(format!(
             "internal error in the simulator (seed {}): {m}",
             seed.map_or("default".to_string(), |s| s.to_string())
@@ -158,17 +172,23 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
     Ok(d)
 }
 
-/// Run a scenario (JSON text) with `seed` (None: the scenario's own seed).
+/// Run a scenario (JSON text) with `seed` (None: the scenario's own seed). `plugins` is the
+/// factory of the scenario's Python plug-ins (`aqmsim.plugin`), if it has any: such a run
+/// holds the GIL (its plug-ins are called at every packet), any other releases it.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None))]
-fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (scenario_json, seed=None, plugins=None))]
+fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>, plugins: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyDict>> {
     let text = scenario_json.to_owned();
     let t0 = Instant::now();
-    let out = py.allow_threads(move || {
+    let go = move || {
         catch_unwind(AssertUnwindSafe(|| aqmsim_core::run_json(&text, seed, Some(std::env::temp_dir()))))
-            .map_err(|p| Failure::Panic(panic_message(p)))
+            .map_err(panic_failure)
             .and_then(|r| r.map_err(|e| Failure::Scenario(e.to_string())))
-    });
+    };
+    let out = match plugins {
+        Some(obj) => aqmsim_core::plugin::with_factory(std::rc::Rc::new(plugin::PyFactory { obj }), go),
+        None => py.allow_threads(go),
+    };
     let wall = t0.elapsed().as_secs_f64();
     match out {
         Ok(r) => results_to_py(py, r, wall),
@@ -176,19 +196,26 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>) -> PyResult
     }
 }
 
-/// Check a scenario (JSON text); returns the resolved scenario as JSON text.
+/// Check a scenario (JSON text); returns the resolved scenario as JSON text. `plugins` as
+/// for [`run`] (a scenario with plug-ins builds them to check their parameters).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, seed=None))]
-fn validate(scenario_json: &str, seed: Option<u64>) -> PyResult<String> {
-    let r = catch_unwind(AssertUnwindSafe(|| {
-        let spec = aqmsim_core::scenario::from_json(scenario_json)?;
-        let s = seed.unwrap_or(spec.seed);
-        aqmsim_core::scenario::build::build(&spec, s).map(|m| m.resolved.to_string())
-    }));
+#[pyo3(signature = (scenario_json, seed=None, plugins=None))]
+fn validate(scenario_json: &str, seed: Option<u64>, plugins: Option<Py<PyAny>>) -> PyResult<String> {
+    let go = || {
+        catch_unwind(AssertUnwindSafe(|| {
+            let spec = aqmsim_core::scenario::from_json(scenario_json)?;
+            let s = seed.unwrap_or(spec.seed);
+            aqmsim_core::scenario::build::build(&spec, s).map(|m| m.resolved.to_string())
+        }))
+    };
+    let r = match plugins {
+        Some(obj) => aqmsim_core::plugin::with_factory(std::rc::Rc::new(plugin::PyFactory { obj }), go),
+        None => go(),
+    };
     match r {
         Ok(Ok(s)) => Ok(s),
         Ok(Err(e)) => Err(ScenarioError::new_err(e.to_string())),
-        Err(p) => Err(to_pyerr(Failure::Panic(panic_message(p)), seed)),
+        Err(p) => Err(to_pyerr(panic_failure(p), seed)),
     }
 }
 
@@ -220,7 +247,7 @@ fn replay_queue(queue_json: &str, ops: &str, seed: u64) -> PyResult<String> {
     match r {
         Ok(Ok(s)) => Ok(s),
         Ok(Err(e)) => Err(ScenarioError::new_err(e.to_string())),
-        Err(p) => Err(to_pyerr(Failure::Panic(panic_message(p)), Some(seed))),
+        Err(p) => Err(to_pyerr(panic_failure(p), Some(seed))),
     }
 }
 
@@ -243,6 +270,17 @@ fn build_info(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     Ok(d)
 }
 
+/// A plug-in's failure is reported as `PluginError`; the default panic hook would also print
+/// "thread panicked at ..." to stderr. Keep the hook for every other panic.
+fn quiet_plugin_failures() {
+    let prev = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if info.payload().downcast_ref::<aqmsim_core::plugin::PluginFailure>().is_none() {
+            prev(info)
+        }
+    }));
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
@@ -252,6 +290,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(replay_uniforms, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    m.add("PluginError", m.py().get_type::<PluginError>())?;
+    quiet_plugin_failures();
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("BUILD", build_info(m.py())?)?;
     Ok(())

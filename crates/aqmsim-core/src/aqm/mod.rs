@@ -23,6 +23,7 @@ pub mod owner;
 pub mod periodic;
 pub mod pie;
 pub mod pie_vars;
+pub mod plugin;
 pub mod qrtred;
 pub mod queue;
 pub mod red;
@@ -167,6 +168,8 @@ pub enum AnyAqm {
     Cake(Box<Cake>),
     /// FQ-COBALT as ns-3.37's FqCobaltQueueDisc (owns its packets, a COBALT per flow queue).
     FqCobalt(Box<FqCobalt>),
+    /// A discipline written outside the engine (`kind = "python"`: a Python class).
+    Plugin(Box<dyn plugin::PluginAqm>),
 }
 
 /// Forward a call to whichever discipline the enum holds.
@@ -188,6 +191,7 @@ macro_rules! each {
             AnyAqm::Cobalt($d) => $e,
             AnyAqm::Cake($d) => $e,
             AnyAqm::FqCobalt($d) => $e,
+            AnyAqm::Plugin($d) => $e,
         }
     };
 }
@@ -294,6 +298,7 @@ impl AnyAqm {
             AnyAqm::Cobalt(_) => "cobalt",
             AnyAqm::Cake(_) => "cake",
             AnyAqm::FqCobalt(_) => "fq_cobalt",
+            AnyAqm::Plugin(_) => "python",
         }
     }
 }

@@ -295,6 +295,7 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
         "cobalt" => only_own_fields(m, path, &kind, super::queue_cobalt::COBALT_PARAMS).and_then(|_| super::queue_cobalt::build_cobalt(m, path)),
         "fq_cobalt" => only_own_fields(m, path, &kind, super::queue_fq_cobalt::FQ_COBALT_PARAMS).and_then(|_| super::queue_fq_cobalt::build_fq_cobalt(m, path)),
         "cake" => only_own_fields(m, path, &kind, super::queue_cake::CAKE_PARAMS).and_then(|_| super::queue_cake::build_cake(m, path)),
+        "python" => crate::plugin::factory(path)?.make_aqm(m, path, link).map(|(d, j)| (AnyAqm::Plugin(d), j)),
         k if params_of(k).is_some() => build_red_family(k, m, path, link),
         other => Err(ScenarioError::new(format!("{path}.kind"), format!("unknown discipline {other:?} (expected one of: {})", names()))),
     }

@@ -49,6 +49,7 @@ pub mod cubic;
 pub mod dctcp;
 pub mod linux;
 pub mod params;
+pub mod plugin;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;

@@ -1,0 +1,64 @@
+//! Plug-ins: queue disciplines and congestion controls written outside the engine (a
+//! user's Python class, through `aqmsim-py`). The engine knows them only by two traits,
+//! [`crate::aqm::plugin::PluginAqm`] and [`crate::tcp::plugin::PluginCc`], and builds them
+//! through a [`PluginFactory`] that the caller installs for one run ([`with_factory`]).
+//! Nothing here depends on Python: `cargo test -p aqmsim-core` builds plug-ins from Rust.
+//!
+//! A plug-in that fails (raises, returns nonsense, runs past its time limit) ends the run
+//! with [`fail`]: a panic carrying a [`PluginFailure`], which the caller catches and turns
+//! into one message naming the plug-in. The run's hot path pays nothing for it.
+
+use crate::error::{Result, ScenarioError};
+use crate::scenario::queue_spec::LinkInfo;
+use serde_json::{Map, Value};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The payload of the panic [`fail`] raises: why a plug-in stopped the run.
+#[derive(Clone, Debug)]
+pub struct PluginFailure {
+    pub message: String,
+}
+
+/// Stop the run because a plug-in failed (the caller catches the [`PluginFailure`]).
+pub fn fail(message: String) -> ! {
+    std::panic::panic_any(PluginFailure { message })
+}
+
+/// Builds plug-ins from their scenario tables, one instance per queue or flow.
+pub trait PluginFactory {
+    /// A discipline for the queue whose table is `table` (at `path`, e.g.
+    /// `dumbbell.bottleneck.queue`) on a link like `link`; returns it and its resolved
+    /// parameters (written into the resolved scenario).
+    fn make_aqm(&self, table: &Map<String, Value>, path: &str, link: LinkInfo) -> Result<(Box<dyn crate::aqm::plugin::PluginAqm>, Value)>;
+    /// A congestion control for a flow of the group whose `tcp` table is `table` (at `path`).
+    fn make_cc(&self, table: &Map<String, Value>, path: &str) -> Result<Box<dyn crate::tcp::plugin::PluginCc>>;
+}
+
+thread_local! {
+    static FACTORY: RefCell<Option<Rc<dyn PluginFactory>>> = const { RefCell::new(None) };
+}
+
+/// Run `body` with `factory` building this thread's plug-ins (restored afterwards, also
+/// when `body` panics).
+pub fn with_factory<R>(factory: Rc<dyn PluginFactory>, body: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Rc<dyn PluginFactory>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let prev = self.0.take();
+            FACTORY.with(|f| *f.borrow_mut() = prev);
+        }
+    }
+    let _restore = Restore(FACTORY.with(|f| f.borrow_mut().replace(factory)));
+    body()
+}
+
+/// The factory installed by [`with_factory`], or an error naming `path` when there is none.
+pub fn factory(path: &str) -> Result<Rc<dyn PluginFactory>> {
+    FACTORY.with(|f| f.borrow().clone()).ok_or_else(|| {
+        ScenarioError::new(
+            path,
+            "a Python plug-in runs only from Python (aqmsim run, the Python API, sweeps, the suite): this engine was called without a plug-in factory",
+        )
+    })
+}

@@ -1,0 +1,11 @@
+"""Python congestion controls: the base class and how the engine calls it (to be written)."""
+
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from ..errors import ScenarioError
+
+
+def build(factory: Any, table: Dict[str, Any], path: str) -> Any:
+    raise ScenarioError(f"{path}: Python congestion controls are not built yet")

@@ -1,0 +1,112 @@
+"""Finding a plug-in's class and building its instances for the engine.
+
+The engine (``aqmsim._core.run(..., plugins=factory)``) calls :meth:`Factory.make_aqm`
+once per queue whose table says ``kind = "python"`` and :meth:`Factory.make_cc` once per
+flow whose ``tcp`` table says ``variant = "python"``; each returns the object the engine
+then calls (see ``aqm.py`` and ``cc.py``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional
+
+from ..errors import ScenarioError
+
+
+def find_class(spec: Any, where: str, base_dir: Optional[Path] = None,
+               objects: Optional[Mapping[str, type]] = None) -> type:
+    """The class ``spec`` names: ``"package.module:Class"`` (imported as Python imports it),
+    ``"path/to/file.py:Class"`` (relative to ``base_dir``, the scenario file's directory),
+    a name registered in ``objects`` (a class object given through the Python API), or a
+    class object itself. ``where`` is the scenario field, for the error message."""
+    if isinstance(spec, type):
+        return spec
+    if not isinstance(spec, str) or ":" not in spec:
+        raise ScenarioError(f"{where}: must be \"module:Class\" or \"path/file.py:Class\", got {spec!r}")
+    if objects and spec in objects:
+        return objects[spec]
+    mod_name, _, attr = spec.rpartition(":")
+    if not mod_name or not attr:
+        raise ScenarioError(f"{where}: must be \"module:Class\" or \"path/file.py:Class\", got {spec!r}")
+    try:
+        if mod_name.endswith(".py"):
+            path = Path(mod_name)
+            if not path.is_absolute() and base_dir is not None:
+                path = base_dir / path
+            if not path.is_file():
+                raise ScenarioError(f"{where}: no file {str(path)!r} (from {spec!r})")
+            key = f"aqmsim_plugin_{abs(hash(str(path.resolve())))}"
+            module = sys.modules.get(key)
+            if module is None:
+                loader_spec = importlib.util.spec_from_file_location(key, path)
+                if loader_spec is None or loader_spec.loader is None:
+                    raise ScenarioError(f"{where}: cannot load {str(path)!r} as Python")
+                module = importlib.util.module_from_spec(loader_spec)
+                sys.modules[key] = module
+                try:
+                    loader_spec.loader.exec_module(module)
+                except BaseException:
+                    del sys.modules[key]
+                    raise
+        else:
+            module = importlib.import_module(mod_name)
+    except ScenarioError:
+        raise
+    except ImportError as exc:
+        raise ScenarioError(f"{where}: cannot import {mod_name!r} ({exc}); is it on PYTHONPATH, "
+                            f"or give a file: \"path/file.py:{attr}\"") from None
+    except Exception as exc:  # the user's module failed while importing
+        raise ScenarioError(f"{where}: importing {mod_name!r} raised {type(exc).__name__}: {exc}") from None
+    obj: Any = module
+    for part in attr.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise ScenarioError(f"{where}: {mod_name!r} has no {attr!r}")
+    if not isinstance(obj, type):
+        raise ScenarioError(f"{where}: {spec!r} is not a class")
+    return obj
+
+
+class Factory:
+    """Builds one run's plug-ins. ``objects`` maps the names a scenario uses for class
+    objects given through the Python API; ``base_dir`` is where relative ``.py`` paths
+    start (the scenario file's directory)."""
+
+    def __init__(self, objects: Optional[Mapping[str, type]] = None, base_dir: Optional[Path] = None) -> None:
+        self.objects: Dict[str, type] = dict(objects or {})
+        self.base_dir = base_dir
+
+    def make_aqm(self, table_json: str, path: str, rate_bps: float, delay_s: float) -> Any:
+        from . import aqm
+
+        return aqm.build(self, json.loads(table_json), path, rate_bps, delay_s)
+
+    def make_cc(self, table_json: str, path: str) -> Any:
+        from . import cc
+
+        return cc.build(self, json.loads(table_json), path)
+
+
+def uses_plugins(data: Any) -> bool:
+    """Does a scenario's data name a plug-in anywhere (a queue table with
+    ``kind = "python"``, a ``tcp`` table with ``variant = "python"``)?"""
+    if isinstance(data, dict):
+        kind = data.get("kind")
+        variant = data.get("variant")
+        if (isinstance(kind, str) and kind.lower() == "python") or (isinstance(variant, str) and variant.lower() == "python"):
+            return True
+        return any(uses_plugins(v) for v in data.values())
+    if isinstance(data, list):
+        return any(uses_plugins(v) for v in data)
+    return False
+
+
+def plugin_factory(data: Any, objects: Optional[Mapping[str, type]] = None,
+                   base_dir: Optional[Path] = None) -> Optional[Factory]:
+    """The factory a run of ``data`` needs, or None when it names no plug-in."""
+    return Factory(objects, base_dir) if uses_plugins(data) else None
