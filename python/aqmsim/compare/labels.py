@@ -5,8 +5,9 @@ The rule (stated in docs/compare.md):
 1. Each run's scenario as run (``scenario.toml`` of a ``run --out`` directory, a store's
    scenario with the row's seed) is flattened to dotted keys (list items by index:
    ``dumbbell.groups.0.count``). A run directory from before ``scenario.toml`` was
-   written is read from ``resolved.json`` instead, its flows and nodes left out (they
-   hold the draws of the seed: start times, per-source delays).
+   written is read from ``resolved.json`` instead: its duration, seed, and each link's
+   ends, rate and queues (not the flows nor the link delays: there they are the seed's
+   draws — start times, per-source delays — and would tell every seed apart).
 2. Fields that describe or observe a run rather than what it simulates are left out:
    ``name``, ``description``, ``notes``, ``monitor`` and ``trace``.
 3. A key whose value is not the same in every run is a difference; a run without the
@@ -62,8 +63,11 @@ def flatten(data: Any, prefix: str = "") -> Dict[str, Any]:
 def _fields(run: SavedRun) -> Dict[str, Any]:
     if run.scenario is not None:
         data: Mapping[str, Any] = run.scenario
-    else:
-        data = {k: v for k, v in (run.resolved or {}).items() if k not in ("flows", "nodes")}
+    else:  # rule 1's fallback: what the seed does not draw
+        res = run.resolved or {}
+        data = {k: res[k] for k in ("duration", "seed") if k in res}
+        data["links"] = [{k: v for k, v in link.items() if k != "delay"}
+                         for link in res.get("links") or [] if isinstance(link, Mapping)]
     return {k: v for k, v in flatten({k: v for k, v in data.items() if k not in IGNORED}).items()
             if k}
 
