@@ -120,8 +120,10 @@ def _draw_cdf(runs: Sequence[SavedRun], labels: Sequence[str], pick: Callable[..
         ax.plot(np.maximum(d, floor) * 1e3, q, drawstyle="steps-post", lw=1.3, color=colour,
                 label=text)
     ax.set_xscale("log")
-    from matplotlib.ticker import FuncFormatter, NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+    # ticks at 1, 2, 5 × 10^k: a range under a decade still gets several labelled ticks
+    ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel(f"{what} (ms, log scale)")
@@ -146,7 +148,8 @@ def _draw_goodput(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: Fig
         if flows is None or "goodput_bps" not in flows.columns:
             missing.append(lab)
             continue
-        data.append(flows["goodput_bps"].to_numpy(float) / 1e6)
+        vals = flows["goodput_bps"].to_numpy(float) / 1e6
+        data.append(vals[np.isfinite(vals)])
         names.append(_legend_text(lab))
         colours.append(c)
     if not data:

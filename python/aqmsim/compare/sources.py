@@ -174,6 +174,8 @@ def _store(arg: str, root: Path, sweep: Optional[str]) -> List[SavedRun]:
 
 
 def _store_row(arg: str, root: Path, st: Any, row: Any, sweep: Optional[str]) -> SavedRun:
+    import pandas as pd
+
     h, seed = str(row["hash"]), int(row["seed"])
     scenario = dict(row["scenario"] or {})
     scenario["seed"] = seed
@@ -185,7 +187,7 @@ def _store_row(arg: str, root: Path, st: Any, row: Any, sweep: Optional[str]) ->
     prov: Dict[str, Any] = {}
     for key in ("version", "engine_hash", "engine", "host", "command", "finished_at", "worker"):
         v = row.get(key)
-        if v is not None and not (isinstance(v, float) and v != v):
+        if v is not None and not (not isinstance(v, (dict, list, str)) and pd.isna(v)):
             prov[key] = v.isoformat(timespec="seconds") + "Z" if hasattr(v, "isoformat") else v
     label = f"{sweep or root.name} {h[:8]} seed {seed}"
     return SavedRun(arg=arg, source=f"{root}#{h[:12]}/{seed}", name=label, scenario=scenario,
