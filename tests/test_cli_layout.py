@@ -52,7 +52,7 @@ def test_commands_in_the_help_order():
 
     group = typer.main.get_command(app)
     assert list(group.list_commands(None)) == [
-        "run", "validate", "list", "reproduce", "sweep", "report", "suite", "export-ns2",
+        "run", "validate", "list", "reproduce", "sweep", "report", "suite", "compare", "export-ns2",
         "crosscheck", "version", "examples"]
 
 

@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any, Dict, Optional
 
 __all__ = ["engine_build", "engine_hash", "host_info", "command_line", "provenance",
-           "aqmsim_version"]
+           "aqmsim_version", "utc_text"]
 
 
 def aqmsim_version() -> str:
@@ -79,17 +79,30 @@ def command_line() -> str:
     return f"python API: {where} (argv: {shlex.join(sys.argv)})"
 
 
-def provenance(command: Optional[str] = None, finished_at: Optional[str] = None) -> Dict[str, Any]:
+def utc_text(when: Optional[float] = None) -> str:
+    """``when`` (seconds since the epoch, default now) as UTC ISO 8601 to the second,
+    ``2026-11-28T09:50:03Z``: the times of ``provenance.json``."""
+    import datetime
+
+    t = datetime.datetime.now(datetime.timezone.utc) if when is None \
+        else datetime.datetime.fromtimestamp(when, datetime.timezone.utc)
+    return t.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def provenance(command: Optional[str] = None, finished_at: Optional[str] = None,
+               started_at: Optional[str] = None) -> Dict[str, Any]:
     """The record ``aqmsim run --out`` writes as ``provenance.json``, with the fields and
     meanings of the store's provenance columns (:data:`aqmsim.store.schema.PROVENANCE_COLUMNS`):
     ``version`` (aqmsim's), ``engine_hash`` (the engine's source hash), ``engine`` (its whole
     build record), ``host`` (host name, platform, Python), ``command`` and ``finished_at``
-    (UTC, ISO 8601, default now)."""
-    import datetime
-
+    (UTC, ISO 8601, default now); ``started_at`` (when the run began, same form) when
+    given — the store has no such column."""
     if finished_at is None:
-        now = datetime.datetime.now(datetime.timezone.utc)
-        finished_at = now.isoformat(timespec="seconds").replace("+00:00", "Z")
-    return {"version": aqmsim_version(), "engine_hash": engine_hash(), "engine": engine_build(),
-            "host": host_info(), "command": command if command is not None else command_line(),
-            "finished_at": finished_at}
+        finished_at = utc_text()
+    record = {"version": aqmsim_version(), "engine_hash": engine_hash(),
+              "engine": engine_build(), "host": host_info(),
+              "command": command if command is not None else command_line()}
+    if started_at is not None:
+        record["started_at"] = started_at
+    record["finished_at"] = finished_at
+    return record

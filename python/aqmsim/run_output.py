@@ -181,11 +181,14 @@ def _join_helper(helper: Any) -> Any:
 
 
 def save_run(res: "Results", out_dir: Path, fmt: str = "csv",
-             command: Optional[str] = None) -> List[Path]:
+             command: Optional[str] = None, started_at: Optional[float] = None) -> List[Path]:
     """Everything ``aqmsim run --out`` writes: :meth:`Results.save` (summary, resolved
-    scenario, tables), ``provenance.json`` (:func:`aqmsim.provenance.provenance`; ``command``
-    default: this process's) and the figures as PNG + SVG. Returns the paths written, the
-    packet trace the run wrote (``[trace]``, ``--trace``) last."""
+    scenario, tables), ``scenario.toml`` (the scenario as run: overrides applied, the run's
+    seed; ``aqmsim run DIR/scenario.toml`` runs it again), ``provenance.json``
+    (:func:`aqmsim.provenance.provenance`; ``command`` default: this process's;
+    ``started_at``, seconds since the epoch, when the run began, if known) and the figures
+    as PNG + SVG. Returns the paths written, the packet trace the run wrote (``[trace]``,
+    ``--trace``) last."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     names = figure_names(res)
@@ -207,17 +210,38 @@ def save_run(res: "Results", out_dir: Path, fmt: str = "csv",
         figures += theirs_written if theirs_written is not None else _draw(res, theirs, out_dir)
     order = {n: i for i, n in enumerate(names)}
     figures.sort(key=lambda p: (order.get(p.stem, len(order)), p.suffix))
-    return written + [_write_provenance(out_dir, command)] + figures + trace_files(res)
+    return (written + _write_scenario(res, out_dir) + [_write_provenance(out_dir, command,
+                                                                          started_at)]
+            + figures + trace_files(res))
 
 
-def _write_provenance(out_dir: Path, command: Optional[str]) -> Path:
+def _write_provenance(out_dir: Path, command: Optional[str],
+                      started_at: Optional[float] = None) -> Path:
     import json
 
-    from .provenance import provenance
+    from .provenance import provenance, utc_text
 
     p = out_dir / "provenance.json"
-    p.write_text(json.dumps(provenance(command), indent=2) + "\n")
+    start = utc_text(started_at) if started_at is not None else None
+    p.write_text(json.dumps(provenance(command, started_at=start), indent=2) + "\n")
     return p
+
+
+def _write_scenario(res: "Results", out_dir: Path) -> List[Path]:
+    """``scenario.toml``: the scenario the run ran (what ``aqmsim compare`` tells runs apart
+    by), with the run's seed; none when the Results carry no scenario."""
+    sc = res.scenario
+    if sc is None:
+        return []
+    from .toml_text import dumps_toml
+
+    data = sc.to_dict()
+    seed = res.summary.get("seed", res.seed)
+    if isinstance(seed, (int, float)) and not isinstance(seed, bool) and float(seed).is_integer():
+        data["seed"] = int(seed)
+    p = out_dir / "scenario.toml"
+    p.write_text(dumps_toml(data))
+    return [p]
 
 
 def trace_files(res: "Results") -> List[Path]:

@@ -8,6 +8,7 @@
                                [--store DIR] [--fresh]
     aqmsim sweep SWEEP.toml [--workers N | --scheduler tcp://HOST:PORT] [--store DIR]
     aqmsim report SWEEP.toml [--store DIR] [--out DIR]
+    aqmsim compare DIR [DIR ...] [--out DIR] [--label DIR=TEXT ...]
     aqmsim examples DIR [--force]
     aqmsim version | aqmsim --version
 
@@ -17,7 +18,7 @@ exits with status 1. Never a traceback for either.
 
 The commands live in modules by group (common.py: the app and what the commands share;
 run_cmd.py; info_cmds.py: validate, list, examples, version; reproduce_cmd.py;
-sweep_cmds.py: sweep, report, suite; ns2_cmds.py: export-ns2, crosscheck) and are
+sweep_cmds.py: sweep, report, suite; compare_cmd.py; ns2_cmds.py: export-ns2, crosscheck) and are
 registered on the app here, in the order ``aqmsim --help`` lists them. Each keeps its
 heavy imports inside its function, so ``aqmsim --help`` and ``run`` load no more.
 """
@@ -30,6 +31,7 @@ from typing import NoReturn
 
 from . import common as _common
 from .common import _LazyConsole, app, err, out
+from .compare_cmd import compare_cmd
 from .info_cmds import (
     _options,
     discipline_table,
@@ -55,6 +57,7 @@ app.command()(reproduce)
 app.command("sweep")(sweep_cmd)
 app.command("report")(sweep_report_cmd)
 app.command("suite")(suite_cmd)
+app.command("compare")(compare_cmd)
 app.command("export-ns2")(export_ns2)
 app.command()(crosscheck)
 app.command()(version)

@@ -108,7 +108,7 @@ def run(
         sc = _with_trace(sc, trace, out_dir)
     if out_dir is not None:
         _make_out_dir(out_dir)  # before the run: a bad --out costs no simulation
-    t0 = time.perf_counter()
+    t0, started = time.perf_counter(), time.time()
     try:
         res = _simulate(sc, seed, f"simulating {sc.name or file} …", out_dir is not None)
     except ScenarioError as exc:
@@ -129,7 +129,8 @@ def run(
         try:
             from ..run_output import save_run
 
-            written = save_run(res, out_dir, fmt=fmt, command=_command_line())
+            written = save_run(res, out_dir, fmt=fmt, command=_command_line(),
+                               started_at=started)
         except (OSError, ImportError, ValueError) as exc:
             _fail(f"{out_dir}: could not save results: {exc}", code=1)
         out.print(f"wrote {len(written)} files to {out_dir}/: "
