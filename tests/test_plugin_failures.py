@@ -292,3 +292,21 @@ def test_uniform_outside_enqueue(plugdir):
         sc.run()
     with pytest.raises(RuntimeError, match="only during enqueue"):
         kept[-1].uniform()
+
+
+def test_validate_resolves_the_constructor_parameters(plugdir):
+    """`aqmsim validate` builds the plug-in; the resolved table lists the constructor's
+    parameters with their defaults; a class object given through the API is named by its
+    module:Qualname and the data stays plain."""
+    from aqmsim.plugin.examples.red import Red
+
+    result = runner.invoke(app, ["validate", str(scenario(plugdir, "Raises", after=7)), "--json"])
+    assert result.exit_code == 0, result.output
+    assert '"after": 7' in result.output and '"plugin_time_limit": 60' in result.output
+    sc = Scenario.from_dict({"duration": 1, "dumbbell": {
+        "bottleneck": {"rate": "1Mb", "delay": "10ms", "queue": {"kind": "python", "class": Red, "min_th": 3}},
+        "groups": [{"count": 1, "access": {"rate": "10Mb", "delay": "1ms"}}]}})
+    assert sc["dumbbell.bottleneck.queue.class"] == "aqmsim.plugin.examples.red:Red"
+    q = sc.validate()["links"][0]["queue"]
+    assert q["class"] == "aqmsim.plugin.examples.red:Red" and q["min_th"] == 3 and q["max_th"] == 15.0
+    assert sc.to_json()  # plain data
