@@ -310,3 +310,38 @@ def test_validate_resolves_the_constructor_parameters(plugdir):
     q = sc.validate()["links"][0]["queue"]
     assert q["class"] == "aqmsim.plugin.examples.red:Red" and q["min_th"] == 3 and q["max_th"] == 15.0
     assert sc.to_json()  # plain data
+
+
+def test_update_runs_every_interval_in_time_order(plugdir):
+    """update(now) at t = k·update_interval, lazily before the next packet event, so
+    updates, arrivals and departures come in time order. (idle(now) gives the time the
+    link went idle, which the engine may learn later: it is not in this order.)"""
+    from aqmsim.plugin import QueueDiscipline, ACCEPT, PASS
+
+    calls = []
+
+    class Timed(QueueDiscipline):
+        update_interval = 0.05
+
+        def enqueue(self, pkt, q):
+            calls.append(("e", q.now))
+            return ACCEPT
+
+        def dequeue(self, pkt, q):
+            calls.append(("d", q.now))
+            return PASS
+
+        def idle(self, now):
+            calls.append(("i", now))
+
+        def update(self, now):
+            calls.append(("u", now))
+
+    sc = Scenario.from_toml(scenario(plugdir, "Fine")).with_overrides(
+        **{"dumbbell.bottleneck.queue": {"kind": "python", "class": Timed}})
+    sc.run()
+    times = [t for k, t in calls if k != "i"]
+    assert times == sorted(times), calls[:12]
+    ups = [t for k, t in calls if k == "u"]
+    assert ups == [k * 50_000_000 * 1e-9 for k in range(1, len(ups) + 1)]
+    assert ups[-1] > 2.9 and {k for k, _ in calls} == {"e", "d", "i", "u"}
