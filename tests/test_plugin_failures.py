@@ -345,3 +345,12 @@ def test_update_runs_every_interval_in_time_order(plugdir):
     ups = [t for k, t in calls if k == "u"]
     assert ups == [k * 50_000_000 * 1e-9 for k in range(1, len(ups) + 1)]
     assert ups[-1] > 2.9 and {k for k, _ in calls} == {"e", "d", "i", "u"}
+
+
+def test_monitored_columns_are_nan_on_other_links(plugdir):
+    """Two monitored links, one with the plug-in: its column is NaN on the other's rows."""
+    sc = Scenario.from_toml(scenario(plugdir, "Fine")).with_overrides(**{"monitor.queues": ["R1->R2", "R2->R1"]})
+    q = sc.run().queue
+    mine, other = q[q["link"] == "R1->R2"], q[q["link"] == "R2->R1"]
+    assert len(mine) > 100 and len(other) == len(mine)
+    assert mine["seen"].notna().all() and other["seen"].isna().all()

@@ -134,6 +134,25 @@ pub fn jain(xs: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     #[test]
+    fn extra_columns_are_nan_where_a_row_has_no_such_variable() {
+        let mut s = super::QueueSamples::default();
+        let row = |s: &mut super::QueueSamples, names: &[&str], values: &[f64]| {
+            s.t.push(0.0);
+            let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+            s.push_extra(&names, values);
+        };
+        row(&mut s, &[], &[]); // a row before any plug-in variable
+        row(&mut s, &["a"], &[1.0]);
+        row(&mut s, &["b", "a"], &[2.0, 3.0]);
+        row(&mut s, &[], &[]);
+        let col = |n: &str| s.extra.iter().find(|(m, _)| m == n).unwrap().1.clone();
+        let a = col("a");
+        let b = col("b");
+        assert!(a[0].is_nan() && a[1] == 1.0 && a[2] == 3.0 && a[3].is_nan());
+        assert!(b[0].is_nan() && b[1].is_nan() && b[2] == 2.0 && b[3].is_nan());
+    }
+
+    #[test]
     fn jain_by_hand() {
         assert_eq!(super::jain(&[1.0, 1.0, 1.0]), 1.0);
         assert!((super::jain(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
