@@ -3,8 +3,8 @@ plug-in (and the line of the user's file that failed), `aqmsim run` prints one l
 exits 1 (run time) or 2 (the scenario: bad class, bad parameters), nothing crashes, and the
 next run is unaffected.
 
-(Sweeps that keep the other runs when one plug-in run fails are the sweep plumbing's,
-tests of the plug-in sweeps.)
+A local sweep with a failing plug-in point keeps its other runs (module:Class form; the
+sweep plumbing's own tests cover "file.py:Class" relative to the sweep's base).
 """
 
 from __future__ import annotations
@@ -354,3 +354,31 @@ def test_monitored_columns_are_nan_on_other_links(plugdir):
     mine, other = q[q["link"] == "R1->R2"], q[q["link"] == "R2->R1"]
     assert len(mine) > 100 and len(other) == len(mine)
     assert mine["seen"].notna().all() and other["seen"].isna().all()
+
+
+def test_local_sweep_keeps_the_other_runs(plugdir, monkeypatch):
+    """A local sweep with one failing plug-in point: the other points run and are kept;
+    the failure is reported with the plug-in's message."""
+    import sys
+
+    monkeypatch.syspath_prepend(str(plugdir))  # "bad_plugins:Raises", imported by the workers
+    monkeypatch.setenv("PYTHONPATH", f"{plugdir}:{':'.join(sys.path)}")
+    (plugdir / "base.toml").write_text((EXAMPLES / "dumbbell-red.toml").read_text(), encoding="utf-8")
+    (plugdir / "sweep.toml").write_text('''
+name = "plug"
+base = "base.toml"
+seeds = 1
+metrics = ["goodput_bps"]
+[set]
+duration = 2
+"dumbbell.groups.0.stop" = 2
+[[vary]]
+"dumbbell.bottleneck.queue" = [
+  { kind = "python", class = "aqmsim.plugin.examples.red:Red", min_th = 5, max_th = 15 },
+  { kind = "python", class = "bad_plugins:Raises", after = 50 },
+  { kind = "red", min_th = 5, max_th = 15 },
+]
+''', encoding="utf-8")
+    result = runner.invoke(app, ["sweep", str(plugdir / "sweep.toml"), "--workers", "2"])
+    assert "3 runs: 2 ok, 1 failed" in result.output, result.output
+    assert "plug-in bad_plugins:Raises.enqueue raised ZeroDivisionError" in result.output
