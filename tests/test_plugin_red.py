@@ -128,3 +128,50 @@ def test_python_red_cost():
                                       "mean_pktsize": 1000}})
     best = min(sc.run().summary["wall_seconds"] for _ in range(3))
     assert best < 2.0, best
+
+
+def test_python_drop_front_equals_droptail_drop_front():
+    """DROP_HEAD_OVERFLOW: a drop-front DropTail in five lines equals the built-in one."""
+    from aqmsim.plugin import ACCEPT, DROP_HEAD_OVERFLOW, QueueDiscipline
+
+    class DropFront(QueueDiscipline):
+        def __init__(self, limit=50):
+            self.limit = limit
+
+        def enqueue(self, pkt, q):  # ns-2's DropTail: limit counts the packet on the wire
+            return DROP_HEAD_OVERFLOW if q.len_pkts + 1 >= self.limit else ACCEPT
+
+    sc = Scenario.from_toml(ROOT / "examples" / "dumbbell-red.toml").with_overrides(**{
+        "dumbbell.bottleneck.queue": {"kind": "droptail", "limit": 20, "drop_front": True}})
+    twin = sc.with_overrides(**{"dumbbell.bottleneck.queue": {"kind": "python", "class": DropFront, "limit": 20}})
+    a, b = sc.run(), twin.run()
+    assert len(a.drops) > 100 and set(a.drops["reason"]) == {"overflow"}
+    for c in ("t", "flow", "reason", "action", "qlen_pkts"):
+        assert np.array_equal(a.drops[c].to_numpy(), b.drops[c].to_numpy()), c
+    assert a.flows.equals(b.flows)
+
+
+def test_dequeue_actions_reach_the_drop_log():
+    """DROP and MARK from dequeue: logged as the engine logs head drops and marks."""
+    from aqmsim.plugin import ACCEPT, DROP, MARK, PASS, QueueDiscipline
+
+    class EveryTenth(QueueDiscipline):
+        def __init__(self):
+            self.n = 0
+
+        def enqueue(self, pkt, q):
+            return DROP if q.len_pkts >= 40 else ACCEPT
+
+        def dequeue(self, pkt, q):
+            self.n += 1
+            if self.n % 10 == 0:
+                return MARK if pkt.ecn else DROP
+            return PASS
+
+    sc = Scenario.from_toml(ROOT / "examples" / "red-ecn.toml").with_overrides(**{
+        "dumbbell.bottleneck.queue": {"kind": "python", "class": EveryTenth}})
+    r = sc.run()
+    s = r.summary
+    assert s["marks"] > 100 and s["marks"] == (r.drops["action"] == "mark").sum()
+    assert s["bottleneck_drops"] == (r.drops["action"] == "drop").sum()
+    assert s["bottleneck_arrivals"] == s["bottleneck_departures"] + s["bottleneck_drops"] + s["bottleneck_queued_end"]
