@@ -27,6 +27,35 @@ pub struct QueueSamples {
     pub delay: Vec<f64>,
     /// CoDel's drop count (0 for other disciplines).
     pub count: Vec<f64>,
+    /// A plug-in discipline's own monitored variables, by name: one value per row (NaN on
+    /// rows of links that have no such variable).
+    pub extra: Vec<(String, Vec<f64>)>,
+}
+
+impl QueueSamples {
+    /// Put `values` (named `names`) in the extra columns of the row just pushed; every
+    /// other extra column gets NaN there. A new column is NaN on the rows before.
+    pub fn push_extra(&mut self, names: &[String], values: &[f64]) {
+        let rows = self.t.len();
+        for (name, &v) in names.iter().zip(values) {
+            let i = match self.extra.iter().position(|(n, _)| n == name) {
+                Some(i) => i,
+                None => {
+                    self.extra.push((name.clone(), vec![f64::NAN; rows - 1]));
+                    self.extra.len() - 1
+                }
+            };
+            let col = &mut self.extra[i].1;
+            if col.len() < rows {
+                col.push(v);
+            }
+        }
+        for (_, col) in &mut self.extra {
+            if col.len() < rows {
+                col.push(f64::NAN);
+            }
+        }
+    }
 }
 
 /// Utilisation of the monitored links per `link_interval` bin.
@@ -104,6 +133,25 @@ pub fn jain(xs: &[f64]) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn extra_columns_are_nan_where_a_row_has_no_such_variable() {
+        let mut s = super::QueueSamples::default();
+        let row = |s: &mut super::QueueSamples, names: &[&str], values: &[f64]| {
+            s.t.push(0.0);
+            let names: Vec<String> = names.iter().map(|n| n.to_string()).collect();
+            s.push_extra(&names, values);
+        };
+        row(&mut s, &[], &[]); // a row before any plug-in variable
+        row(&mut s, &["a"], &[1.0]);
+        row(&mut s, &["b", "a"], &[2.0, 3.0]);
+        row(&mut s, &[], &[]);
+        let col = |n: &str| s.extra.iter().find(|(m, _)| m == n).unwrap().1.clone();
+        let a = col("a");
+        let b = col("b");
+        assert!(a[0].is_nan() && a[1] == 1.0 && a[2] == 3.0 && a[3].is_nan());
+        assert!(b[0].is_nan() && b[1].is_nan() && b[2] == 2.0 && b[3].is_nan());
+    }
+
     #[test]
     fn jain_by_hand() {
         assert_eq!(super::jain(&[1.0, 1.0, 1.0]), 1.0);
