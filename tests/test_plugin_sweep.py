@@ -1,0 +1,219 @@
+"""Sweeps with a Python queue discipline (issue 26): a sweep over a plug-in's parameter runs
+on the local pool and on a Dask cluster, whose workers import the plug-in (a file given
+relative to the scenario or sweep file, made absolute for them; a module on their
+PYTHONPATH); a point whose plug-in raises is one failed run with the plug-in's one-line
+message, every other run kept. Each row equals the same scenario run in this process."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import aqmsim
+from aqmsim import store as store_mod
+from aqmsim.plugin.portable import absolute_plugin_paths, absolute_spec
+from aqmsim.scenario import dumps_toml
+from aqmsim.sweep import Sweep, run_sweep
+
+from conftest import EXAMPLES
+
+pytestmark = [
+    pytest.mark.usefixtures("core"),
+    # the Dask cluster's own chatter while it starts and stops
+    pytest.mark.filterwarnings("ignore::ResourceWarning"),
+    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
+    pytest.mark.filterwarnings("ignore::UserWarning"),
+    pytest.mark.filterwarnings("ignore::RuntimeWarning"),
+    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+]
+
+Q = "dumbbell.bottleneck.queue."
+METRICS = ["utilisation", "time_avg_queue_pkts", "bottleneck_drops", "goodput_bps"]
+
+#: A small deterministic discipline: drop the arrival once max_th packets wait. With
+#: max_th = 13 it raises after 1 s (a point of the grid that fails).
+THRESHOLD = '''
+from aqmsim.plugin import ACCEPT, DROP, QueueDiscipline
+
+
+class Threshold(QueueDiscipline):
+    """Drop every arrival while max_th packets or more wait."""
+
+    def __init__(self, max_th=15, limit=50):
+        self.max_th = max_th
+        self.limit = limit
+
+    def enqueue(self, pkt, q):
+        if self.max_th == 13 and q.now > 1.0:
+            raise ValueError("max_th 13 is cursed")
+        return DROP if q.len_pkts >= min(self.max_th, self.limit - 1) else ACCEPT
+'''
+
+
+def _base(plugin_class: str) -> dict:
+    """The example RED dumbbell, 3 flows, 3 s, with the plug-in at the bottleneck."""
+    sc = aqmsim.Scenario.from_toml(EXAMPLES / "dumbbell-red.toml").with_overrides(**{
+        "duration": 3, "dumbbell.groups.0.stop": 3, "dumbbell.groups.0.count": 3,
+        "dumbbell.bottleneck.queue": {"kind": "python", "class": plugin_class, "max_th": 15,
+                                      "limit": 50},
+    })
+    return sc.to_dict()
+
+
+def _write(tmp: Path, spec_of_plugin: str, values=(10, 15)) -> Path:
+    """``tmp/plug/threshold.py``, ``tmp/scen/base.toml`` naming it as ``spec_of_plugin``
+    (relative to scen/), ``tmp/sw/sweep.toml`` with base ../scen/base.toml."""
+    (tmp / "plug").mkdir(exist_ok=True)
+    (tmp / "plug" / "threshold.py").write_text(THRESHOLD)
+    (tmp / "scen").mkdir(exist_ok=True)
+    (tmp / "scen" / "base.toml").write_text(dumps_toml(_base(spec_of_plugin)))
+    (tmp / "sw").mkdir(exist_ok=True)
+    f = tmp / "sw" / "sweep.toml"
+    f.write_text(textwrap.dedent(f"""
+        name = "plug"
+        base = "../scen/base.toml"
+        seeds = 2
+        metrics = {METRICS!r}
+
+        [[vary]]
+        "{Q}max_th" = {list(values)!r}
+        """).replace("'", '"'))
+    return f
+
+
+def _rows(store: Path, name: str = "plug") -> pd.DataFrame:
+    df = store_mod.open(store, sweep=name)
+    cols = [f"{Q}max_th", "seed", "status"] + METRICS
+    return df[cols].sort_values([f"{Q}max_th", "seed"]).reset_index(drop=True)
+
+
+# ------------------------------------------------------------------------ portable paths
+def test_relative_plugin_files_become_absolute_and_modules_stay(tmp_path: Path):
+    assert absolute_spec("p/x.py:C", tmp_path) == f"{(tmp_path / 'p' / 'x.py').resolve()}:C"
+    assert absolute_spec("pkg.mod:C", tmp_path) == "pkg.mod:C"
+    assert absolute_spec("/abs/x.py:C", tmp_path) == "/abs/x.py:C"
+    data = {"a": {"kind": "python", "class": "x.py:C", "note": "y.py:D"},
+            "b": [{"kind": "red", "class": "x.py:C"}],
+            "tcp": {"variant": "python", "cc_class": "cc.py:R"}}
+    got = absolute_plugin_paths(data, tmp_path)
+    assert got["a"]["class"] == f"{tmp_path.resolve()}/x.py:C"
+    assert got["a"]["note"] == "y.py:D"             # only *class fields
+    assert got["b"][0]["class"] == "x.py:C"         # not a plug-in table
+    assert got["tcp"]["cc_class"] == f"{tmp_path.resolve()}/cc.py:R"
+    assert data["a"]["class"] == "x.py:C"           # the input is left as it was
+
+
+def test_sweep_points_name_the_plugin_file_from_the_base_files_folder(tmp_path: Path,
+                                                                        monkeypatch):
+    f = _write(tmp_path, "../plug/threshold.py:Threshold")
+    monkeypatch.chdir(tmp_path / "plug")            # anywhere but the files' folders
+    sw = Sweep.from_toml(f)
+    want = f"{(tmp_path / 'plug' / 'threshold.py').resolve()}:Threshold"
+    for _, data, _, _ in sw.tasks():
+        assert data["dumbbell"]["bottleneck"]["queue"]["class"] == want
+
+
+# ------------------------------------------------------------------------ local pool
+def test_local_sweep_over_a_plugin_parameter(tmp_path: Path, monkeypatch):
+    f = _write(tmp_path, "../plug/threshold.py:Threshold")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)                     # the workers start here
+    res = run_sweep(Sweep.from_toml(f), tmp_path / "store", workers=2)
+    assert (res.ok, res.failed) == (4, 0), [o.error for o in res.failures]
+    rows = _rows(tmp_path / "store")
+    assert list(rows[f"{Q}max_th"]) == [10, 10, 15, 15]
+    # the parameter reached the plug-in: a higher threshold, a longer queue
+    q = rows.groupby(f"{Q}max_th")["time_avg_queue_pkts"].mean()
+    assert q[15] > q[10] > 0
+    # each row is the run of that scenario here, in this process
+    for _, data, seed, _ in Sweep.from_toml(f).tasks():
+        mine = aqmsim.Scenario.from_dict(data).run(seed=seed).summary
+        row = rows[(rows[f"{Q}max_th"] == data["dumbbell"]["bottleneck"]["queue"]["max_th"])
+                   & (rows["seed"] == seed)].iloc[0]
+        for m in METRICS:
+            assert row[m] == pytest.approx(mine[m], rel=1e-12), m
+
+
+def test_local_sweep_keeps_every_run_but_the_one_whose_plugin_raises(tmp_path: Path,
+                                                                       monkeypatch):
+    f = _write(tmp_path, "../plug/threshold.py:Threshold", values=(10, 13, 15))
+    monkeypatch.chdir(tmp_path)
+    res = run_sweep(Sweep.from_toml(f), tmp_path / "store", workers=2)
+    assert (res.ok, res.failed) == (4, 2)
+    assert {o.key for o in res.failures} == {"max_th=13"}
+    for o in res.failures:
+        assert o.error_kind == "simulation"
+        assert "\n" not in o.error.strip()
+        assert "Threshold" in o.error and "max_th 13 is cursed" in o.error
+        assert "threshold.py" in o.error          # the user's own line
+    rows = _rows(tmp_path / "store")
+    ok = rows[rows["status"] == "ok"]
+    assert sorted(set(ok[f"{Q}max_th"])) == [10, 15] and len(ok) == 4
+
+
+# ------------------------------------------------------------------------ Dask
+@pytest.fixture(scope="module")
+def plug_module(tmp_path_factory):
+    """A folder with the plug-in as module ``threshold_plugin``, on this process's path
+    before the cluster starts (so on its workers' too: what PYTHONPATH does)."""
+    d = tmp_path_factory.mktemp("plugmod")
+    (d / "threshold_plugin.py").write_text(THRESHOLD)
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(d), old]))
+    import sys
+
+    sys.path.insert(0, str(d))
+    try:
+        yield d
+    finally:
+        sys.path.remove(str(d))
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
+
+
+@pytest.fixture(scope="module")
+def cluster(plug_module):
+    import distributed
+
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                  host="127.0.0.1", dashboard_address=None) as lc:
+        yield lc
+
+
+@pytest.mark.parametrize("spec", ["../plug/threshold.py:Threshold",
+                                  "threshold_plugin:Threshold"])
+def test_dask_sweep_over_a_plugin_parameter_gives_the_local_rows(spec, cluster, tmp_path: Path,
+                                                                  monkeypatch):
+    import distributed
+
+    f = _write(tmp_path, spec)
+    monkeypatch.chdir(tmp_path)
+    sw = Sweep.from_toml(f)
+    on_dask = run_sweep(sw, tmp_path / "dask", scheduler=cluster.scheduler_address)
+    assert on_dask.pool.startswith("Dask cluster")
+    local = run_sweep(sw, tmp_path / "local", workers=2)
+    assert (on_dask.ok, on_dask.failed) == (local.ok, local.failed) == (4, 0), \
+        [o.error for o in on_dask.failures]
+    pd.testing.assert_frame_equal(_rows(tmp_path / "dask"), _rows(tmp_path / "local"))
+    da = store_mod.open(tmp_path / "dask", sweep="plug")
+    with distributed.Client(cluster, set_as_default=False) as client:
+        pids = {str(p) for p in client.run(os.getpid).values()}
+    assert {w.split(":")[1] for w in da["worker"]} <= pids   # the cluster ran them
+
+
+def test_dask_sweep_keeps_every_run_but_the_one_whose_plugin_raises(cluster, tmp_path: Path,
+                                                                      monkeypatch):
+    f = _write(tmp_path, "../plug/threshold.py:Threshold", values=(10, 13))
+    monkeypatch.chdir(tmp_path)
+    res = run_sweep(Sweep.from_toml(f), tmp_path / "dask", scheduler=cluster.scheduler_address)
+    assert (res.ok, res.failed) == (2, 2)
+    for o in res.failures:
+        assert o.key == "max_th=13" and "max_th 13 is cursed" in o.error
+        assert "\n" not in o.error.strip()
