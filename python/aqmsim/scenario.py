@@ -39,6 +39,17 @@ __all__ = ["Scenario", "dumps_toml", "MAX_DEPTH"]
 PathLike = Union[str, "Path"]
 
 
+def _has_class(value: Any) -> bool:
+    """Does ``value`` hold a class object anywhere (a plug-in given through the API)?"""
+    if isinstance(value, type):
+        return True
+    if isinstance(value, Mapping):
+        return any(_has_class(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_has_class(v) for v in value)
+    return False
+
+
 class Scenario:
     """One simulation scenario (see ``docs/scenario-reference.md``).
 
@@ -48,11 +59,18 @@ class Scenario:
     new one.
     """
 
-    __slots__ = ("_data", "_path")
+    __slots__ = ("_data", "_path", "_classes")
 
     def __init__(self, data: Mapping[str, Any], path: Optional[PathLike] = None) -> None:
         if not isinstance(data, Mapping):
             raise ScenarioError(f"scenario: expected a table (dict), got {type(data).__name__}")
+        # plug-in classes given as objects ("class": MyRed) are kept by name, the data
+        # stays plain ("module:Qualname")
+        self._classes: Dict[str, type] = {}
+        if _has_class(data):
+            from .plugin.factory import lift_classes
+
+            data = lift_classes(data, self._classes)
         # _plain copies every table and list (so no deepcopy, whose recursion has no
         # bound) and refuses cycles and nesting deeper than MAX_DEPTH
         self._data: Dict[str, Any] = _plain(dict(data), "", 0, {id(data): ""})
@@ -151,9 +169,16 @@ class Scenario:
         are created; the value ``None`` removes the field (so its default applies).
         """
         data = copy.deepcopy(self._data)
+        classes = dict(self._classes)
         for key, value in dotted.items():
+            if _has_class(value):
+                from .plugin.factory import lift_classes
+
+                value = lift_classes(value, classes)
             _set_path(data, key, _plain(value, key, len(key.split(".")) if isinstance(key, str) else 0, {}))
-        return Scenario(data, path=self._path)
+        out = Scenario(data, path=self._path)
+        out._classes.update(classes)
+        return out
 
     # ------------------------------------------------------------------ engine calls
     def validate(self, seed: Optional[int] = None) -> Dict[str, Any]:
@@ -162,10 +187,14 @@ class Scenario:
         delay drawn as :meth:`run` with this ``seed`` draws it) as a dict."""
         core = _core()
         payload = self._payload()
+        plugins = self._plugins()
         try:
-            resolved = core.validate(payload, seed, self._plugins())
+            resolved = core.validate(payload, seed, plugins)
         except ScenarioError as exc:
             raise self._relabel(exc) from None
+        finally:
+            if plugins is not None:
+                plugins.disarm()
         return json.loads(resolved)
 
     def run(self, seed: Optional[int] = None) -> "Results":
@@ -178,8 +207,9 @@ class Scenario:
             raise ScenarioError(f"seed: must be an integer in [0, 2^64), got {seed!r}")
         core = _core()
         payload = self._payload()
+        plugins = self._plugins()
         try:
-            raw = core.run(payload, seed, self._plugins())
+            raw = core.run(payload, seed, plugins)
         except ScenarioError as exc:
             raise self._relabel(exc) from None
         except SimulationError as exc:
@@ -191,6 +221,9 @@ class Scenario:
                 f"{self.label} (seed {self._seed_text(seed)}): "
                 f"{type(exc).__name__}: {exc}"
             ) from exc
+        finally:
+            if plugins is not None:
+                plugins.disarm()
         return Results(raw, scenario=self, seed=seed)
 
     # ------------------------------------------------------------------ internals
@@ -202,7 +235,7 @@ class Scenario:
             return None
         from .plugin.factory import Factory
 
-        return Factory(base_dir=self._path.parent if self._path is not None else None)
+        return Factory(self._classes, base_dir=self._path.parent if self._path is not None else None)
 
     def _payload(self) -> str:
         try:

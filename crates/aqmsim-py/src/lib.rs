@@ -11,6 +11,7 @@ use aqmsim_core::monitor::TcpState;
 mod logs;
 mod plugin;
 mod plugin_aqm;
+mod plugin_views;
 mod plugin_cc;
 use logs::{log_table, ColKind};
 use aqmsim_core::scenario::queue_spec::{discipline_note, params_of, DISCIPLINES};
@@ -101,6 +102,9 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
     q.set_item("max_th", col(py, "<f8", &r.queue.max_th)?)?;
     q.set_item("delay", col(py, "<f8", &r.queue.delay)?)?;
     q.set_item("count", col(py, "<f8", &r.queue.count)?)?;
+    for (name, values) in &r.queue.extra {
+        q.set_item(name, col(py, "<f8", values)?)?;
+    }
     d.set_item("queue", q)?;
 
     let reason_names: Vec<&str> = (0..4u8)

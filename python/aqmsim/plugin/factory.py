@@ -18,6 +18,26 @@ from typing import Any, Dict, Mapping, Optional
 from ..errors import ScenarioError
 
 
+#: classes given as objects through the Python API in this process, by "module:Qualname"
+#: (so that a scenario rebuilt from its plain data still finds them)
+REGISTERED: Dict[str, type] = {}
+
+
+def lift_classes(value: Any, classes: Dict[str, type]) -> Any:
+    """A copy of ``value`` with every class object replaced by its "module:Qualname",
+    recorded in ``classes`` (and :data:`REGISTERED`)."""
+    if isinstance(value, type):
+        name = f"{value.__module__}:{value.__qualname__}"
+        classes[name] = value
+        REGISTERED[name] = value
+        return name
+    if isinstance(value, Mapping):
+        return {k: lift_classes(v, classes) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [lift_classes(v, classes) for v in value]
+    return value
+
+
 def find_class(spec: Any, where: str, base_dir: Optional[Path] = None,
                objects: Optional[Mapping[str, type]] = None) -> type:
     """The class ``spec`` names: ``"package.module:Class"`` (imported as Python imports it),
@@ -30,6 +50,8 @@ def find_class(spec: Any, where: str, base_dir: Optional[Path] = None,
         raise ScenarioError(f"{where}: must be \"module:Class\" or \"path/file.py:Class\", got {spec!r}")
     if objects and spec in objects:
         return objects[spec]
+    if spec in REGISTERED:
+        return REGISTERED[spec]
     mod_name, _, attr = spec.rpartition(":")
     if not mod_name or not attr:
         raise ScenarioError(f"{where}: must be \"module:Class\" or \"path/file.py:Class\", got {spec!r}")
@@ -80,6 +102,27 @@ class Factory:
     def __init__(self, objects: Optional[Mapping[str, type]] = None, base_dir: Optional[Path] = None) -> None:
         self.objects: Dict[str, type] = dict(objects or {})
         self.base_dir = base_dir
+        self._watchdog: Any = None
+
+    def arm(self, limit_s: float) -> None:
+        """Start the run's time limit (the engine calls it when it builds a plug-in);
+        a second call keeps the first clock."""
+        if self._watchdog is None:
+            from .watchdog import Watchdog
+
+            self._watchdog = Watchdog(limit_s)
+
+    def disarm(self) -> None:
+        """The run is over: stop its time limit (call it in a ``finally``)."""
+        if self._watchdog is not None:
+            self._watchdog.stop()
+            self._watchdog = None
+
+    def __enter__(self) -> "Factory":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.disarm()
 
     def make_aqm(self, table_json: str, path: str, rate_bps: float, delay_s: float) -> Any:
         from . import aqm

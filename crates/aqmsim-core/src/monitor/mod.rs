@@ -27,6 +27,35 @@ pub struct QueueSamples {
     pub delay: Vec<f64>,
     /// CoDel's drop count (0 for other disciplines).
     pub count: Vec<f64>,
+    /// A plug-in discipline's own monitored variables, by name: one value per row (NaN on
+    /// rows of links that have no such variable).
+    pub extra: Vec<(String, Vec<f64>)>,
+}
+
+impl QueueSamples {
+    /// Put `values` (named `names`) in the extra columns of the row just pushed; every
+    /// other extra column gets NaN there. A new column is NaN on the rows before.
+    pub fn push_extra(&mut self, names: &[String], values: &[f64]) {
+        let rows = self.t.len();
+        for (name, &v) in names.iter().zip(values) {
+            let i = match self.extra.iter().position(|(n, _)| n == name) {
+                Some(i) => i,
+                None => {
+                    self.extra.push((name.clone(), vec![f64::NAN; rows - 1]));
+                    self.extra.len() - 1
+                }
+            };
+            let col = &mut self.extra[i].1;
+            if col.len() < rows {
+                col.push(v);
+            }
+        }
+        for (_, col) in &mut self.extra {
+            if col.len() < rows {
+                col.push(f64::NAN);
+            }
+        }
+    }
 }
 
 /// Utilisation of the monitored links per `link_interval` bin.

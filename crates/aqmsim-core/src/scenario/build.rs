@@ -31,6 +31,14 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
     if max_packets == 0 {
         return err("max_packets", "must be an integer in [1, 2^64), got 0");
     }
+    let plugin_time_limit = match &spec.plugin_time_limit {
+        None => crate::plugin::DEFAULT_TIME_LIMIT_S,
+        Some(q) => time(q, "plugin_time_limit")?,
+    };
+    if !(plugin_time_limit > 0.0 && plugin_time_limit <= crate::plugin::MAX_TIME_LIMIT_S) {
+        return err("plugin_time_limit", format!("must be in (0, {}] s, got {plugin_time_limit}", crate::plugin::MAX_TIME_LIMIT_S));
+    }
+    crate::plugin::set_time_limit(plugin_time_limit);
     let mut b = Builder { nodes: Vec::new(), index: HashMap::new(), links: Vec::new(), links_json: Vec::new(), link_paths: Vec::new() };
     let mut monitored_default: Vec<String> = Vec::new();
     let topo_rng = |k: u64| Rng::new(seed, stream::TOPOLOGY | k);
@@ -223,6 +231,9 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
         "max_events": max_events, "max_packets": max_packets,
     });
     let mut resolved = resolved;
+    if crate::plugin::installed() || spec.plugin_time_limit.is_some() {
+        resolved["plugin_time_limit"] = json!(plugin_time_limit);
+    }
     if let Some(t) = &trace {
         resolved["trace"] = json!({
             "links": t.links.iter().map(|&l| b.links[l as usize].name.clone()).collect::<Vec<_>>(),

@@ -34,6 +34,9 @@ pub struct ScenarioSpec {
     /// Stop with an error when more packets than this wait in queues or travel on links at
     /// once (default `build::DEFAULT_MAX_PACKETS`): a memory guard.
     pub max_packets: Option<u64>,
+    /// Wall-clock time a run with Python plug-ins may take (default
+    /// `plugin::DEFAULT_TIME_LIMIT_S`); past it the run fails naming the plug-in.
+    pub plugin_time_limit: Option<Quantity>,
     /// Packet traces of some links.
     pub trace: Option<TraceSpec>,
 }

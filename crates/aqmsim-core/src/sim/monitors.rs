@@ -26,6 +26,17 @@ impl Simulation {
             s.max_th.push(st.max_th);
             s.delay.push(st.delay);
             s.count.push(st.count);
+            if !s.extra.is_empty() || matches!(link.queue.aqm, crate::aqm::AnyAqm::Plugin(_)) {
+                let mut values = Vec::new();
+                let names: &[String] = match &link.queue.aqm {
+                    crate::aqm::AnyAqm::Plugin(p) => {
+                        p.extra_values(&mut values);
+                        p.extra_names()
+                    }
+                    _ => &[],
+                };
+                s.push_extra(names, &values);
+            }
         }
         let next = self.now + self.sample_dt;
         if next <= self.end {
