@@ -239,15 +239,22 @@ fn disciplines<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
 }
 
 /// Replay a scripted enqueue/dequeue sequence through one discipline (its queue table
-/// as JSON text); returns the event lines (see `aqmsim_core::replay`).
+/// as JSON text); returns the event lines (see `aqmsim_core::replay`). `plugins` builds a
+/// `kind = "python"` discipline (`aqmsim.plugin.Factory`), as for [`run`].
 #[pyfunction]
-#[pyo3(signature = (queue_json, ops, seed=1))]
-fn replay_queue(queue_json: &str, ops: &str, seed: u64) -> PyResult<String> {
-    let r = catch_unwind(AssertUnwindSafe(|| {
-        let v: serde_json::Value = serde_json::from_str(queue_json).map_err(|e| aqmsim_core::error::ScenarioError::new("queue", e.to_string()))?;
-        let m = v.as_object().cloned().ok_or_else(|| aqmsim_core::error::ScenarioError::new("queue", "must be a table"))?;
-        aqmsim_core::replay::replay(&m, ops, seed)
-    }));
+#[pyo3(signature = (queue_json, ops, seed=1, plugins=None))]
+fn replay_queue(queue_json: &str, ops: &str, seed: u64, plugins: Option<Py<PyAny>>) -> PyResult<String> {
+    let go = || {
+        catch_unwind(AssertUnwindSafe(|| {
+            let v: serde_json::Value = serde_json::from_str(queue_json).map_err(|e| aqmsim_core::error::ScenarioError::new("queue", e.to_string()))?;
+            let m = v.as_object().cloned().ok_or_else(|| aqmsim_core::error::ScenarioError::new("queue", "must be a table"))?;
+            aqmsim_core::replay::replay(&m, ops, seed)
+        }))
+    };
+    let r = match plugins {
+        Some(obj) => aqmsim_core::plugin::with_factory(std::rc::Rc::new(plugin::PyFactory { obj }), go),
+        None => go(),
+    };
     match r {
         Ok(Ok(s)) => Ok(s),
         Ok(Err(e)) => Err(ScenarioError::new_err(e.to_string())),

@@ -1,0 +1,1 @@
+"""Example Python queue disciplines (``aqmsim.plugin.examples.red:Red`` …)."""
