@@ -217,3 +217,36 @@ def test_dask_sweep_keeps_every_run_but_the_one_whose_plugin_raises(cluster, tmp
     for o in res.failures:
         assert o.key == "max_th=13" and "max_th 13 is cursed" in o.error
         assert "\n" not in o.error.strip()
+
+
+# ------------------------------------------------------------------------ the store's key
+def test_editing_the_plugin_makes_its_runs_new_runs(tmp_path: Path, monkeypatch):
+    """A store reuses a run whose key it holds; a plug-in's code is part of the key, so a
+    sweep run again after an edit of the plug-in's file runs again (and the new code's
+    rows are what the store gives), and without an edit runs nothing."""
+    f = _write(tmp_path, "../plug/threshold.py:Threshold")
+    monkeypatch.chdir(tmp_path)
+    first = run_sweep(Sweep.from_toml(f), tmp_path / "store", workers=1)
+    again = run_sweep(Sweep.from_toml(f), tmp_path / "store", workers=1)
+    assert (first.ran, again.ran) == (4, 0)
+    plug = tmp_path / "plug" / "threshold.py"
+    plug.write_text(THRESHOLD.replace("min(self.max_th, self.limit - 1)", "self.max_th // 2"))
+    edited = run_sweep(Sweep.from_toml(f), tmp_path / "store", workers=1)
+    assert edited.ran == 4 and edited.failed == 0
+    rows = _rows(tmp_path / "store")          # the sweep's current points: the new code's
+    q = rows.groupby(f"{Q}max_th")["time_avg_queue_pkts"].mean()
+    assert q[15] < 8                           # (the old code let ~15 packets wait)
+
+
+def test_a_scenario_without_plugins_keeps_its_hash():
+    import hashlib
+
+    from aqmsim.store import canonical_json, canonical_scenario, scenario_hash
+
+    for name in ("dumbbell-red.toml", "dumbbell-codel.toml"):
+        d = aqmsim.Scenario.from_toml(EXAMPLES / name).to_dict()
+        plain = hashlib.sha256(canonical_json(canonical_scenario(d)).encode("utf-8")).hexdigest()
+        assert scenario_hash(d) == plain
+    with_plugin = _base("x.py:Y")
+    assert scenario_hash(with_plugin) != hashlib.sha256(
+        canonical_json(canonical_scenario(with_plugin)).encode("utf-8")).hexdigest()

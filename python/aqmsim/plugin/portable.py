@@ -6,14 +6,16 @@ A scenario names a plug-in by ``"module:Class"`` (imported by name: the module m
 worker processes that start elsewhere (spawned processes, Dask workers), where a relative
 file would be looked up from their own working directory: :func:`absolute_plugin_paths`
 rewrites each such file as an absolute path first, from the directory it was relative to.
+:func:`plugin_code_digest` is what a store adds to such a scenario's key: its plug-ins' code.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
-__all__ = ["absolute_spec", "absolute_plugin_paths"]
+__all__ = ["absolute_spec", "absolute_plugin_paths", "plugin_code_digest"]
 
 
 def absolute_spec(spec: str, base_dir: Optional[Path] = None) -> str:
@@ -51,3 +53,71 @@ def absolute_plugin_paths(data: Any, base_dir: Optional[Path] = None) -> Any:
     if isinstance(data, list):
         return [absolute_plugin_paths(v, base_dir) for v in data]
     return data
+
+
+# --------------------------------------------------------------------------- code digest
+_SOURCES: Dict[Tuple[str, int, int], str] = {}
+
+
+def _plugin_specs(data: Any) -> List[str]:
+    """Every plug-in class string ``data`` names (see :func:`absolute_plugin_paths`)."""
+    out: List[str] = []
+    if isinstance(data, dict):
+        if _is_plugin_table(data):
+            out += [v for k, v in data.items()
+                    if isinstance(k, str) and k.endswith("class") and isinstance(v, str)]
+        for v in data.values():
+            out += _plugin_specs(v)
+    elif isinstance(data, list):
+        for v in data:
+            out += _plugin_specs(v)
+    return out
+
+
+def _source_file(spec: str) -> Optional[Path]:
+    """The file that defines the class ``spec`` names, found without running it (a
+    module's parent packages are imported, as ``importlib.util.find_spec`` does)."""
+    mod = spec.rpartition(":")[0]
+    if mod.endswith(".py"):
+        return Path(mod)
+    try:
+        import importlib.util
+
+        found = importlib.util.find_spec(mod)
+    except (ImportError, ValueError, AttributeError):
+        return None
+    origin = getattr(found, "origin", None) if found is not None else None
+    return Path(origin) if origin and origin not in ("built-in", "frozen") else None
+
+
+def _file_digest(path: Optional[Path]) -> str:
+    try:
+        st = path.stat() if path is not None else None
+    except OSError:
+        st = None
+    if path is None or st is None:
+        return "missing"
+    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    got = _SOURCES.get(key)
+    if got is None:
+        try:
+            got = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            got = "unreadable"
+        _SOURCES[key] = got
+    return got
+
+
+def plugin_code_digest(data: Any) -> str:
+    """``""`` for a scenario without plug-ins; else a sha256 of the source file of each
+    plug-in class it names. A store keys a run by its scenario's hash: with this folded in
+    (:func:`aqmsim.store.scenario_hash`), editing a plug-in's file makes its runs new runs
+    instead of reusing the old code's. Only the file that defines the class counts (not
+    the modules it imports)."""
+    specs = sorted(set(_plugin_specs(data)))
+    if not specs:
+        return ""
+    h = hashlib.sha256()
+    for spec in specs:
+        h.update(f"{spec}\0{_file_digest(_source_file(spec))}\0".encode("utf-8"))
+    return h.hexdigest()

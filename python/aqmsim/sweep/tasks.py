@@ -3,13 +3,13 @@ scenario hash and seed), the progress counts and the outcome handed back."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ..errors import ScenarioError
-from ..store import canonical_json, canonical_scenario
+from ..store import canonical_scenario
+from ..store.schema import hash_of
 from .spec import SERIES, Task
 
 __all__ = ["Counts", "RunOutcome", "SweepResult"]
@@ -115,7 +115,7 @@ def _prepare(tasks: Iterable[Task]) -> Tuple[List[_Unit], List[Tuple[str, int]]]
         got = cache.get(id(data))
         if got is None:
             canon = canonical_scenario(data)
-            h = hashlib.sha256(canonical_json(canon).encode("utf-8")).hexdigest()
+            h = hash_of(canon, data)  # (a plug-in's code is part of the key)
             got = cache[id(data)] = (h, canon)
         h, canon = got
         u = units.get((h, seed))
