@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import textwrap
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -35,7 +36,7 @@ Q = "dumbbell.bottleneck.queue."
 METRICS = ["utilisation", "time_avg_queue_pkts", "bottleneck_drops", "goodput_bps"]
 
 #: A small deterministic discipline: drop the arrival once max_th packets wait. With
-#: max_th = 13 it raises after 1 s (a point of the grid that fails).
+#: max_th = 13 it raises after 1 s, with 14 it never returns (points that fail).
 THRESHOLD = '''
 from aqmsim.plugin import ACCEPT, DROP, QueueDiscipline
 
@@ -50,6 +51,9 @@ class Threshold(QueueDiscipline):
     def enqueue(self, pkt, q):
         if self.max_th == 13 and q.now > 1.0:
             raise ValueError("max_th 13 is cursed")
+        if self.max_th == 14 and q.now > 1.0:
+            while True:                  # never returns: the run's plugin_time_limit ends it
+                pass
         return DROP if q.len_pkts >= min(self.max_th, self.limit - 1) else ACCEPT
 '''
 
@@ -139,18 +143,24 @@ def test_local_sweep_over_a_plugin_parameter(tmp_path: Path, monkeypatch):
             assert row[m] == pytest.approx(mine[m], rel=1e-12), m
 
 
-def test_local_sweep_keeps_every_run_but_the_one_whose_plugin_raises(tmp_path: Path,
-                                                                       monkeypatch):
-    f = _write(tmp_path, "../plug/threshold.py:Threshold", values=(10, 13, 15))
+def test_local_sweep_keeps_every_run_but_those_whose_plugin_raises_or_hangs(tmp_path: Path,
+                                                                             monkeypatch):
+    f = _write(tmp_path, "../plug/threshold.py:Threshold", values=(10, 13, 14, 15))
+    f.write_text(f.read_text() + '\n[set]\nplugin_time_limit = "2s"\n')
     monkeypatch.chdir(tmp_path)
+    t0 = time.monotonic()
     res = run_sweep(Sweep.from_toml(f), tmp_path / "store", workers=2)
-    assert (res.ok, res.failed) == (4, 2)
-    assert {o.key for o in res.failures} == {"max_th=13"}
+    assert time.monotonic() - t0 < 60          # the hung runs end at their 2 s limit
+    assert (res.ok, res.failed) == (4, 4)
+    assert {o.key for o in res.failures} == {"max_th=13", "max_th=14"}
     for o in res.failures:
         assert o.error_kind == "simulation"
         assert "\n" not in o.error.strip()
-        assert "Threshold" in o.error and "max_th 13 is cursed" in o.error
-        assert "threshold.py" in o.error          # the user's own line
+        assert "Threshold" in o.error and "threshold.py" in o.error
+        if o.key == "max_th=13":
+            assert "raised ValueError: max_th 13 is cursed" in o.error
+        else:
+            assert "plugin_time_limit = 2 s" in o.error
     rows = _rows(tmp_path / "store")
     ok = rows[rows["status"] == "ok"]
     assert sorted(set(ok[f"{Q}max_th"])) == [10, 15] and len(ok) == 4
@@ -208,15 +218,20 @@ def test_dask_sweep_over_a_plugin_parameter_gives_the_local_rows(spec, cluster, 
     assert {w.split(":")[1] for w in da["worker"]} <= pids   # the cluster ran them
 
 
-def test_dask_sweep_keeps_every_run_but_the_one_whose_plugin_raises(cluster, tmp_path: Path,
-                                                                      monkeypatch):
-    f = _write(tmp_path, "../plug/threshold.py:Threshold", values=(10, 13))
+def test_dask_sweep_keeps_every_run_but_those_whose_plugin_raises_or_hangs(cluster,
+                                                                            tmp_path: Path,
+                                                                            monkeypatch):
+    """On a Dask worker (the run in a worker thread, not a main thread) too: the raising
+    point and the never-returning one fail alone, each with its one line."""
+    f = _write(tmp_path, "../plug/threshold.py:Threshold", values=(10, 13, 14))
+    f.write_text(f.read_text() + '\n[set]\nplugin_time_limit = "2s"\n')
     monkeypatch.chdir(tmp_path)
     res = run_sweep(Sweep.from_toml(f), tmp_path / "dask", scheduler=cluster.scheduler_address)
-    assert (res.ok, res.failed) == (2, 2)
+    assert (res.ok, res.failed) == (2, 4)
     for o in res.failures:
-        assert o.key == "max_th=13" and "max_th 13 is cursed" in o.error
         assert "\n" not in o.error.strip()
+        assert ("max_th 13 is cursed" in o.error if o.key == "max_th=13"
+                else o.key == "max_th=14" and "plugin_time_limit = 2 s" in o.error), o.error
 
 
 # ------------------------------------------------------------------------ the store's key
