@@ -51,6 +51,7 @@ PAGE = {
     "cobalt": "cobalt.md",
     "cake": "cake.md",
     "fq_cobalt": "fq-cobalt.md",
+    "python": "python.md",
 }
 
 

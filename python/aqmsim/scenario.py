@@ -213,7 +213,8 @@ class Scenario:
         except ScenarioError as exc:
             raise self._relabel(exc) from None
         except SimulationError as exc:
-            raise SimulationError(f"{self.label} (seed {self._seed_text(seed)}): {exc}") from exc
+            # a plug-in's failure stays a PluginError (a SimulationError)
+            raise type(exc)(f"{self.label} (seed {self._seed_text(seed)}): {exc}") from exc
         except (KeyboardInterrupt, SystemExit, MemoryError):
             raise
         except BaseException as exc:  # noqa: BLE001 - includes pyo3's PanicException

@@ -165,7 +165,8 @@ impl PyAqm {
     #[cold]
     #[inline(never)]
     fn raised(&self, py: Python<'_>, e: PyErr, what: &str, now: SimTime) -> ! {
-        let msg = helper(py, "_raised", (&self.path, &self.name, what, now.secs(), e.value(py), time_limit()));
+        let tb = e.traceback(py).map(|t| t.into_any()).unwrap_or_else(|| py.None().into_bound(py));
+        let msg = helper(py, "_raised", (&self.path, &self.name, what, now.secs(), e.value(py), time_limit(), tb));
         fail(msg)
     }
 

@@ -213,11 +213,11 @@ def _construct(cls: type, kwargs: Dict[str, Any], path: str, name: str) -> Any:
 _PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def where_in_user_code(exc: BaseException) -> str:
+def where_in_user_code(exc: BaseException, tb: Any = None) -> str:
     """``file:line: source`` of the innermost traceback frame outside aqmsim (the user's)."""
     import linecache
 
-    tb = exc.__traceback__
+    tb = tb if tb is not None else exc.__traceback__
     best = None
     while tb is not None:
         fn = tb.tb_frame.f_code.co_filename
@@ -244,16 +244,17 @@ def _returned(path: str, name: str, what: str, now: float, value: Any) -> str:
     return f"{path}: plug-in {name}.{what} returned {shown} at t = {_t(now)} s (expected {ok})"
 
 
-def _raised(path: str, name: str, what: str, now: float, exc: BaseException, limit: float) -> str:
+def _raised(path: str, name: str, what: str, now: float, exc: BaseException, limit: float,
+            tb: Any = None) -> str:
     from .watchdog import PluginTimeLimit
 
     if isinstance(exc, PluginTimeLimit):
-        return _over_time(path, name, what, now, limit) + f" ({where_in_user_code(exc)})"
+        return _over_time(path, name, what, now, limit) + f" ({where_in_user_code(exc, tb)})"
     text = str(exc)
     if len(text) > 200:
         text = text[:197] + "..."
     return (f"{path}: plug-in {name}.{what} raised {type(exc).__name__}: {text} at t = {_t(now)} s "
-            f"({where_in_user_code(exc)})")
+            f"({where_in_user_code(exc, tb)})")
 
 
 def _over_time(path: str, name: str, what: str, now: float, limit: float) -> str:

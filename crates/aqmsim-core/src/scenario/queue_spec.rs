@@ -111,6 +111,12 @@ pub const DISCIPLINES: &[(&str, &str, &[Param], bool)] = &[
     ("cake", "CAKE as Linux's sch_cake, one best-effort tin: set-associative flow hashing, host isolation, DRR++, COBALT per queue, shaper, ACK filter", super::queue_cake::CAKE_PARAMS, false),
     ("cobalt", "COBALT (CoDel + BLUE, CAKE's AQM) as ns-3.37: CoDel's control law at dequeue, BLUE's drop probability on overload", super::queue_cobalt::COBALT_PARAMS, false),
     ("fq_cobalt", "FQ-COBALT as ns-3.37: flows hashed into queues, DRR with new/old lists, COBALT (CoDel + BLUE) per queue", super::queue_fq_cobalt::FQ_COBALT_PARAMS, false),
+    ("python", "your own discipline: a Python class (aqmsim.plugin.QueueDiscipline); every other field of the table is a keyword of its __init__", PYTHON_PARAMS, false),
+];
+
+/// `kind = "python"`: the class; the table's other fields go to its constructor.
+const PYTHON_PARAMS: &[Param] = &[
+    ("class", "required", "\"module:Class\" or \"path/file.py:Class\" (relative to the scenario file): a subclass of aqmsim.plugin.QueueDiscipline"),
 ];
 
 /// RED parameters a variant does not take, and RED defaults a variant changes.
@@ -140,6 +146,7 @@ pub fn discipline_note(kind: &str) -> Option<&'static str> {
         "droptail" => "As ns-2's DropTail: limit counts the packet in transmission (limit − 1 wait).",
         "dualpi2" => "Defaults are Linux 6.18's sch_dualpi2 (tc-dualpi2(8)); its WRR scheduler, not RFC 9332's time-shifted FIFO. p = p'², max_p = min(k·p', 1), avg = p', count = L-queue packets in the queue samples. docs/aqm/dualpi2.md lists every reading and departure.",
         "cobalt" => "Defaults are ns-3.37's CobaltQueueDisc (MaxSize 1 500 000 bytes, UseEcn off, BlueThreshold 400 ms); checked packet for packet against ns-3's queue disc (docs/aqm/cobalt.md).",
+        "python" => "Each other field of the table is passed to the class's __init__ as a keyword (its defaults fill the resolved scenario). The run fails with one line naming the plug-in if it raises, returns something other than a verdict, or runs past plugin_time_limit (a top-level field, default 60 s of wall-clock time). docs/plugins/aqm.md is the reference; aqmsim.plugin.examples.red:Red is a RED in Python equal to kind = \"red\" packet for packet.",
         "cake" => "One best-effort tin (tc-cake's default is diffserv3; aqmsim's packets carry no DSCP), egress mode, Linux's defaults otherwise. No simulator has CAKE: Linux's sch_cake.c is the reference (docs/aqm/cake.md lists every reading and departure).",
         _ => return None,
     })

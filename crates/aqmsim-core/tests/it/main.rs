@@ -7,6 +7,7 @@ mod invariants;
 mod linux_stack;
 mod markfront;
 mod pcap;
+mod plugin_seam;
 mod properties;
 mod rack_stress;
 mod tcp_behaviour;

@@ -1,0 +1,250 @@
+"""A Python discipline that fails is contained: the run ends with one message naming the
+plug-in (and the line of the user's file that failed), `aqmsim run` prints one line and
+exits 1 (run time) or 2 (the scenario: bad class, bad parameters), nothing crashes, and the
+next run is unaffected.
+
+(Sweeps that keep the other runs when one plug-in run fails are the sweep plumbing's,
+tests of the plug-in sweeps.)
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from aqmsim import Scenario, ScenarioError
+from aqmsim.cli import app
+from aqmsim.errors import PluginError, SimulationError
+
+from conftest import EXAMPLES
+
+runner = CliRunner()
+
+PLUGINS = '''
+import time
+from aqmsim.plugin import QueueDiscipline, ACCEPT, DROP, DROP_HEAD, PASS
+
+
+class Raises(QueueDiscipline):
+    def __init__(self, after=30):
+        self.n, self.after = 0, after
+
+    def enqueue(self, pkt, q):
+        self.n += 1
+        if self.n > self.after:
+            return self.helper(q)
+        return ACCEPT
+
+    def helper(self, q):
+        return ACCEPT if q.len_pkts < 0 else 1 / 0  # the failing line
+
+
+class Returns(QueueDiscipline):
+    def __init__(self, value="None", where="enqueue"):
+        self.value, self.where = eval(value), where
+
+    def enqueue(self, pkt, q):
+        if self.where == "enqueue" and q.now > 0.5:
+            return self.value
+        return ACCEPT
+
+    def dequeue(self, pkt, q):
+        if self.where == "dequeue" and q.now > 0.5:
+            return self.value
+        return PASS
+
+
+class Forever(QueueDiscipline):
+    def enqueue(self, pkt, q):
+        if q.now > 0.5:
+            n = 0
+            while True:  # never returns
+                n += 1
+        return ACCEPT
+
+
+class Slow(QueueDiscipline):
+    def enqueue(self, pkt, q):
+        time.sleep(0.002)  # returns, but the run is far too slow
+        return ACCEPT
+
+
+class Catches(QueueDiscipline):
+    def enqueue(self, pkt, q):
+        if q.now > 0.5:
+            while True:
+                try:
+                    time.sleep(0.001)
+                except Exception:  # does not swallow the time limit
+                    pass
+        return ACCEPT
+
+
+class BadInit(QueueDiscipline):
+    def __init__(self, limit=50):
+        if limit > 10:
+            raise ValueError(f"limit must be at most 10, got {limit}")
+
+    def enqueue(self, pkt, q):
+        return ACCEPT
+
+
+class BadUpdate(QueueDiscipline):
+    update_interval = 0.1
+
+    def enqueue(self, pkt, q):
+        return ACCEPT
+
+    def update(self, now):
+        if now > 1.0:
+            raise KeyError("gone")
+
+
+class BadMonitor(QueueDiscipline):
+    monitor = ("level",)
+
+    def __init__(self):
+        self.level = "high"
+
+    def enqueue(self, pkt, q):
+        return ACCEPT
+
+
+class Fine(QueueDiscipline):
+    monitor = ("seen",)
+
+    def __init__(self):
+        self.seen = 0
+
+    def enqueue(self, pkt, q):
+        self.seen += 1
+        return DROP if q.len_pkts >= 40 else ACCEPT
+'''
+
+
+def line_of(needle: str) -> int:
+    """The line number of ``needle`` in the plug-in file."""
+    return next(i for i, line in enumerate(PLUGINS.splitlines(), 1) if needle in line)
+
+
+@pytest.fixture()
+def plugdir(tmp_path: Path) -> Path:
+    (tmp_path / "bad_plugins.py").write_text(PLUGINS, encoding="utf-8")
+    return tmp_path
+
+
+def scenario(plugdir: Path, cls: str, time_limit: str = "60s", **fields) -> Path:
+    """The RED example with the bottleneck queue replaced by ``cls``, as a file in plugdir."""
+    sc = Scenario.from_toml(EXAMPLES / "dumbbell-red.toml").with_overrides(**{
+        "duration": 3, "dumbbell.groups.0.stop": 3, "plugin_time_limit": time_limit,
+        "dumbbell.bottleneck.queue": {"kind": "python", "class": f"bad_plugins.py:{cls}", **fields}})
+    path = plugdir / f"{cls}.toml"
+    path.write_text(sc.to_toml(), encoding="utf-8")
+    return path
+
+
+def run_fails(path: Path, code: int = 1) -> str:
+    result = runner.invoke(app, ["run", str(path)])
+    assert result.exit_code == code, result.output
+    text = result.output.strip()
+    assert "Traceback" not in text and "panicked" not in text
+    assert len(text.splitlines()) == 1, text
+    assert text.startswith("error:")
+    return text
+
+
+def test_raises_names_the_plugin_and_the_users_line(plugdir):
+    msg = run_fails(scenario(plugdir, "Raises"))
+    assert "dumbbell.bottleneck.queue: plug-in bad_plugins.py:Raises.enqueue raised ZeroDivisionError: division by zero at t = " in msg
+    n = line_of("# the failing line")
+    assert f"bad_plugins.py:{n}: return ACCEPT if q.len_pkts < 0 else 1 / 0" in msg, msg
+    with pytest.raises(PluginError):  # the Python API: a PluginError (a SimulationError)
+        Scenario.from_toml(scenario(plugdir, "Raises")).run()
+
+
+@pytest.mark.parametrize("value, where, shown", [
+    ("None", "enqueue", "None"),
+    ("PASS", "enqueue", "PASS"),
+    ("True", "enqueue", "True"),
+    ("'drop'", "enqueue", "'drop'"),
+    ("99", "enqueue", "99"),
+    ("DROP_HEAD", "dequeue", "DROP_HEAD"),
+    ("ACCEPT", "dequeue", "ACCEPT"),
+    ("1.0", "dequeue", "1.0"),
+])
+def test_nonsense_returns(plugdir, value, where, shown):
+    msg = run_fails(scenario(plugdir, "Returns", value=value, where=where))
+    expected = "ACCEPT, DROP, MARK or DROP_HEAD" if where == "enqueue" else "PASS, DROP or MARK"
+    assert f"plug-in bad_plugins.py:Returns.{where} returned {shown} at t = " in msg, msg
+    assert msg.endswith(f"(expected {expected})"), msg
+
+
+@pytest.mark.parametrize("cls", ["Forever", "Slow", "Catches"])
+def test_never_returns_hits_the_time_limit(plugdir, cls):
+    t0 = time.monotonic()
+    msg = run_fails(scenario(plugdir, cls, time_limit="1s"))
+    took = time.monotonic() - t0
+    assert f"plug-in bad_plugins.py:{cls}.enqueue was still running when the run reached its time limit" in msg
+    assert "plugin_time_limit = 1 s" in msg
+    assert took < 20, took
+    # the next run is not hit by a late time limit
+    res = Scenario.from_toml(scenario(plugdir, "Fine")).run()
+    assert res.summary["bottleneck_arrivals"] > 100
+
+
+def test_raises_in_init_is_a_scenario_error_at_the_field(plugdir):
+    msg = run_fails(scenario(plugdir, "BadInit", limit=50), code=2)
+    assert "dumbbell.bottleneck.queue.limit: bad_plugins.py:BadInit() refused it: ValueError: limit must be at most 10, got 50" in msg
+    assert f"bad_plugins.py:{line_of('raise ValueError')}: raise ValueError(" in msg, msg
+
+
+def test_unknown_parameter_names_the_field(plugdir):
+    msg = run_fails(scenario(plugdir, "Fine", max_p=0.1), code=2)
+    assert "dumbbell.bottleneck.queue.max_p: bad_plugins.py:Fine takes no parameter 'max_p'" in msg
+
+
+@pytest.mark.parametrize("spec, needle", [
+    ("no_such_module_xyz:Red", "cannot import 'no_such_module_xyz'"),
+    ("no_colon", "must be \"module:Class\" or \"path/file.py:Class\""),
+    ("missing.py:Red", "no file"),
+    ("bad_plugins.py:Nope", "has no 'Nope'"),
+    ("bad_plugins.py:time", "is not a class"),
+    ("aqmsim.plugin.aqm:Link", "has no enqueue"),
+])
+def test_bad_class_is_one_line_exit_2(plugdir, spec, needle):
+    path = scenario(plugdir, "Fine")
+    path.write_text(path.read_text().replace('"bad_plugins.py:Fine"', f'"{spec}"'), encoding="utf-8")
+    msg = run_fails(path, code=2)
+    assert "dumbbell.bottleneck.queue.class: " in msg and needle in msg, msg
+
+
+def test_missing_class_field(plugdir):
+    path = scenario(plugdir, "Fine")
+    path.write_text(path.read_text().replace('class = "bad_plugins.py:Fine"', ""), encoding="utf-8")
+    msg = run_fails(path, code=2)
+    assert "dumbbell.bottleneck.queue.class: missing" in msg
+
+
+def test_update_and_monitor_failures_name_the_method(plugdir):
+    msg = run_fails(scenario(plugdir, "BadUpdate"))
+    assert "plug-in bad_plugins.py:BadUpdate.update raised KeyError: 'gone' at t = 1.1 s" in msg, msg
+    msg = run_fails(scenario(plugdir, "BadMonitor"))
+    assert "plug-in bad_plugins.py:BadMonitor: monitored attribute 'level' is 'high', not a number" in msg
+
+
+@pytest.mark.parametrize("value, needle", [("0s", "(0, 86400] s"), ("100000s", "(0, 86400] s"), ("soon", "plugin_time_limit")])
+def test_time_limit_field_is_checked(plugdir, value, needle):
+    msg = run_fails(scenario(plugdir, "Fine", time_limit=value), code=2)
+    assert "plugin_time_limit" in msg and needle in msg, msg
+
+
+def test_a_good_plugin_after_failures(plugdir):
+    """The monitored variable is a queue column; the class object works through the API."""
+    res = Scenario.from_toml(scenario(plugdir, "Fine")).run()
+    seen = res.queue["seen"].to_numpy()
+    assert seen.dtype.kind == "f" and (seen[1:] >= seen[:-1]).all()
+    assert 0.9 * res.summary["bottleneck_arrivals"] < seen[-1] <= res.summary["bottleneck_arrivals"]
+    assert not issubclass(PluginError, ScenarioError) and issubclass(PluginError, SimulationError)
