@@ -157,8 +157,10 @@ def test_local_sweep_keeps_every_run_but_those_whose_plugin_raises_or_hangs(tmp_
         assert o.error_kind == "simulation"
         assert "\n" not in o.error.strip()
         assert "Threshold" in o.error and "threshold.py" in o.error
-        if o.key == "max_th=13":
+        if o.key == "max_th=13":  # the message, and the user's own line: file:line: source
             assert "raised ValueError: max_th 13 is cursed" in o.error
+            line = THRESHOLD.splitlines().index('            raise ValueError("max_th 13 is cursed")') + 1
+            assert f'threshold.py:{line}: raise ValueError("max_th 13 is cursed")' in o.error
         else:
             assert "plugin_time_limit = 2 s" in o.error
     rows = _rows(tmp_path / "store")
