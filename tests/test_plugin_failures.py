@@ -248,3 +248,22 @@ def test_a_good_plugin_after_failures(plugdir):
     assert seen.dtype.kind == "f" and (seen[1:] >= seen[:-1]).all()
     assert 0.9 * res.summary["bottleneck_arrivals"] < seen[-1] <= res.summary["bottleneck_arrivals"]
     assert not issubclass(PluginError, ScenarioError) and issubclass(PluginError, SimulationError)
+
+
+def test_monitored_variables_figure(plugdir, tmp_path):
+    """A plug-in's monitored variables get a figure among the run's figures; the engine's
+    own queue columns are told apart from them."""
+    from aqmsim.plot_plugin import ENGINE_QUEUE_COLUMNS, extra_queue_columns
+    from aqmsim.results import SCHEMAS
+
+    assert set(ENGINE_QUEUE_COLUMNS) == set(SCHEMAS["queue"])
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["run", str(scenario(plugdir, "Fine")), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "monitored.png").is_file() and (out / "monitored.svg").is_file()
+    res = Scenario.from_toml(scenario(plugdir, "Fine")).run()
+    assert extra_queue_columns(res) == ["seen"]
+    droptail = Scenario.from_toml(EXAMPLES / "dumbbell-red.toml").with_overrides(duration=2).run()
+    assert extra_queue_columns(droptail) == []
+    with pytest.raises(ValueError):
+        droptail.plot_monitored()

@@ -483,6 +483,12 @@ class Results:
 
         return plot.plot_drop_probability(self, link=link, ax=ax)
 
+    def plot_monitored(self, link: Optional[str] = None, ax: Optional["Axes"] = None) -> "Figure":
+        """A plug-in discipline's own monitored variables against time."""
+        from .plot_plugin import plot_monitored
+
+        return plot_monitored(self, link=link, ax=ax)
+
     def plot_utilisation(
         self, link: Optional[str] = None, ax: Optional["Axes"] = None
     ) -> "Figure":

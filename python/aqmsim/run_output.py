@@ -64,6 +64,10 @@ def figure_names(res: "Results") -> List[str]:
         names.append("queue")
         if has_drop_probability(res):  # (DropTail, CoDel, FQ-CoDel: none to draw)
             names.append("drop_probability")
+        from .plot_plugin import extra_queue_columns
+
+        if extra_queue_columns(res):  # a plug-in discipline's own variables
+            names.append("monitored")
     if res.has_rows("links"):
         names.append("utilisation")
     if res.has_rows("tcp"):

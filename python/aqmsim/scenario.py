@@ -40,13 +40,18 @@ PathLike = Union[str, "Path"]
 
 
 def _has_class(value: Any) -> bool:
-    """Does ``value`` hold a class object anywhere (a plug-in given through the API)?"""
-    if isinstance(value, type):
-        return True
-    if isinstance(value, Mapping):
-        return any(_has_class(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_has_class(v) for v in value)
+    """Does ``value`` hold a class object anywhere (a plug-in given through the API)?
+    Walks at most MAX_DEPTH levels and each table or list once (``_plain`` refuses deeper
+    nesting and cycles with the proper message)."""
+    stack, seen = [(value, 0)], set()
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, type):
+            return True
+        if isinstance(v, (dict, list, tuple)) and depth <= MAX_DEPTH and id(v) not in seen:
+            seen.add(id(v))
+            items = v.values() if isinstance(v, dict) else v
+            stack.extend((x, depth + 1) for x in items)
     return False
 
 
@@ -67,7 +72,7 @@ class Scenario:
         # plug-in classes given as objects ("class": MyRed) are kept by name, the data
         # stays plain ("module:Qualname")
         self._classes: Dict[str, type] = {}
-        if _has_class(data):
+        if _has_class(dict(data)):
             from .plugin.factory import lift_classes
 
             data = lift_classes(data, self._classes)

@@ -134,13 +134,11 @@ def class_name(cls: type) -> str:
 
 def build(factory: Any, table: Dict[str, Any], path: str, rate_bps: float, delay_s: float) -> Built:
     """Make the discipline ``table`` names (``class`` and its keyword parameters)."""
-    from .factory import find_class
-
     spec = table.get("class")
     if spec is None:
         raise ScenarioError(f"{path}.class: missing: a kind = \"python\" queue names its class, "
                             f"\"module:Class\" or \"path/file.py:Class\"")
-    cls = find_class(spec, f"{path}.class", factory.base_dir, factory.objects)
+    cls = factory.find(spec, f"{path}.class")
     if not callable(getattr(cls, "enqueue", None)):
         raise ScenarioError(f"{path}.class: {spec!r} has no enqueue(self, pkt, q) method "
                             f"(subclass aqmsim.plugin.QueueDiscipline)")

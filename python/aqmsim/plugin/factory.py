@@ -23,18 +23,21 @@ from ..errors import ScenarioError
 REGISTERED: Dict[str, type] = {}
 
 
-def lift_classes(value: Any, classes: Dict[str, type]) -> Any:
+def lift_classes(value: Any, classes: Dict[str, type], depth: int = 0) -> Any:
     """A copy of ``value`` with every class object replaced by its "module:Qualname",
-    recorded in ``classes`` (and :data:`REGISTERED`)."""
+    recorded in ``classes`` (and :data:`REGISTERED`). Below 64 levels it leaves the data
+    as it is (the scenario refuses such nesting with its own message)."""
     if isinstance(value, type):
         name = f"{value.__module__}:{value.__qualname__}"
         classes[name] = value
         REGISTERED[name] = value
         return name
+    if depth > 64:
+        return value
     if isinstance(value, Mapping):
-        return {k: lift_classes(v, classes) for k, v in value.items()}
+        return {k: lift_classes(v, classes, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [lift_classes(v, classes) for v in value]
+        return [lift_classes(v, classes, depth + 1) for v in value]
     return value
 
 
@@ -103,6 +106,11 @@ class Factory:
         self.objects: Dict[str, type] = dict(objects or {})
         self.base_dir = base_dir
         self._watchdog: Any = None
+
+    def find(self, spec: Any, where: str) -> type:
+        """The class ``spec`` names (:func:`find_class`, with this run's objects and
+        base directory)."""
+        return find_class(spec, where, self.base_dir, self.objects)
 
     def arm(self, limit_s: float) -> None:
         """Start the run's time limit (the engine calls it when it builds a plug-in);

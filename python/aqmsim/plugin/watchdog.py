@@ -46,3 +46,5 @@ class Watchdog:
             self.timer.cancel()
             if self.fired:
                 _set_async(self.tid, None)
+        if threading.current_thread() is not self.timer:
+            self.timer.join(1.0)  # gone before the caller forks (run --out's figures)
