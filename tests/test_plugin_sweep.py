@@ -267,3 +267,43 @@ def test_a_scenario_without_plugins_keeps_its_hash():
     with_plugin = _base("x.py:Y")
     assert scenario_hash(with_plugin) != hashlib.sha256(
         canonical_json(canonical_scenario(with_plugin)).encode("utf-8")).hexdigest()
+
+
+def test_a_class_defined_in_main_is_refused_before_any_run(tmp_path: Path):
+    """A class given as an object from a script, a notebook cell or a session is recorded
+    as "__main__:Class", which no worker process can import: one line naming the field,
+    before a worker starts or the store is made (instead of every run failing)."""
+    import subprocess
+    import sys
+
+    script = textwrap.dedent(f"""
+        import aqmsim
+        from aqmsim.errors import ScenarioError
+        from aqmsim.plugin import ACCEPT, QueueDiscipline
+        from aqmsim.sweep import Sweep, run_sweep
+
+        class Acc(QueueDiscipline):
+            def __init__(self, limit=50):
+                pass
+
+            def enqueue(self, pkt, q):
+                return ACCEPT
+
+        base = aqmsim.Scenario.from_toml({str(EXAMPLES / 'dumbbell-red.toml')!r}).with_overrides(
+            duration=2, **{{"dumbbell.groups.0.stop": 2,
+                            "dumbbell.bottleneck.queue": {{"kind": "python", "class": Acc}}}})
+        assert base.run(seed=1).summary["bottleneck_arrivals"] > 0   # in process: fine
+        try:
+            run_sweep(Sweep.from_dict({{"name": "m", "base": base.to_dict(), "seeds": 2}}),
+                      {str(tmp_path / 'store')!r}, workers=1)
+        except ScenarioError as exc:
+            print("REFUSED", exc)
+        """)
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                       timeout=120, env=dict(os.environ))
+    assert p.returncode == 0, p.stderr[-2000:]
+    out = p.stdout.strip()
+    assert out.startswith("REFUSED dumbbell.bottleneck.queue.class: '__main__:Acc' is defined "
+                          "in __main__"), out
+    assert "\n" not in out and '"path/file.py:Acc"' in out
+    assert not (tmp_path / "store").exists()

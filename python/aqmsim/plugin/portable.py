@@ -15,7 +15,7 @@ import hashlib
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
-__all__ = ["absolute_spec", "absolute_plugin_paths", "plugin_code_digest"]
+__all__ = ["absolute_spec", "absolute_plugin_paths", "plugin_code_digest", "check_shippable"]
 
 
 def absolute_spec(spec: str, base_dir: Optional[Path] = None) -> str:
@@ -121,3 +121,38 @@ def plugin_code_digest(data: Any) -> str:
     for spec in specs:
         h.update(f"{spec}\0{_file_digest(_source_file(spec))}\0".encode("utf-8"))
     return h.hexdigest()
+
+
+def _specs_at(data: Any, where: str) -> List[Tuple[str, str]]:
+    """``(field path, class string)`` of every plug-in class ``data`` names."""
+    out: List[Tuple[str, str]] = []
+    if isinstance(data, dict):
+        plug = _is_plugin_table(data)
+        for k, v in data.items():
+            at = f"{where}.{k}" if where else str(k)
+            if plug and isinstance(k, str) and k.endswith("class") and isinstance(v, str):
+                out.append((at, v))
+            else:
+                out += _specs_at(v, at)
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            out += _specs_at(v, f"{where}[{i}]")
+    return out
+
+
+def check_shippable(data: Any) -> None:
+    """Refuse, before any run, a plug-in class that other processes cannot import: one
+    defined in ``__main__`` (a notebook cell, an interactive session or the script being
+    run), which the Python API records as ``"__main__:Class"``. A sweep's workers — the
+    local pool's spawned processes, a Dask cluster's — import the class by that name and
+    would find their own ``__main__`` instead."""
+    from ..errors import ScenarioError
+
+    for at, spec in _specs_at(data, ""):
+        if spec.rpartition(":")[0] == "__main__":
+            cls = spec.rpartition(":")[2]
+            raise ScenarioError(
+                f"{at}: {spec!r} is defined in __main__ (a notebook, an interactive session or "
+                f"the script itself), which a sweep's worker processes cannot import; put "
+                f"{cls} in a module on PYTHONPATH (\"module:{cls}\") or in a file "
+                f"(\"path/file.py:{cls}\")")

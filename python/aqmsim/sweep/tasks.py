@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ..errors import ScenarioError
+from ..plugin.portable import check_shippable
 from ..store import canonical_scenario
 from ..store.schema import hash_of
 from .spec import SERIES, Task
@@ -114,6 +115,7 @@ def _prepare(tasks: Iterable[Task]) -> Tuple[List[_Unit], List[Tuple[str, int]]]
             data = data.to_dict()
         got = cache.get(id(data))
         if got is None:
+            check_shippable(data)  # a plug-in class in __main__: one line, before any run
             canon = canonical_scenario(data)
             h = hash_of(canon, data)  # (a plug-in's code is part of the key)
             got = cache[id(data)] = (h, canon)
