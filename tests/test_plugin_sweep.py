@@ -307,3 +307,20 @@ def test_a_class_defined_in_main_is_refused_before_any_run(tmp_path: Path):
                           "in __main__"), out
     assert "\n" not in out and '"path/file.py:Acc"' in out
     assert not (tmp_path / "store").exists()
+
+
+def test_aqmsim_sweep_and_report_on_a_plugin_sweep(tmp_path: Path, monkeypatch):
+    """The command line: `aqmsim sweep` runs it, `aqmsim report` finds every run (the
+    report keys the runs as the driver did, plug-in code included)."""
+    from typer.testing import CliRunner
+
+    from aqmsim.cli import app
+
+    f = _write(tmp_path, "../plug/threshold.py:Threshold")
+    monkeypatch.chdir(tmp_path / "plug")
+    r = CliRunner().invoke(app, ["sweep", str(f), "--workers", "2"])
+    assert r.exit_code == 0, r.output
+    assert "4 ok, 0 failed" in " ".join(r.output.split())
+    r = CliRunner().invoke(app, ["report", str(f)])
+    assert r.exit_code == 0, r.output
+    assert "4 of 4 runs of plug in the store" in " ".join(r.output.split())
