@@ -267,3 +267,81 @@ def test_monitored_variables_figure(plugdir, tmp_path):
     assert extra_queue_columns(droptail) == []
     with pytest.raises(ValueError):
         droptail.plot_monitored()
+
+
+def test_uniform_outside_enqueue(plugdir):
+    """uniform() draws from the queue's stream during enqueue only; a kept instance cannot
+    reach the stream after its run (even one that failed)."""
+    from aqmsim.plugin import QueueDiscipline, ACCEPT
+
+    kept = []
+
+    class Draws(QueueDiscipline):
+        def enqueue(self, pkt, q):
+            kept.append(self)
+            if self.uniform() > 2:
+                return None
+            return ACCEPT if q.now < 1.0 else None
+
+        def dequeue(self, pkt, q):
+            return 2 if q.now < 0.5 else self.uniform()
+
+    sc = Scenario.from_toml(scenario(plugdir, "Fine")).with_overrides(
+        **{"dumbbell.bottleneck.queue": {"kind": "python", "class": Draws}})
+    with pytest.raises(PluginError, match=r"Draws.dequeue raised RuntimeError: uniform\(\) draws from the queue's random stream"):
+        sc.run()
+    with pytest.raises(RuntimeError, match="only during enqueue"):
+        kept[-1].uniform()
+
+
+def test_validate_resolves_the_constructor_parameters(plugdir):
+    """`aqmsim validate` builds the plug-in; the resolved table lists the constructor's
+    parameters with their defaults; a class object given through the API is named by its
+    module:Qualname and the data stays plain."""
+    from aqmsim.plugin.examples.red import Red
+
+    result = runner.invoke(app, ["validate", str(scenario(plugdir, "Raises", after=7)), "--json"])
+    assert result.exit_code == 0, result.output
+    assert '"after": 7' in result.output and '"plugin_time_limit": 60' in result.output
+    sc = Scenario.from_dict({"duration": 1, "dumbbell": {
+        "bottleneck": {"rate": "1Mb", "delay": "10ms", "queue": {"kind": "python", "class": Red, "min_th": 3}},
+        "groups": [{"count": 1, "access": {"rate": "10Mb", "delay": "1ms"}}]}})
+    assert sc["dumbbell.bottleneck.queue.class"] == "aqmsim.plugin.examples.red:Red"
+    q = sc.validate()["links"][0]["queue"]
+    assert q["class"] == "aqmsim.plugin.examples.red:Red" and q["min_th"] == 3 and q["max_th"] == 15.0
+    assert sc.to_json()  # plain data
+
+
+def test_update_runs_every_interval_in_time_order(plugdir):
+    """update(now) at t = k·update_interval, lazily before the next packet event, so
+    updates, arrivals and departures come in time order. (idle(now) gives the time the
+    link went idle, which the engine may learn later: it is not in this order.)"""
+    from aqmsim.plugin import QueueDiscipline, ACCEPT, PASS
+
+    calls = []
+
+    class Timed(QueueDiscipline):
+        update_interval = 0.05
+
+        def enqueue(self, pkt, q):
+            calls.append(("e", q.now))
+            return ACCEPT
+
+        def dequeue(self, pkt, q):
+            calls.append(("d", q.now))
+            return PASS
+
+        def idle(self, now):
+            calls.append(("i", now))
+
+        def update(self, now):
+            calls.append(("u", now))
+
+    sc = Scenario.from_toml(scenario(plugdir, "Fine")).with_overrides(
+        **{"dumbbell.bottleneck.queue": {"kind": "python", "class": Timed}})
+    sc.run()
+    times = [t for k, t in calls if k != "i"]
+    assert times == sorted(times), calls[:12]
+    ups = [t for k, t in calls if k == "u"]
+    assert ups == [k * 50_000_000 * 1e-9 for k in range(1, len(ups) + 1)]
+    assert ups[-1] > 2.9 and {k for k, _ in calls} == {"e", "d", "i", "u"}

@@ -59,7 +59,8 @@ def _disciplines():
 
 
 #: The fields a discipline requires (`aqmsim list` shows "required").
-REQUIRED = {"ecn_threshold": {"threshold": 20}, "rtred": {"risk_th": 40}}
+REQUIRED = {"ecn_threshold": {"threshold": 20}, "rtred": {"risk_th": 40},
+            "python": {"class": "aqmsim.plugin.examples.red:Red"}}
 
 
 @pytest.mark.parametrize("kind", _disciplines())

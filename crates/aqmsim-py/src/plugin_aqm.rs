@@ -237,6 +237,17 @@ fn helper<'py>(py: Python<'py>, name: &str, args: impl IntoPyObject<'py, Target 
     r.unwrap_or_else(|e| format!("a plug-in failed (and wording the message failed too: {e})"))
 }
 
+/// Clears the stream address of a [`Uniform`] when dropped.
+struct ClearRng<'a>(Python<'a>, &'a Py<Uniform>);
+
+impl Drop for ClearRng<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut u) = self.1.try_borrow_mut(self.0) {
+            u.rng = 0;
+        }
+    }
+}
+
 /// The GIL: a run with plug-ins holds it throughout (`lib.rs`: `run`, `validate` and
 /// `replay_queue` do not release it when given a factory), so the engine's calls into a
 /// plug-in are made with it held.
@@ -273,9 +284,12 @@ impl Aqm for PyAqm {
         self.catch_up(py, now);
         self.fill(py, pkt, q, now, true);
         self.uniform.borrow_mut(py).rng = rng as *mut Rng as usize;
+        // the stream's address is cleared when the call ends, also when it fails (the
+        // failure unwinds through here): no later uniform() can reach a stale stream
+        let clear = ClearRng(py, &self.uniform);
         let args = self.args.bind(py);
         let r = self.call(py, &self.enqueue, args, "enqueue", now);
-        self.uniform.borrow_mut(py).rng = 0;
+        drop(clear);
         let v = match code_of(&r) {
             Some(ACCEPT) => Some(Verdict::Enqueue),
             Some(c) if c & !3 == DROP => reason(c).map(Verdict::Drop),
