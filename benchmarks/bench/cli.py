@@ -35,6 +35,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="skip what a user waits for (import aqmsim, aqmsim --help, aqmsim run as a whole process)")
     ap.add_argument("--no-suite", action="store_true",
                     help="skip the whole RFC 7928 suite (aqmsim suite rfc7928, ~5 min; --quick: one seed)")
+    ap.add_argument("--no-plugin", action="store_true",
+                    help="skip a Python queue discipline's cost (per decision, and its 60 s run as a whole process)")
     ap.add_argument("--workdir", type=Path, help="keep the scripts and outputs here (default: a temporary directory)")
     ap.add_argument("--json", type=Path, help="also write the raw results as JSON")
     ap.add_argument("--write-docs", action="store_true", help=f"rewrite the numbers section of {DOC.relative_to(REPO)}")
@@ -70,6 +72,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     cfg.sweep = not a.no_sweep
     cfg.user = not a.no_user
     cfg.suite = not a.no_suite
+    cfg.plugin = not a.no_plugin
     cfg.argv = list(sys.argv[1:] if argv is None else argv)
     cfg.workdir = a.workdir
 

@@ -51,6 +51,7 @@ class BenchConfig:
     quick: bool = False
     user: bool = True  # what a user waits for: import, --help, the CLI's run (usercost.py)
     suite: bool = True  # the whole RFC 7928 suite as one process (suite.py)
+    plugin: bool = True  # a Python queue discipline's cost (plugin.py)
     workdir: Optional[Path] = None
     argv: Sequence[str] = ()  # the command line, for the report's first line
 

@@ -19,6 +19,7 @@ from .config import (MEMORY_SCENARIO, NS3, REPO, BenchConfig, load_scenario, log
 from .machine import machine_info
 from .ns3 import Ns3
 from .sims import Aqmsim, Ns2, Outcome, Simulator, Unsupported
+from .plugin import plugin_cost
 from .suite import suite_time
 from .usercost import user_costs
 
@@ -235,6 +236,7 @@ def run_bench(cfg: BenchConfig) -> Dict[str, Any]:
         sw = sweep_throughput(cfg) if cfg.sweep else {"skipped": "not asked for (--no-sweep)"}
         user = user_costs(cfg, workdir, results) if cfg.user else None
         suite = suite_time(cfg, workdir) if cfg.suite else None
+        plugin = plugin_cost(cfg, workdir) if cfg.plugin else None
     finally:
         Aqmsim.engine = None
         if own:
@@ -252,6 +254,7 @@ def run_bench(cfg: BenchConfig) -> Dict[str, Any]:
         "sweep": sw,
         "user": user,
         "suite": suite,
+        "plugin": plugin,
     }
 
 

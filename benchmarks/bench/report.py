@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, List, Mapping, Optional
 
 from .config import AQMSIM, DOC, DOC_BEGIN, DOC_END, NS2, NS3, STACK_PAIRS
+from .plugin import render_plugin
 from .suite import render_suite
 from .usercost import ratio
 
@@ -119,6 +120,8 @@ def render(res: Mapping[str, Any]) -> str:
         L.append("not measured.")
     L.extend(_user_section(res.get("user")))
     L.extend(render_suite(res.get("suite")))
+    if "plugin" in res:  # (results written before issue 26 have none)
+        L.extend(render_plugin(res["plugin"]))
     sw = res.get("sweep") or {}
     L.append("")
     L.append("**Sweep throughput** (`aqmsim.sweep.bench_throughput`):")

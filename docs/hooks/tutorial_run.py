@@ -1,5 +1,6 @@
-"""mkdocs hook: the tutorial notebook (docs/tutorial.ipynb) is run at every build, so its
-page shows the figures and tables the code draws (about 10 s).
+"""mkdocs hook: the tutorial notebooks (docs/tutorial.ipynb, about 10 s, and the plug-in
+tutorial docs/plugins/tutorial.ipynb: ``NOTEBOOKS``) are run at every build, so their
+pages show the figures and tables the code draws.
 
 The notebook is kept in git without outputs (tests/test_tutorial.py holds it to that).
 mkdocs-jupyter's own ``execute`` would run it in docs/, where it finds no examples and
@@ -22,6 +23,9 @@ import tempfile
 from pathlib import Path
 
 NOTEBOOK = "tutorial.ipynb"
+#: Every notebook the site runs (docs/-relative): the tutorial, and the plug-in tutorial
+#: (docs/plugins/tutorial.ipynb, ~30 s: it runs a piece of the RFC 7928 suite).
+NOTEBOOKS = (NOTEBOOK, "plugins/tutorial.ipynb")
 ROOT = Path(__file__).resolve().parents[2]
 CELL_TIMEOUT = 600
 
@@ -82,16 +86,22 @@ def _relative_to(nb, workdir: Path) -> None:
 
 def on_files(files, config):
     global _tmp
-    from mkdocs.exceptions import PluginError
-
-    page = files.get_file_from_path(NOTEBOOK)
-    if page is None:
-        return files
     _cleanup()
     _tmp = tempfile.TemporaryDirectory(prefix="aqmsim-docs-tutorial-")
-    tmp = Path(_tmp.name)
+    for i, name in enumerate(NOTEBOOKS):
+        page = files.get_file_from_path(name)
+        if page is not None:
+            _run_page(page, name, Path(_tmp.name) / str(i))
+    return files
+
+
+def _run_page(page, name: str, tmp: Path) -> None:
+    """Run notebook ``name`` (docs/-relative) in ``tmp``/run; the page's source becomes
+    the executed copy."""
+    from mkdocs.exceptions import PluginError
+
     workdir = tmp / "run"
-    workdir.mkdir()
+    workdir.mkdir(parents=True)
     try:
         import nbformat
 
@@ -100,12 +110,11 @@ def on_files(files, config):
         # the error's last line first (for a cell: the exception it raised), then the rest
         text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))  # the traceback's colours
         lines = text.strip().splitlines() or [type(exc).__name__]
-        raise PluginError(f"docs/{NOTEBOOK} failed while the site was built: {lines[-1]}\n"
+        raise PluginError(f"docs/{name} failed while the site was built: {lines[-1]}\n"
                           + "\n".join(lines[:-1])) from None
-    out = tmp / NOTEBOOK  # the same name: mkdocs-jupyter's include pattern matches it
+    out = tmp / Path(name).name  # the same name: mkdocs-jupyter's include pattern matches it
     nbformat.write(nb, out)
     page.abs_src_path = str(out)
-    return files
 
 
 def _cleanup():

@@ -94,7 +94,8 @@ def suite_cmd(
     aqm: Optional[str] = typer.Option(
         None, "--aqm", metavar="A,B,...",
         help="disciplines (default: all of the suite's: red,ared,gentle,rtred,codel,pie,fq_codel,"
-             "fq_pie,dualpi2,cobalt,fq_cobalt,cake)"),
+             "fq_pie,dualpi2,cobalt,fq_cobalt,cake); a Python plug-in as module:Class or "
+             "path/file.py:Class"),
     seeds: int = typer.Option(5, "--seeds", "-s", help="seeds per run (1..N)"),
     scenarios: Optional[str] = typer.Option(
         None, "--scenarios", metavar="A,B,...", help="only these scenarios (file names)"),

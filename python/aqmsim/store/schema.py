@@ -10,7 +10,7 @@ import math
 from pathlib import Path
 from typing import Any, Dict, Iterable, Mapping, Optional, Union
 
-__all__ = ["StoreError", "canonical_scenario", "canonical_json", "scenario_hash", "get_path",
+__all__ = ["StoreError", "canonical_scenario", "canonical_json", "scenario_hash", "hash_of", "get_path",
            "FIXED_COLUMNS", "PROVENANCE_COLUMNS", "DB_NAME", "SCHEMA_VERSION"]
 
 PathLike = Union[str, Path]
@@ -77,8 +77,24 @@ def canonical_json(data: Any) -> str:
 
 
 def scenario_hash(data: Mapping[str, Any]) -> str:
-    """sha256 (hex) of the canonical JSON of :func:`canonical_scenario` ``(data)``."""
-    return hashlib.sha256(canonical_json(canonical_scenario(data)).encode("utf-8")).hexdigest()
+    """sha256 (hex) of the canonical JSON of :func:`canonical_scenario` ``(data)``; for a
+    scenario with Python plug-ins, of that and their code (:func:`hash_of`)."""
+    return hash_of(canonical_scenario(data), data)
+
+
+def hash_of(canon: Mapping[str, Any], data: Any) -> str:
+    """The key hash of a run of ``data`` whose canonical scenario is ``canon``: sha256 of
+    the canonical JSON, with the digest of the plug-ins' source files appended when it
+    names any (``aqmsim.plugin.portable.plugin_code_digest``: editing a plug-in makes new
+    runs; a scenario without one hashes as it always did)."""
+    text = canonical_json(canon)
+    if "python" in text:  # cheap test first: no plug-in, no walk
+        from ..plugin.portable import plugin_code_digest
+
+        digest = plugin_code_digest(data)
+        if digest:
+            text += "\nplugin-code:" + digest
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def get_path(data: Any, key: str, default: Any = None) -> Any:

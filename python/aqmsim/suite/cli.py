@@ -43,6 +43,14 @@ def cli_suite(name: str, aqm: Optional[str], seeds: int, scenarios: Optional[str
         if not ns3ref.available():
             raise ScenarioError(f"--ns3: {ns3ref.MISSING}")
     suite = Suite.load(name)
+    if aqms:  # plug-ins ("module:Class"): checked, and built once, before any run
+        from .plugins import with_plugins
+
+        try:
+            suite = with_plugins(suite, aqms, only)
+        except ScenarioError as exc:
+            msg = str(exc)
+            raise ScenarioError(f"--{msg}" if msg.startswith(("aqm: ", "scenarios: ")) else msg) from None
     path = out_dir if out_dir is not None else default_out(name)
     if not 1 <= seeds <= 1000:
         raise ScenarioError(f"--seeds: expected a number of seeds in [1, 1000], got {seeds}")

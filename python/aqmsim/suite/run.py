@@ -73,7 +73,9 @@ def run_suite(name: str = "rfc7928", *, aqms: Optional[Sequence[str]] = None,
     runs made by another build of the engine are (the store is the suite's cache:
     ``counts.stale`` says how many). ``fresh`` runs everything again. ``ns3`` adds ns-3's
     points for the scenarios ns-3 can run (needs libns3-dev: ``make ns3``). ``report=False``
-    leaves the report to :func:`write_suite_report`. ``suite``: the loaded
+    leaves the report to :func:`write_suite_report`. A name in ``aqms`` with a ``:`` is a
+    Python plug-in (``"my_aqm:MyAqm"``, ``"path/file.py:MyAqm"``: :mod:`aqmsim.suite.plugins`).
+    ``suite``: the loaded
     :class:`~aqmsim.suite.spec.Suite` named ``name``, when the caller has it already."""
     from ..sweep import DEFAULT_TIMEOUT, run_tasks
     from .results import load
@@ -84,6 +86,9 @@ def run_suite(name: str = "rfc7928", *, aqms: Optional[Sequence[str]] = None,
         suite = Suite.load(name)
     seed_list = _seeds(seeds)
     names = list(aqms) if aqms else list(suite.disciplines)
+    from .plugins import with_plugins  # "module:Class" names: Python plug-ins
+
+    suite = with_plugins(suite, names, scenarios)
     tasks = suite.tasks(names, seed_list, scenarios)
     path = Path(out) if out is not None else default_out(name)
     store = path / "store"

@@ -145,6 +145,10 @@ class SuiteScenario:
         out = []
         for f in self.factors:
             over = dict(first.overrides)
+            if param is None:  # a plug-in with no suite_parameter (suite/plugins.py): × 1 only
+                if f == 1:
+                    out.append(Variant(f"× {_show(f)}", f, over))
+                continue
             over[".".join(_QUEUE_PATH + (param,))] = _round(recommended * f)
             out.append(Variant(f"× {_show(f)}", f, over))
         return tuple(out)

@@ -19,6 +19,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from ..errors import ScenarioError
+from ..plugin.portable import absolute_plugin_paths
 from ..scenario import Scenario
 from ..store import canonical_json
 from .labels import value_labels
@@ -128,6 +129,9 @@ class Sweep:
             if not base_path.exists():
                 raise err("base", f"{base_path}: no such file")
             sc = Scenario.from_toml(base_path)
+            # its plug-ins' files are relative to it: absolute, for every worker
+            sc = Scenario(absolute_plugin_paths(sc.to_dict(), base_path.resolve().parent),
+                          path=base_path)
         elif isinstance(base_spec, Mapping):
             sc = Scenario.from_dict(base_spec)
         else:
@@ -190,7 +194,7 @@ class Sweep:
         bad: List[Tuple[Dict[str, Any], str]] = []
         for point in points:
             try:
-                Scenario.from_dict(self.base).with_overrides(**point).validate()
+                Scenario(self._point_data(point)).validate()
             except ScenarioError as exc:
                 bad.append((point, str(exc)))
             except ImportError:  # no engine: nothing to check against
@@ -223,9 +227,16 @@ class Sweep:
     def scenario(self, point: Mapping[str, Any]) -> Dict[str, Any]:
         """The full scenario dict of one point."""
         try:
-            return Scenario.from_dict(self.base).with_overrides(**dict(point)).to_dict()
+            return self._point_data(point)
         except ScenarioError as exc:
             raise ScenarioError(f"{self.path or 'sweep'}: vary: {exc}") from None
+
+    def _point_data(self, point: Mapping[str, Any]) -> Dict[str, Any]:
+        """The base with the point's values; a plug-in's relative ``file.py:Class`` made
+        absolute from the sweep file's folder (workers start elsewhere)."""
+        data = Scenario.from_dict(self.base).with_overrides(**dict(point)).to_dict()
+        folder = self.folder.resolve() if self.folder is not None else None
+        return absolute_plugin_paths(data, folder)
 
     def labels(self) -> Dict[str, str]:
         """Short names of the varied parameters (the last part of the key when unique)."""

@@ -3,13 +3,14 @@ scenario hash and seed), the progress counts and the outcome handed back."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ..errors import ScenarioError
-from ..store import canonical_json, canonical_scenario
+from ..plugin.portable import check_shippable
+from ..store import canonical_scenario
+from ..store.schema import hash_of
 from .spec import SERIES, Task
 
 __all__ = ["Counts", "RunOutcome", "SweepResult"]
@@ -114,8 +115,9 @@ def _prepare(tasks: Iterable[Task]) -> Tuple[List[_Unit], List[Tuple[str, int]]]
             data = data.to_dict()
         got = cache.get(id(data))
         if got is None:
+            check_shippable(data)  # a plug-in class in __main__: one line, before any run
             canon = canonical_scenario(data)
-            h = hashlib.sha256(canonical_json(canon).encode("utf-8")).hexdigest()
+            h = hash_of(canon, data)  # (a plug-in's code is part of the key)
             got = cache[id(data)] = (h, canon)
         h, canon = got
         u = units.get((h, seed))
