@@ -8,6 +8,7 @@ base classes and the engine's calling conventions are in ``aqm.py`` and ``cc.py`
 
 from __future__ import annotations
 
+from .cc import CongestionControl
 from .factory import Factory, find_class, plugin_factory, uses_plugins
 
-__all__ = ["Factory", "find_class", "plugin_factory", "uses_plugins"]
+__all__ = ["CongestionControl", "Factory", "find_class", "plugin_factory", "uses_plugins"]

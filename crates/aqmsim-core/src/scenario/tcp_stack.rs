@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 /// Fields only the ns-2 stack reads (a `linux` table that sets one is refused).
 const NS2_ONLY: &[&str] = &["tick", "syn", "delay_growth", "max_burst", "limited_transmit", "use_headers"];
 /// The congestion controls the linux stack runs (`tcp/linux/`, one file each).
-const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp, Variant::Bbr, Variant::Bbr3, Variant::Ledbat, Variant::Prague];
+const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp, Variant::Bbr, Variant::Bbr3, Variant::Ledbat, Variant::Prague, Variant::Python];
 /// The linux stack's own fields (refused in an ns2 table).
 const LINUX_ONLY: &[&str] =
     &["delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing", "timestamps", "loss_detection", "ect", "accecn", "sink_accecn", "prague_rtt_target"];
@@ -53,11 +53,11 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
     };
     match p.stack {
         Stack::Ns2 => {
-            if matches!(p.variant, Variant::Bbr | Variant::Bbr3 | Variant::Ledbat | Variant::Prague) {
+            if matches!(p.variant, Variant::Bbr | Variant::Bbr3 | Variant::Ledbat | Variant::Prague | Variant::Python) {
                 let v = p.variant.name();
                 return err("variant", set("variant") == Some(true), format!("variant = \"{v}\" runs only on stack = \"linux\""));
             }
-            for &f in LINUX_ONLY.iter().chain(super::tcp_ledbat::FIELDS) {
+            for &f in LINUX_ONLY.iter().chain(super::tcp_ledbat::FIELDS).chain(super::tcp_python::FIELDS) {
                 // a top-level linux field is not inherited by a table of another stack
                 if set(f) == Some(true) || (set(f) == Some(false) && stack(base, &TcpSpec::default(), "tcp")? != Stack::Linux) {
                     let here = set(f) == Some(true);
@@ -94,7 +94,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                 return err(
                     "variant",
                     here,
-                    format!("stack = \"linux\" runs variant = \"newreno\", \"cubic\", \"dctcp\", \"bbr\", \"bbr3\", \"ledbat\" or \"prague\" in this version, got {:?}", p.variant.name()),
+                    format!("stack = \"linux\" runs variant = \"newreno\", \"cubic\", \"dctcp\", \"bbr\", \"bbr3\", \"ledbat\", \"prague\" or \"python\" in this version, got {:?}", p.variant.name()),
                 );
             }
             if let Some(v) = over.delack_count.or(base.delack_count) {
@@ -155,6 +155,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
             }
             super::tcp_ledbat::apply(p, base, over, &set, &at)?;
             super::tcp_l4s::apply(p, base, over, &set, &at)?;
+            super::tcp_python::apply(p, base, over, &set, &at)?;
             if set("window").is_none() {
                 p.window = RCVBUF_BYTES / p.packet_size as f64;
             }
@@ -187,6 +188,7 @@ pub fn linux_json(p: &TcpParams) -> Value {
     }
     super::tcp_ledbat::json(p, &mut j);
     super::tcp_l4s::json(p, &mut j);
+    super::tcp_python::json(p, &mut j);
     if p.variant == Variant::Cubic {
         for (k, v) in [
             ("cubic_beta", json!(p.cubic_beta)),

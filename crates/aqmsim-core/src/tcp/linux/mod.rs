@@ -20,6 +20,7 @@ pub mod dctcp;
 pub mod ecn;
 pub mod ledbat;
 pub mod pacing;
+pub mod plugin_ops;
 pub mod prague;
 pub mod prr;
 pub mod rack;

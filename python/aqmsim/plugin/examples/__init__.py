@@ -1,0 +1,2 @@
+"""Example plug-ins written against the public API only (tutorial models, and the
+reference side of the equality tests): ``newreno.py``."""
