@@ -1,0 +1,152 @@
+"""Issue 26 points 2 and 3 (congestion controls): a Python NewReno written against the
+public API only (``aqmsim.plugin.examples.newreno``) gives, packet for packet, the built-in
+NewReno's run of the linux stack (every flow's counters, the drop log, the TCP cwnd
+series, the summary) on two scenarios: five flows through RED with losses and RTOs, and
+five ECN flows through CoDel with marks and drops. A Python AIMD with its own fields
+differs as it should; a plug-in's pacing rate is the one the flow paces at."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from aqmsim import Scenario
+
+NEWRENO = "aqmsim.plugin.examples.newreno:NewReno"
+
+BASE = """
+name = "cc-plugin"
+duration = "20s"
+seed = 3
+
+[tcp]
+stack = "linux"
+
+[dumbbell.bottleneck]
+rate = "10Mb"
+delay = "20ms"
+queue = { kind = "red", limit = 30, min_th = 5, max_th = 15 }
+
+[[dumbbell.groups]]
+name = "g"
+count = 5
+app = "ftp"
+start = { uniform = [0.0, 1.0] }
+stop = "20s"
+access = { rate = "100Mb", delay = "1ms" }
+
+[monitor]
+queues = ["R1->R2"]
+tcp_flows = "all"
+"""
+
+SCENARIOS = {
+    "red-losses-rto": {},
+    "codel-ecn": {"tcp.ecn": True, "dumbbell.bottleneck.queue": {"kind": "codel", "limit": 100, "ecn": True}},
+    "red-paced": {"tcp.pacing": True},
+}
+
+
+def _pair(name: str):
+    s = Scenario.from_toml_string(BASE).with_overrides(**SCENARIOS[name])
+    py = s.with_overrides(**{"tcp.variant": "python", "tcp.cc_class": NEWRENO})
+    return s.run(), py.run()
+
+
+@pytest.fixture(scope="module", params=sorted(SCENARIOS))
+def pair(request, core):
+    return request.param, _pair(request.param)
+
+
+def test_the_scenarios_exercise_losses_timeouts_and_marks(pair):
+    name, (ref, _) = pair
+    assert ref.summary["bottleneck_drops"] > (0 if name == "codel-ecn" else 20)
+    if name == "red-losses-rto":
+        assert ref.summary["timeouts"] >= 1, "the RED scenario must have an RTO"
+    if name == "codel-ecn":
+        assert ref.summary["marks"] > 50
+
+
+def test_python_newreno_is_the_builtin_packet_for_packet(pair):
+    name, (ref, py) = pair
+    assert set(ref.flows["variant"]) == {"newreno"} and set(py.flows["variant"]) == {"python"}
+    pd.testing.assert_frame_equal(ref.flows.drop(columns=["variant"]), py.flows.drop(columns=["variant"]))
+    pd.testing.assert_frame_equal(ref.drops, py.drops)
+    pd.testing.assert_frame_equal(ref.tcp, py.tcp)
+    pd.testing.assert_frame_equal(ref.queue, py.queue)
+    skip = {"wall_seconds"}
+    assert {k: v for k, v in ref.summary.items() if k not in skip} == {k: v for k, v in py.summary.items() if k not in skip}
+    assert len(ref.tcp) > 1000 and np.isfinite(ref.tcp["cwnd"]).all()
+
+
+def test_resolved_table_names_the_class(core):
+    r = Scenario.from_toml_string(BASE).with_overrides(**{"tcp.variant": "python", "tcp.cc_class": NEWRENO}).validate()
+    tcp = r["flows"][0]["tcp"]
+    assert (tcp["variant"], tcp["cc_class"], tcp["cc"]) == ("python", NEWRENO, {})
+
+
+AIMD = '''
+from aqmsim.plugin import CongestionControl
+
+
+class Aimd(CongestionControl):
+    """AIMD(a, b): +a segments per RTT, cwnd x b on a loss."""
+
+    def __init__(self, a=1.0, b=0.5):
+        self.a, self.b = a, b
+
+    def on_ack(self, tcp, acked):
+        if tcp.cwnd < tcp.ssthresh:
+            tcp.cwnd += tcp.mss * acked
+        else:
+            tcp.cwnd += self.a * tcp.mss * tcp.mss / tcp.cwnd
+
+    def ssthresh(self, tcp):
+        return max(2 * tcp.mss, self.b * tcp.in_flight)
+
+
+class Paced(Aimd):
+    def __init__(self, rate):
+        super().__init__()
+        self.rate = rate
+
+    def on_ack(self, tcp, acked):
+        super().on_ack(tcp, acked)
+        tcp.pacing_rate = self.rate
+'''
+
+
+@pytest.fixture()
+def aimd_file(tmp_path: Path) -> Path:
+    f = tmp_path / "aimd.py"
+    f.write_text(textwrap.dedent(AIMD))
+    return f
+
+
+def test_an_aggressive_python_aimd_takes_more_than_newreno(core, aimd_file):
+    group = {"count": 2, "app": "ftp", "start": 0.0, "stop": "20s", "access": {"rate": "100Mb", "delay": "1ms"}}
+    aimd = {"stack": "linux", "variant": "python", "cc_class": f"{aimd_file}:Aimd", "cc": {"a": 4.0, "b": 0.8}}
+    two = Scenario.from_toml_string(BASE).with_overrides(**{
+        "dumbbell.groups": [dict(group, name="reno"), dict(group, name="aimd", tcp=aimd)],
+    })
+    r = two.run()
+    good = r.flows.groupby("variant")["goodput_bps"].sum()
+    assert good["python"] > 1.5 * good["newreno"], good.to_dict()
+
+
+def test_the_plugins_pacing_rate_is_the_flows(core, aimd_file):
+    one = Scenario.from_toml_string(BASE).with_overrides(**{
+        "dumbbell.groups[0].count": 1,
+        "tcp.pacing": True, "tcp.variant": "python", "tcp.cc_class": f"{aimd_file}:Paced", "tcp.cc": {"rate": 2e6},
+    })
+    r = one.run()
+    got = float(r.flows["throughput_bps"].iloc[0])
+    # paced at 2 Mb/s on a 10 Mb/s link: about 2 Mb/s of data (headers included)
+    assert 1.7e6 < got < 2.2e6, got
+    free = one.with_overrides(**{"tcp.cc_class": f"{aimd_file}:Aimd", "tcp.cc": {}}).run()
+    assert float(free.flows["throughput_bps"].iloc[0]) > 5e6
