@@ -54,8 +54,9 @@ fn number(py: Python<'_>, x: f64) -> PyObject {
 }
 
 fn window_arg(name: &str, v: Option<&Bound<'_, PyAny>>) -> PyResult<f64> {
-    let Some(v) = v else {
-        return Err(pyo3::exceptions::PyAttributeError::new_err(format!("tcp.{name} cannot be deleted")));
+    // (PyO3 gives None both for `tcp.x = None` and for `del tcp.x`)
+    let Some(v) = v.filter(|v| !v.is_none()) else {
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!("tcp.{name} must be a number of bytes, got None")));
     };
     if v.is_instance_of::<pyo3::types::PyBool>() {
         return Err(pyo3::exceptions::PyTypeError::new_err(format!("tcp.{name} must be a number of bytes, got {}", v.repr()?)));
@@ -99,6 +100,7 @@ impl TcpView {
     }
     #[setter]
     fn set_pacing_rate(&mut self, v: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        // None (or `del tcp.pacing_rate`): back to the socket's own rule
         self.pacing_rate = match v {
             Some(v) if !v.is_none() => Some(window_arg("pacing_rate", Some(v))?),
             _ => None,
