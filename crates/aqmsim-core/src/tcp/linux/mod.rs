@@ -36,6 +36,8 @@ mod bbr3_rate_tests;
 #[cfg(test)]
 mod bbr3_tests;
 #[cfg(test)]
+mod plugin_ops_tests;
+#[cfg(test)]
 mod dctcp_replay_tests;
 #[cfg(test)]
 mod sink_replay_tests;
