@@ -150,3 +150,15 @@ def test_the_plugins_pacing_rate_is_the_flows(core, aimd_file):
     assert 1.7e6 < got < 2.2e6, got
     free = one.with_overrides(**{"tcp.cc_class": f"{aimd_file}:Aimd", "tcp.cc": {}}).run()
     assert float(free.flows["throughput_bps"].iloc[0]) > 5e6
+
+
+def test_aqmsim_list_says_how_to_plug_in_a_congestion_control(core):
+    from typer.testing import CliRunner
+
+    from aqmsim.cli import app
+
+    result = CliRunner().invoke(app, ["list"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert 'tcp.variant = "python", tcp.cc_class = "module:Class"' in text, text[-800:]
+    assert "docs/plugins/cc.md" in text
