@@ -103,9 +103,7 @@ def _construct(cls: type, params: Dict[str, Any], where: str) -> Any:
 def build(factory: Any, table: Dict[str, Any], path: str) -> Tuple[Any, str, Tuple[Any, ...]]:
     """One flow's instance: ``(instance, name, (on_ack, ssthresh, pkts_acked, on_ecn,
     on_rto, on_event))``, the optional methods None when the class does not define them."""
-    from .factory import find_class
-
-    cls = find_class(table.get("cc_class"), f"{path}.cc_class", factory.base_dir, factory.objects)
+    cls = factory.find_class(table.get("cc_class"), f"{path}.cc_class")
     _check_class(cls, f"{path}.cc_class")
     params = table.get("cc") or {}
     if not isinstance(params, dict):
