@@ -184,13 +184,10 @@ def test_cwnd_none_is_the_users_line(core, where):
 
 
 def test_the_error_is_a_plugin_error(core, where):
-    from aqmsim import _core
+    from aqmsim.errors import PluginError
 
-    s = scenario(where, "SsNone")
-    from aqmsim.plugin import Factory
-
-    with pytest.raises(_core.PluginError):
-        _core.run(s._payload(), None, Factory(base_dir=where))
+    with pytest.raises(PluginError, match="SsNone.ssthresh returned None"):
+        scenario(where, "SsNone").run()
 
 
 @pytest.mark.parametrize("spec, needle", [

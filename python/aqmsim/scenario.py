@@ -182,8 +182,8 @@ class Scenario:
             raw = core.run(payload, seed, self._plugins())
         except ScenarioError as exc:
             raise self._relabel(exc) from None
-        except SimulationError as exc:
-            raise SimulationError(f"{self.label} (seed {self._seed_text(seed)}): {exc}") from exc
+        except SimulationError as exc:  # PluginError (a plug-in failed) keeps its class
+            raise type(exc)(f"{self.label} (seed {self._seed_text(seed)}): {exc}") from exc
         except (KeyboardInterrupt, SystemExit, MemoryError):
             raise
         except BaseException as exc:  # noqa: BLE001 - includes pyo3's PanicException
