@@ -162,3 +162,75 @@ def test_aqmsim_list_says_how_to_plug_in_a_congestion_control(core):
     text = " ".join(result.output.split())
     assert 'tcp.variant = "python", tcp.cc_class = "module:Class"' in text, text[-800:]
     assert "docs/plugins/cc.md" in text
+
+
+RECORDER = '''
+from collections import Counter
+
+from aqmsim.plugin.examples.newreno import NewReno
+
+
+class Recorder(NewReno):
+    """NewReno that counts every call, per instance and in total."""
+
+    built = 0
+    calls = Counter()
+
+    def __init__(self):
+        Recorder.built += 1
+        self.mine = Counter()
+
+    def _count(self, what):
+        Recorder.calls[what] += 1
+        self.mine[what] += 1
+
+    def on_ack(self, tcp, acked):
+        self._count("on_ack")
+        super().on_ack(tcp, acked)
+
+    def ssthresh(self, tcp):
+        self._count("ssthresh")
+        return super().ssthresh(tcp)
+
+    def pkts_acked(self, tcp, acked):
+        self._count("pkts_acked")
+
+    def on_ecn(self, tcp):
+        self._count("on_ecn")
+
+    def on_rto(self, tcp):
+        self._count("on_rto")
+
+    def on_event(self, tcp, event):
+        self._count(event)
+'''
+
+
+@pytest.mark.parametrize("name", ["red-losses-rto", "codel-ecn"])
+def test_optional_methods_run_at_their_events_one_instance_per_flow(core, tmp_path, name):
+    (tmp_path / "recorder.py").write_text(RECORDER)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import recorder
+
+        s = Scenario.from_toml_string(BASE).with_overrides(**SCENARIOS[name])
+        ref = s.run()
+        py = s.with_overrides(**{"tcp.variant": "python", "tcp.cc_class": "recorder:Recorder"}).run()
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("recorder", None)
+    # the optional methods leave the windows alone: still the built-in run
+    pd.testing.assert_frame_equal(ref.tcp, py.tcp)
+    c = recorder.Recorder.calls
+    # one instance per flow, and one more when the scenario is checked
+    assert recorder.Recorder.built == 5 + 1
+    timeouts = int(ref.flows["timeouts"].sum())
+    assert c["on_rto"] == c["loss"] == timeouts
+    assert c["pkts_acked"] > c["on_ack"] > 1000
+    assert c["ssthresh"] == c["recovery"] + c["loss"] + c["on_ecn"]
+    if name == "codel-ecn":
+        assert c["on_ecn"] > 50, dict(c)
+    else:
+        assert c["on_ecn"] == 0 and timeouts >= 1 and c["recovery"] > 10, dict(c)
+        # every recovery ends in complete_cwr, unless a timeout or the run's end (5 flows) cuts it
+        assert c["recovery"] - timeouts - 5 <= c["complete_cwr"] <= c["recovery"], dict(c)
