@@ -1,7 +1,8 @@
 """Issue 26 point 5 for congestion controls: a Python congestion control that raises or
 returns nonsense ends its run with one message naming the field path, the plug-in, the
 method, the time and the user's own source line; a bad class string or bad fields are a
-ScenarioError naming the field (exit code 2 from the CLI, one line, no traceback)."""
+ScenarioError naming the field (exit code 2 from the CLI, one line, no traceback).
+The failures are the same on both stacks (``test_ns2_stack_failures``)."""
 
 from __future__ import annotations
 
@@ -179,7 +180,7 @@ def test_window_nonsense(core, where, cls, field, got):
 
 def test_cwnd_none_is_the_users_line(core, where):
     msg = failed(where, "CwndNone")
-    assert "on_ack raised TypeError: tcp.cwnd must be a number of bytes, got None" in msg, msg
+    assert "on_ack raised TypeError: tcp.cwnd must be a number, got None" in msg, msg
     assert "(my_cc.py:" in msg and "tcp.cwnd = None)" in msg, msg
 
 
@@ -210,7 +211,8 @@ def test_bad_class_strings(core, where, spec, needle):
     ({"tcp.cc": 3}, "tcp.cc"),
     ({"tcp.cc_class": None}, "tcp.cc_class: variant = \"python\" needs cc_class"),
     ({"tcp.variant": "cubic"}, "tcp.cc_class: only used with variant = \"python\" (the variant here is \"cubic\")"),
-    ({"tcp": {"variant": "python", "cc_class": "my_cc.py:Reno"}}, "tcp.variant: variant = \"python\" runs only on stack = \"linux\""),
+    ({"tcp": {"variant": "python", "cc_class": "my_cc.py:Reno", "pacing": True}},
+     "tcp.pacing: only used with stack = \"linux\" (the stack here is \"ns2\")"),
 ])
 def test_bad_fields(core, where, over, needle):
     msg = refused(where, "Reno", **over)
@@ -232,3 +234,14 @@ def test_cli_failure_is_one_clear_line(core, where):
     text = result.output.strip()
     assert "Traceback" not in text and len(text.splitlines()) == 1, text
     assert "plug-in my_cc.py:SsNone.ssthresh returned None" in text, text
+
+
+@pytest.mark.parametrize("cls, needle", [
+    ("SsNone", "tcp: plug-in my_cc.py:SsNone.ssthresh returned None at t = "),
+    ("CwndZero", "tcp: plug-in my_cc.py:CwndZero.on_ack set tcp.cwnd to 0 at t = "),
+    ("Raises", "tcp: plug-in my_cc.py:Raises.on_ack raised ZeroDivisionError: float division by zero at t = 1."),
+])
+def test_ns2_stack_failures(core, where, cls, needle):
+    msg = failed(where, cls, tcp={"variant": "python", "cc_class": f"my_cc.py:{cls}"})
+    assert needle in msg, msg
+    assert "packets)" in msg or "my_cc.py:" in msg.rsplit("(", 1)[-1], msg

@@ -1,6 +1,6 @@
 """Issue 26 points 2 and 3 (congestion controls): a Python NewReno written against the
 public API only (``aqmsim.plugin.examples.newreno``) gives, packet for packet, the built-in
-NewReno's run of the linux stack (every flow's counters, the drop log, the TCP cwnd
+NewReno's run of the linux stack (and ``NewRenoNs2`` ns-2's NewReno on the ns-2 stack) (every flow's counters, the drop log, the TCP cwnd
 series, the summary) on two scenarios: five flows through RED with losses and RTOs, and
 five ECN flows through CoDel with marks and drops. A Python AIMD with its own fields
 differs as it should; a plug-in's pacing rate is the one the flow paces at."""
@@ -82,6 +82,31 @@ def test_python_newreno_is_the_builtin_packet_for_packet(pair):
     skip = {"wall_seconds"}
     assert {k: v for k, v in ref.summary.items() if k not in skip} == {k: v for k, v in py.summary.items() if k not in skip}
     assert len(ref.tcp) > 1000 and np.isfinite(ref.tcp["cwnd"]).all()
+
+
+NS2_BASE = BASE.replace('[tcp]\nstack = "linux"\n', "")
+NS2_SCENARIOS = {
+    "red-losses-rto": {},
+    "red-ecn": {"tcp.ecn": True, "dumbbell.bottleneck.queue": {"kind": "red", "limit": 30, "min_th": 5, "max_th": 15,
+                                                               "ecn": True}},
+    "red-window-200": {"tcp.window": 200},
+}
+
+
+@pytest.mark.parametrize("name", sorted(NS2_SCENARIOS))
+def test_ns2_stack_python_newreno_is_ns2s_newreno_packet_for_packet(core, name):
+    s = Scenario.from_toml_string(NS2_BASE).with_overrides(**{"tcp.variant": "newreno", **NS2_SCENARIOS[name]})
+    ref = s.run()
+    py = s.with_overrides(**{"tcp.variant": "python", "tcp.cc_class": "aqmsim.plugin.examples.newreno:NewRenoNs2"}).run()
+    assert ref.resolved["flows"][0]["tcp"].get("stack", "ns2") == "ns2"
+    assert ref.summary["bottleneck_drops"] + ref.summary["marks"] > 100
+    if name != "red-ecn":
+        assert ref.summary["timeouts"] >= 1
+    pd.testing.assert_frame_equal(ref.flows.drop(columns=["variant"]), py.flows.drop(columns=["variant"]))
+    pd.testing.assert_frame_equal(ref.drops, py.drops)
+    pd.testing.assert_frame_equal(ref.tcp, py.tcp)
+    pd.testing.assert_frame_equal(ref.queue, py.queue)
+    assert len(ref.tcp) > 1000
 
 
 def test_resolved_table_names_the_class(core):

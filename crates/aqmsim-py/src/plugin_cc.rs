@@ -1,4 +1,4 @@
-//! A Python congestion control behind the engine's `PluginCc` trait.
+//! A Python congestion control behind the engine's `PluginCc` trait (either stack).
 //!
 //! `aqmsim.plugin.cc.build` makes the instance and hands back its bound methods (None for
 //! an optional method the class does not define); they are kept here and called with one
@@ -13,7 +13,8 @@ use pyo3::types::{PyFloat, PyTuple};
 use serde_json::{Map, Value};
 
 /// What a congestion control sees of its flow (`tcp` in its methods). Linux stack: windows,
-/// `mss` and `in_flight` in bytes, times in s, `pacing_rate` in bit/s.
+/// `mss` and `in_flight` in bytes, times in s, `pacing_rate` in bit/s; ns2 stack: windows
+/// in packets, `mss` 1.
 #[pyclass(name = "TcpView", module = "aqmsim.plugin")]
 pub struct TcpView {
     cwnd: f64,
@@ -42,6 +43,9 @@ pub struct TcpView {
     #[pyo3(get)]
     delivered_ce: u32,
     pacing_rate: Option<f64>,
+    /// The sender model this flow runs: "linux" (windows in bytes) or "ns2" (packets).
+    #[pyo3(get)]
+    stack: &'static str,
 }
 
 /// A whole number as a Python int (windows in bytes read as ints), else a float.
@@ -56,13 +60,13 @@ fn number(py: Python<'_>, x: f64) -> PyObject {
 fn window_arg(name: &str, v: Option<&Bound<'_, PyAny>>) -> PyResult<f64> {
     // (PyO3 gives None both for `tcp.x = None` and for `del tcp.x`)
     let Some(v) = v.filter(|v| !v.is_none()) else {
-        return Err(pyo3::exceptions::PyTypeError::new_err(format!("tcp.{name} must be a number of bytes, got None")));
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!("tcp.{name} must be a number, got None")));
     };
     if v.is_instance_of::<pyo3::types::PyBool>() {
-        return Err(pyo3::exceptions::PyTypeError::new_err(format!("tcp.{name} must be a number of bytes, got {}", v.repr()?)));
+        return Err(pyo3::exceptions::PyTypeError::new_err(format!("tcp.{name} must be a number, got {}", v.repr()?)));
     }
     v.extract::<f64>()
-        .map_err(|_| pyo3::exceptions::PyTypeError::new_err(format!("tcp.{name} must be a number of bytes, got {}", v.repr().map(|r| r.to_string()).unwrap_or_default())))
+        .map_err(|_| pyo3::exceptions::PyTypeError::new_err(format!("tcp.{name} must be a number, got {}", v.repr().map(|r| r.to_string()).unwrap_or_default())))
 }
 
 #[pymethods]
@@ -106,11 +110,6 @@ impl TcpView {
             _ => None,
         };
         Ok(())
-    }
-    /// The sender model this flow runs ("linux").
-    #[getter]
-    fn stack(&self) -> &'static str {
-        "linux"
     }
     fn __repr__(&self) -> String {
         format!(
@@ -164,6 +163,7 @@ impl PyCc {
                 delivered: 0,
                 delivered_ce: 0,
                 pacing_rate: None,
+                stack: "linux",
             },
         )?;
         Ok(PyCc {
@@ -194,6 +194,7 @@ impl PyCc {
         t.delivered = v.delivered;
         t.delivered_ce = v.delivered_ce;
         t.pacing_rate = v.pacing_rate;
+        t.stack = v.stack;
     }
 
     fn take(&self, py: Python<'_>, v: &mut CcView) {
@@ -258,7 +259,8 @@ impl PluginCc for PyCc {
                 _ => {
                     let shown = b.repr().map(|s| s.to_string()).unwrap_or_else(|_| "?".into());
                     let what = format!("returned {shown}");
-                    aqmsim_core::plugin::fail(failure(&self.path, &self.name, "ssthresh", &what, v.now, " (expected a window > 0 bytes)"))
+                    let unit = if v.stack == "ns2" { "packets" } else { "bytes" };
+                    aqmsim_core::plugin::fail(failure(&self.path, &self.name, "ssthresh", &what, v.now, &format!(" (expected a window > 0 {unit})")))
                 }
             }
         })

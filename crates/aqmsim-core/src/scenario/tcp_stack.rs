@@ -53,17 +53,18 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
     };
     match p.stack {
         Stack::Ns2 => {
-            if matches!(p.variant, Variant::Bbr | Variant::Bbr3 | Variant::Ledbat | Variant::Prague | Variant::Python) {
+            if matches!(p.variant, Variant::Bbr | Variant::Bbr3 | Variant::Ledbat | Variant::Prague) {
                 let v = p.variant.name();
                 return err("variant", set("variant") == Some(true), format!("variant = \"{v}\" runs only on stack = \"linux\""));
             }
-            for &f in LINUX_ONLY.iter().chain(super::tcp_ledbat::FIELDS).chain(super::tcp_python::FIELDS) {
+            for &f in LINUX_ONLY.iter().chain(super::tcp_ledbat::FIELDS) {
                 // a top-level linux field is not inherited by a table of another stack
                 if set(f) == Some(true) || (set(f) == Some(false) && stack(base, &TcpSpec::default(), "tcp")? != Stack::Linux) {
                     let here = set(f) == Some(true);
                     return err(f, here, "only used with stack = \"linux\" (the stack here is \"ns2\")".into());
                 }
             }
+            super::tcp_python::apply(p, base, over, &set, &at)?;
         }
         Stack::Linux => {
             let mut kept: Vec<(&str, bool)> = Vec::new();

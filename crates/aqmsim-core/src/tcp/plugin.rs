@@ -3,9 +3,11 @@
 //! `tcp/linux/plugin_ops.rs`, which turns the sender's `CongestionOps` calls into the
 //! calls of [`PluginCc`] on one reused [`CcView`].
 //!
-//! Units are the linux stack's: windows, `mss` and `in_flight` in bytes, times in seconds,
-//! the pacing rate in bit/s. An infinite ssthresh (before the first congestion event) is
-//! `f64::INFINITY`.
+//! The ns-2 stack runs it inside ns-2's NewReno agent (`tcp/sender/plugin_glue.rs`).
+//!
+//! Units on the linux stack: windows, `mss` and `in_flight` in bytes, times in seconds,
+//! the pacing rate in bit/s; an infinite ssthresh (before the first congestion event) is
+//! `f64::INFINITY`. On the ns-2 stack windows count packets and `mss` is 1.
 
 /// What a plug-in reads and writes at each call (ns-3's `TcpSocketState` as the linux
 /// stack's `Tcb` holds it). The adapter fills it before a call and takes `cwnd`,
@@ -33,8 +35,10 @@ pub struct CcView {
     pub delivered: u32,
     pub delivered_ce: u32,
     /// Pacing rate the plug-in asks for, bit/s (None: the socket's own rule). It applies
-    /// when the flow paces (`pacing = true`).
+    /// when the flow paces (`pacing = true`, linux stack).
     pub pacing_rate: Option<f64>,
+    /// The sender model: "linux" (windows in bytes) or "ns2" (windows in packets, mss 1).
+    pub stack: &'static str,
 }
 
 /// The congestion-state changes a plug-in hears of (`on_event`).

@@ -59,6 +59,7 @@ impl PluginOps {
         v.ece = t.ece_rcvd;
         v.delivered = t.delivered;
         v.delivered_ce = t.delivered_ce;
+        v.stack = "linux";
     }
 
     fn bad(&self, method: &str, field: &str, got: f64, expected: &str) -> ! {
