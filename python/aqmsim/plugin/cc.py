@@ -1,6 +1,6 @@
 """Python congestion controls: the base class and how the engine calls it.
 
-A ``tcp`` table with ``variant = "python"`` (``stack = "linux"``) names the class and its
+A ``tcp`` table with ``variant = "python"`` (either stack) names the class and its
 keyword arguments::
 
     [tcp]
@@ -10,8 +10,9 @@ keyword arguments::
     cc = { beta = 0.5 }              # MyReno(beta=0.5), one instance per flow
 
 The engine calls the methods at ns-3's ``TcpCongestionOps`` points (see
-``docs/plugins/cc.md``) with ``tcp``, one reused view of the flow: windows, ``mss`` and
-``in_flight`` in bytes, times in seconds, ``pacing_rate`` in bit/s.
+``docs/plugins/cc.md``) with ``tcp``, one reused view of the flow: on the linux stack
+windows, ``mss`` and ``in_flight`` in bytes, ``pacing_rate`` in bit/s; on the ns-2 stack
+(inside ns-2's NewReno agent) windows in packets and ``mss`` 1; times in seconds.
 """
 
 from __future__ import annotations

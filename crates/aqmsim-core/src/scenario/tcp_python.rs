@@ -1,4 +1,4 @@
-//! A Python congestion control in a `tcp` table (`variant = "python"`, `stack = "linux"`):
+//! A Python congestion control in a `tcp` table (`variant = "python"`, either stack):
 //! `cc_class` names the class ("module:Class" or "path/file.py:Class"), `cc` is the table of
 //! its keyword arguments. The class is built once here, through the run's plug-in factory,
 //! so a bad class or a bad argument is a scenario error naming the field; each flow then

@@ -24,8 +24,9 @@ pub enum Variant {
     /// TCP Prague (the L4S team's `tcp_prague.c`, RFC 9331 §4), `stack = "linux"` only
     /// (`tcp/linux/prague.rs`).
     Prague,
-    /// A congestion control written in Python (`cc_class`, `cc`), `stack = "linux"` only
-    /// (`tcp/plugin.rs`, `tcp/linux/plugin_ops.rs`).
+    /// A congestion control written in Python (`cc_class`, `cc`): on the linux stack through
+    /// `tcp/linux/plugin_ops.rs`, on the ns-2 stack inside ns-2's NewReno agent
+    /// (`tcp/sender/plugin_glue.rs`).
     Python,
 }
 

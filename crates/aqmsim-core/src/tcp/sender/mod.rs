@@ -18,6 +18,8 @@
 mod cc_glue;
 mod ns2;
 mod plugin_glue;
+#[cfg(test)]
+mod plugin_glue_tests;
 mod sack1;
 mod state;
 
