@@ -245,3 +245,33 @@ def test_ns2_stack_failures(core, where, cls, needle):
     msg = failed(where, cls, tcp={"variant": "python", "cc_class": f"my_cc.py:{cls}"})
     assert needle in msg, msg
     assert "packets)" in msg or "my_cc.py:" in msg.rsplit("(", 1)[-1], msg
+
+
+def test_a_sweep_keeps_every_other_run(core, where, monkeypatch):
+    import os
+    import shutil
+
+    from conftest import EXAMPLES
+
+    shutil.copy(EXAMPLES / "dumbbell-red.toml", where / "base.toml")
+    (where / "sweep.toml").write_text(textwrap.dedent('''
+        name = "cc-sweep"
+        base = "base.toml"
+        seeds = 1
+        metrics = ["goodput_bps"]
+        [set]
+        duration = 3
+        "dumbbell.groups.0.stop" = 3
+        [[vary]]
+        tcp = [{ variant = "newreno" },
+               { variant = "python", cc_class = "aqmsim.plugin.examples.newreno:NewRenoNs2" },
+               { variant = "python", cc_class = "my_cc:Raises" }]
+    '''))
+    # the workers import the plug-in's module as the parent does
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(where), os.environ.get("PYTHONPATH", "")]))
+    monkeypatch.syspath_prepend(str(where))
+    result = runner.invoke(app, ["sweep", str(where / "sweep.toml")])
+    text = " ".join(result.output.split())
+    assert "3 runs: 2 ok, 1 failed" in text, text
+    assert "tcp: plug-in my_cc:Raises.on_ack raised ZeroDivisionError" in text and "(my_cc.py:" in text, text
+    assert "Traceback" not in text
