@@ -259,3 +259,37 @@ def test_optional_methods_run_at_their_events_one_instance_per_flow(core, tmp_pa
         assert c["on_ecn"] == 0 and timeouts >= 1 and c["recovery"] > 10, dict(c)
         # every recovery ends in complete_cwr, unless a timeout or the run's end (5 flows) cuts it
         assert c["recovery"] - timeouts - 5 <= c["complete_cwr"] <= c["recovery"], dict(c)
+
+
+CE_COUNTER = '''
+from aqmsim.plugin.examples.newreno import NewReno
+
+
+class CeCount(NewReno):
+    ce = 0
+    delivered = 0
+
+    def pkts_acked(self, tcp, acked):
+        CeCount.ce += tcp.delivered_ce
+        CeCount.delivered += tcp.delivered
+'''
+
+
+def test_with_accecn_the_plugin_sees_every_ce_mark(core, tmp_path):
+    (tmp_path / "ce_count.py").write_text(CE_COUNTER)
+    s = Scenario.from_toml_string(BASE).with_overrides(**{
+        "tcp.ecn": True, "tcp.accecn": True,
+        "dumbbell.bottleneck.queue": {"kind": "codel", "limit": 100, "ecn": True}})
+    ref = s.run()
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import ce_count
+
+        py = s.with_overrides(**{"tcp.variant": "python", "tcp.cc_class": "ce_count:CeCount"}).run()
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("ce_count", None)
+    pd.testing.assert_frame_equal(ref.tcp, py.tcp)
+    marks = ref.summary["marks_departed"]
+    assert marks > 50 and ce_count.CeCount.ce == marks
+    assert 0.95 * ref.summary["packets_sent"] < ce_count.CeCount.delivered <= ref.summary["packets_sent"]
