@@ -117,6 +117,10 @@ def list_disciplines(
         out.print('ECN on the linux stack: tcp.ect = "ect0" (default) or "ect1" (the L4S codepoint); '
                   "tcp.accecn = true for AccECN feedback (RFC 9768), tcp.sink_accecn = false for an "
                   "RFC 3168 receiver; docs/tcp/accecn.md.")
+        out.print('Your own congestion control (either stack): tcp.variant = "python", '
+                  'tcp.cc_class = "module:Class" or "path/file.py:Class" (a subclass of '
+                  "aqmsim.plugin.CongestionControl), tcp.cc = { its keyword arguments }; "
+                  "docs/plugins/cc.md.")
 
 
 def version_text() -> str:

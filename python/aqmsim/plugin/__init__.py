@@ -11,9 +11,11 @@ from __future__ import annotations
 from .aqm import (ACCEPT, CE, DROP, DROP_FORCED, DROP_HEAD, DROP_HEAD_FORCED, DROP_HEAD_OVERFLOW,
                   DROP_OVERFLOW, ECT0, ECT1, MARK, MARK_FORCED, MARK_OVERFLOW, NOT_ECT, PASS, Link,
                   QueueDiscipline)
+from .cc import CongestionControl
 from .factory import Factory, find_class, plugin_factory, uses_plugins
 
 __all__ = ["Factory", "find_class", "plugin_factory", "uses_plugins",
            "QueueDiscipline", "Link", "ACCEPT", "PASS", "DROP", "MARK", "DROP_HEAD",
            "DROP_FORCED", "DROP_OVERFLOW", "MARK_FORCED", "MARK_OVERFLOW",
-           "DROP_HEAD_FORCED", "DROP_HEAD_OVERFLOW", "NOT_ECT", "ECT1", "ECT0", "CE"]
+           "DROP_HEAD_FORCED", "DROP_HEAD_OVERFLOW", "NOT_ECT", "ECT1", "ECT0", "CE",
+           "CongestionControl"]

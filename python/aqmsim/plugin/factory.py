@@ -132,6 +132,11 @@ class Factory:
     def __exit__(self, *exc: Any) -> None:
         self.disarm()
 
+    def find_class(self, spec: Any, where: str) -> type:
+        """The class ``spec`` names, as :func:`find_class` finds it for this run (``aqm.py``
+        and ``cc.py`` call it, so that they need not import this module)."""
+        return find_class(spec, where, self.base_dir, self.objects)
+
     def make_aqm(self, table_json: str, path: str, rate_bps: float, delay_s: float) -> Any:
         from . import aqm
 

@@ -20,6 +20,7 @@ mod tcp_spec;
 pub mod tcp_stack;
 mod tcp_l4s;
 mod tcp_ledbat;
+mod tcp_python;
 mod topology;
 mod trace_path;
 pub mod traffic;

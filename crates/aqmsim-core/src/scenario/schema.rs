@@ -114,6 +114,9 @@ pub struct TcpSpec {
     pub ledbat_noise_filter: Option<u32>,
     pub ledbat_slow_start: Option<bool>,
     pub ledbat_min_cwnd: Option<u32>,
+    // A Python congestion control (variant = "python", stack = "linux")
+    pub cc_class: Option<String>,
+    pub cc: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// A queue table: `kind` plus that discipline's parameters (checked per kind).

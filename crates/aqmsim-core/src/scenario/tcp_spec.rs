@@ -163,6 +163,7 @@ pub(super) fn tcp_json(p: &TcpParams) -> Value {
             j["dctcp_g"] = json!(p.dctcp_g);
             j["dctcp_alpha_init"] = json!(p.dctcp_alpha_init);
         }
+        Variant::Python => super::tcp_python::json(p, &mut j),
         _ => {}
     }
     j

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 /// Fields only the ns-2 stack reads (a `linux` table that sets one is refused).
 const NS2_ONLY: &[&str] = &["tick", "syn", "delay_growth", "max_burst", "limited_transmit", "use_headers"];
 /// The congestion controls the linux stack runs (`tcp/linux/`, one file each).
-const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp, Variant::Bbr, Variant::Bbr3, Variant::Ledbat, Variant::Prague];
+const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp, Variant::Bbr, Variant::Bbr3, Variant::Ledbat, Variant::Prague, Variant::Python];
 /// The linux stack's own fields (refused in an ns2 table).
 const LINUX_ONLY: &[&str] =
     &["delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing", "timestamps", "loss_detection", "ect", "accecn", "sink_accecn", "prague_rtt_target"];
@@ -64,6 +64,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                     return err(f, here, "only used with stack = \"linux\" (the stack here is \"ns2\")".into());
                 }
             }
+            super::tcp_python::apply(p, base, over, &set, &at)?;
         }
         Stack::Linux => {
             let mut kept: Vec<(&str, bool)> = Vec::new();
@@ -94,7 +95,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                 return err(
                     "variant",
                     here,
-                    format!("stack = \"linux\" runs variant = \"newreno\", \"cubic\", \"dctcp\", \"bbr\", \"bbr3\", \"ledbat\" or \"prague\" in this version, got {:?}", p.variant.name()),
+                    format!("stack = \"linux\" runs variant = \"newreno\", \"cubic\", \"dctcp\", \"bbr\", \"bbr3\", \"ledbat\", \"prague\" or \"python\" in this version, got {:?}", p.variant.name()),
                 );
             }
             if let Some(v) = over.delack_count.or(base.delack_count) {
@@ -155,6 +156,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
             }
             super::tcp_ledbat::apply(p, base, over, &set, &at)?;
             super::tcp_l4s::apply(p, base, over, &set, &at)?;
+            super::tcp_python::apply(p, base, over, &set, &at)?;
             if set("window").is_none() {
                 p.window = RCVBUF_BYTES / p.packet_size as f64;
             }
@@ -187,6 +189,7 @@ pub fn linux_json(p: &TcpParams) -> Value {
     }
     super::tcp_ledbat::json(p, &mut j);
     super::tcp_l4s::json(p, &mut j);
+    super::tcp_python::json(p, &mut j);
     if p.variant == Variant::Cubic {
         for (k, v) in [
             ("cubic_beta", json!(p.cubic_beta)),

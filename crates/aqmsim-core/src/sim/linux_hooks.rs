@@ -37,7 +37,22 @@ pub(super) fn linux_agent(p: TcpParams, flow: u32, src: u32, dst: u32, rng: crat
         // the flow's seeded stream draws ProbeBW's probe waits
         snd.set_cc(Box::new(crate::tcp::linux::bbr3::Bbr3::new(rng)));
     }
+    if let Some(spec) = snd.p.cc_plugin.clone() {
+        snd.set_cc(Box::new(plugin_cc(&spec)));
+    }
     Agent::Linux { snd, sink }
+}
+
+/// A flow's own instance of its Python congestion control (checked when the scenario was
+/// resolved: a failure here is the plug-in's, e.g. a constructor that raises the second time).
+fn plugin_cc(spec: &crate::tcp::params::CcPluginSpec) -> crate::tcp::linux::plugin_ops::PluginOps {
+    crate::tcp::linux::plugin_ops::PluginOps::new(plugin_instance(spec), spec.path.clone())
+}
+
+/// A flow's own instance of its Python congestion control, either stack.
+pub(super) fn plugin_instance(spec: &crate::tcp::params::CcPluginSpec) -> Box<dyn crate::tcp::plugin::PluginCc> {
+    let built = crate::plugin::factory(&spec.path).and_then(|f| f.make_cc(&spec.table, &spec.path));
+    built.unwrap_or_else(|e| crate::plugin::fail(e.to_string()))
 }
 
 impl super::Simulation {

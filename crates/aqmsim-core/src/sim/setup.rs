@@ -69,7 +69,12 @@ impl Simulation {
                     if p.stack == crate::tcp::linux::Stack::Linux {
                         return super::linux_hooks::linux_agent(p, i as u32, f.src, f.dst, r);
                     }
-                    Agent::Tcp { snd: TcpSender::new(p, i as u32, f.dst, boot), sink }
+                    let mut snd = TcpSender::new(p, i as u32, f.dst, boot);
+                    if let Some(spec) = snd.p.cc_plugin.clone() {
+                        // a Python congestion control in ns-2's NewReno agent (tcp/sender/plugin_glue.rs)
+                        snd.set_plugin_cc(super::linux_hooks::plugin_instance(&spec), &spec.path);
+                    }
+                    Agent::Tcp { snd, sink }
                 };
                 let mut transfer = None;
                 let agent = match f.app {

@@ -24,6 +24,10 @@ pub enum Variant {
     /// TCP Prague (the L4S team's `tcp_prague.c`, RFC 9331 §4), `stack = "linux"` only
     /// (`tcp/linux/prague.rs`).
     Prague,
+    /// A congestion control written in Python (`cc_class`, `cc`): on the linux stack through
+    /// `tcp/linux/plugin_ops.rs`, on the ns-2 stack inside ns-2's NewReno agent
+    /// (`tcp/sender/plugin_glue.rs`).
+    Python,
 }
 
 impl Variant {
@@ -39,6 +43,7 @@ impl Variant {
             "bbr3" => Some(Variant::Bbr3),
             "ledbat" => Some(Variant::Ledbat),
             "prague" => Some(Variant::Prague),
+            "python" => Some(Variant::Python),
             _ => None,
         }
     }
@@ -54,9 +59,10 @@ impl Variant {
             Variant::Bbr3 => "bbr3",
             Variant::Ledbat => "ledbat",
             Variant::Prague => "prague",
+            Variant::Python => "python",
         }
     }
-    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp, bbr, bbr3, ledbat, prague";
+    pub const NAMES: &'static str = "tahoe, reno, newreno, sack, cubic, dctcp, bbr, bbr3, ledbat, prague, python";
 
     /// Loss recovery with SACK (the sink sends SACK blocks): Sack1, and CUBIC and DCTCP
     /// (ns-3 and Linux run them with SACK).
@@ -146,6 +152,17 @@ pub struct TcpParams {
     /// Variant `prague`: the virtual RTT below which additive increase is scaled up, s
     /// (`prague_rtt_target`, 25 ms as the reference's `rtt_target`).
     pub prague_rtt_target: f64,
+    /// Variant `python`: the plug-in's class and keyword arguments (`cc_class`, `cc`).
+    pub cc_plugin: Option<std::sync::Arc<CcPluginSpec>>,
+}
+
+/// A Python congestion control as the scenario names it (variant `python`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CcPluginSpec {
+    /// The table handed to the plug-in factory: `cc_class` and `cc`.
+    pub table: serde_json::Map<String, serde_json::Value>,
+    /// The scenario path of the `tcp` table (for messages).
+    pub path: String,
 }
 
 impl TcpParams {
@@ -210,6 +227,7 @@ impl Default for TcpParams {
             accecn: false,
             sink_accecn: true,
             prague_rtt_target: 0.025,
+            cc_plugin: None,
         }
     }
 }

@@ -1,1 +1,3 @@
-"""Example Python queue disciplines (``aqmsim.plugin.examples.red:Red`` …)."""
+"""Example plug-ins written against the public API only (tutorial models, and the
+reference side of the equality tests): ``red.py`` (a queue discipline), ``newreno.py``
+(a congestion control)."""

@@ -84,6 +84,11 @@ pub trait CongestionOps: std::fmt::Debug {
     }
     /// Rate samples restart on every ACK (draft-ietf-ccwg-bbr, BBR v3), not ns-3's
     /// `TcpRateLinux` sample that keeps its start across ACKs (`rate.rs`).
+    /// A pacing rate (bit/s) that replaces the socket's cwnd/srtt rule after each ACK (a
+    /// plug-in that sets `pacing_rate`, `plugin_ops.rs`); None for every built-in control.
+    fn pacing_rate(&self) -> Option<f64> {
+        None
+    }
     fn per_ack_rate_sample(&self) -> bool {
         false
     }

@@ -20,6 +20,7 @@ pub mod dctcp;
 pub mod ecn;
 pub mod ledbat;
 pub mod pacing;
+pub mod plugin_ops;
 pub mod prague;
 pub mod prr;
 pub mod rack;
@@ -34,6 +35,8 @@ mod sender_monitor;
 mod bbr3_rate_tests;
 #[cfg(test)]
 mod bbr3_tests;
+#[cfg(test)]
+mod plugin_ops_tests;
 #[cfg(test)]
 mod dctcp_replay_tests;
 #[cfg(test)]

@@ -356,6 +356,9 @@ impl LinuxSender {
         self.rack_after_ack(ack, old_una, newly_sacked, delivered, now, out);
         if !self.cc.sets_pacing_rate() {
             self.pacer.update(self.tcb.cwnd, self.tcb.ssthresh, self.bytes_in_flight(), self.rtt.srtt);
+            if let Some(bps) = self.cc.pacing_rate() {
+                self.pacer.set_rate(bps); // a plug-in's own rate (plugin_ops.rs)
+            }
         }
         self.send_pending(now, out);
     }

@@ -40,6 +40,8 @@ pub enum Cc {
     Ns2,
     Cubic(Cubic),
     Dctcp(Dctcp),
+    /// A plug-in (`variant = "python"`) in ns-2's NewReno agent (`plugin_glue.rs`).
+    Plugin(Box<super::plugin_glue::Ns2Plugin>),
 }
 
 impl Cc {
@@ -93,7 +95,7 @@ impl TcpSender {
             match &mut self.cc {
                 Cc::Cubic(c) => CongestionOps::pkts_acked(c, self.cwnd, &mut self.ssthresh, &ev),
                 Cc::Dctcp(d) => CongestionOps::pkts_acked(d, self.cwnd, &mut self.ssthresh, &ev),
-                Cc::Ns2 => {}
+                Cc::Ns2 | Cc::Plugin(_) => {}
             }
         }
         self.recv_sack(ack, now, out);
@@ -141,13 +143,16 @@ impl TcpSender {
         match &mut self.cc {
             Cc::Cubic(c) => c.get_ssthresh(self.cwnd),
             Cc::Dctcp(d) => d.get_ssthresh(self.cwnd),
-            Cc::Ns2 => unreachable!("ns-2 variants keep ns-2's ssthresh rules"),
+            Cc::Ns2 | Cc::Plugin(_) => unreachable!("ns-2 variants keep ns-2's ssthresh rules"),
         }
     }
 
     /// `IncreaseWindow` for the ACK being processed.
     #[inline(never)] // keeps the ns-2 callers small enough to inline
     pub(crate) fn opencwnd_cc(&mut self, now: SimTime) {
+        if let Cc::Plugin(_) = self.cc {
+            return self.opencwnd_plugin(now);
+        }
         if self.last_cwnd_action == CwndAction::Ecn && self.highest_ack <= self.recover {
             return; // CA_CWR
         }
@@ -156,13 +161,16 @@ impl TcpSender {
         match &mut self.cc {
             Cc::Cubic(c) => CongestionOps::increase_window(c, &mut self.cwnd, self.ssthresh, &ev),
             Cc::Dctcp(d) => CongestionOps::increase_window(d, &mut self.cwnd, self.ssthresh, &ev),
-            Cc::Ns2 => unreachable!("ns-2 variants use opencwnd"),
+            Cc::Ns2 | Cc::Plugin(_) => unreachable!("ns-2 variants use opencwnd"),
         }
     }
 
     /// `slowdown` with the congestion control's ssthresh (loss: fast retransmit, timeout).
     #[inline(never)] // keeps the ns-2 callers small enough to inline
     pub(crate) fn slowdown_cc(&mut self, how: u32) {
+        if let Cc::Plugin(_) = self.cc {
+            return self.slowdown_plugin(how);
+        }
         if how & Self::CLOSE_SSTHRESH_HALF != 0 {
             self.ssthresh = self.cc_ssthresh();
         }

@@ -17,6 +17,9 @@
 
 mod cc_glue;
 mod ns2;
+mod plugin_glue;
+#[cfg(test)]
+mod plugin_glue_tests;
 mod sack1;
 mod state;
 
@@ -160,7 +163,7 @@ impl TcpSender {
     #[inline]
     pub(crate) fn window(&self) -> i32 {
         match self.p.variant {
-            Variant::Reno | Variant::NewReno => {
+            Variant::Reno | Variant::NewReno | Variant::Python => {
                 (self.cwnd as i32 + self.dupwnd as i32).min(self.p.window as i32)
             }
             _ => self.cwnd.min(self.p.window) as i32, // Tahoe and the SACK variants
@@ -169,7 +172,7 @@ impl TcpSender {
     #[inline]
     fn windowd(&self) -> f64 {
         match self.p.variant {
-            Variant::Reno | Variant::NewReno => (self.cwnd + self.dupwnd as f64).min(self.p.window),
+            Variant::Reno | Variant::NewReno | Variant::Python => (self.cwnd + self.dupwnd as f64).min(self.p.window),
             _ => self.cwnd.min(self.p.window), // Tahoe and the SACK variants
         }
     }
@@ -390,7 +393,10 @@ impl TcpSender {
     pub fn recv_ack(&mut self, ack: &Packet, now: SimTime, out: &mut Vec<Packet>) {
         self.stats.acks += 1;
         if !self.cc.is_ns2() {
-            return self.recv_ack_cc(ack, now, out);
+            match &mut self.cc {
+                Cc::Plugin(pl) => pl.now = now, // runs in ns-2's NewReno agent (plugin_glue.rs)
+                _ => return self.recv_ack_cc(ack, now, out),
+            }
         }
         if ack.has(ecn::ECE) && self.p.ecn {
             self.ecn_response(ack.seq, now);
@@ -398,7 +404,7 @@ impl TcpSender {
         match self.p.variant {
             Variant::Tahoe => self.recv_tahoe(ack, now, out),
             Variant::Reno => self.recv_reno(ack, now, out),
-            Variant::NewReno => self.recv_newreno(ack, now, out),
+            Variant::NewReno | Variant::Python => self.recv_newreno(ack, now, out),
             // (CUBIC and DCTCP returned through recv_ack_cc above)
             _ => self.recv_sack(ack, now, out),
         }
@@ -408,8 +414,11 @@ impl TcpSender {
     /// The retransmission timer fired at `now` (the caller checked the deadline).
     pub fn on_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.rtx_deadline = None;
+        if let Cc::Plugin(pl) = &mut self.cc {
+            pl.now = now;
+        }
         match self.p.variant {
-            Variant::Reno | Variant::NewReno => {
+            Variant::Reno | Variant::NewReno | Variant::Python => {
                 self.dupwnd = 0;
                 self.dupacks = 0;
                 self.recover = self.maxseq;
@@ -438,6 +447,7 @@ impl TcpSender {
         match &mut self.cc {
             Cc::Cubic(c) => CongestionOps::on_rto(c, now, self.maxseq),
             Cc::Dctcp(d) => CongestionOps::on_rto(d, now, self.maxseq),
+            Cc::Plugin(_) => self.rto_plugin(now),
             Cc::Ns2 => {}
         }
         self.reset_rtx_timer(false, !idle, now);

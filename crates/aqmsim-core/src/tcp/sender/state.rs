@@ -20,7 +20,7 @@ impl TcpSender {
     /// slow start below ssthresh, congestion avoidance from it.
     pub fn tcp_state(&self) -> TcpState {
         let in_fr = match self.p.variant {
-            Variant::Reno | Variant::NewReno => self.dupwnd > 0,
+            Variant::Reno | Variant::NewReno | Variant::Python => self.dupwnd > 0,
             v if v.uses_sack() => self.sack.fastrecov,
             _ => false, // Tahoe
         };
