@@ -114,10 +114,12 @@ def test_linux_stack_direction() -> None:
     """The second sender model (`tcp/linux/`) sits beside the ns-2 sender, not on it: it
     uses only the parameters and the counters both senders keep, and nothing else in
     `tcp/` uses it. AccECN's ACE field (`tcp/accecn.rs`) is the wire format the sink writes
-    and the sender reads: both use it, it uses neither."""
+    and the sender reads: both use it, it uses neither. The plug-in congestion control's
+    trait (`tcp/plugin.rs`) is one both senders call: it uses nothing in `tcp/`."""
     g = sibling_graph("tcp")
-    assert g["linux"] <= {"params", "stats", "accecn"}, g["linux"]
+    assert g["linux"] <= {"params", "stats", "accecn", "plugin"}, g["linux"]
     assert g["accecn"] == set()
+    assert g["plugin"] == set()
     assert [m for m, deps in g.items() if "linux" in deps] == []
     assert g["stats"] == set()
 
