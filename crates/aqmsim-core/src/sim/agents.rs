@@ -72,6 +72,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     pub(super) fn sync_timer(&mut self, fi: usize) {
         let flow = &mut self.flows[fi];
         let deadline = match &flow.agent {

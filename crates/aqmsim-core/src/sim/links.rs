@@ -23,7 +23,7 @@ impl Simulation {
         self.link_recv(l, pkt);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn link_recv(&mut self, l: u32, pkt: Packet) {
         if self.tracer.is_some() {
             self.trace(TraceEvent::Enqueue, l, &pkt);
