@@ -57,6 +57,7 @@ impl Simulation {
     }
 
     /// Send what a TCP sender produced and keep its timer event in step with its deadline.
+    #[inline(always)]
     pub(super) fn flush(&mut self, fi: usize, mut out: Vec<Packet>) {
         let src = self.flows[fi].src;
         for p in out.drain(..) {
