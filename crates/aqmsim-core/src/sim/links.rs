@@ -280,7 +280,7 @@ impl Simulation {
     /// `slot`) reaches `l`'s far end at `at` (arrival event number `seq`). Returns the time,
     /// event number and event of its arrival where it stops cutting through: `Deliver`, or
     /// `Forward` to the next link, `counted` when it is pending there.
-    #[inline(never)]
+    #[inline(always)]
     pub(super) fn cut_through(&mut self, l: u32, mut at: SimTime, mut seq: u64, pkt: &Packet, slot: u32) -> (SimTime, u64, Event) {
         let mut last = l;
         while self.links[last as usize].feeds_cut {

@@ -251,6 +251,7 @@ impl TcpSink {
         self.make_ack_cum(data, cum, now)
     }
 
+    #[inline(always)]
     fn make_ack_cum(&mut self, data: &Packet, cum: i32, now: SimTime) -> Packet {
         // Every field is worked out first and the packet written once: patching single
         // bytes of a packet just built and then copying it whole stalls the CPU (a load

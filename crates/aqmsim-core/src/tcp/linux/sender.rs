@@ -174,6 +174,7 @@ impl LinuxSender {
 
     // ------------------------------------------------------------------ sending
 
+    #[inline(always)]
     pub(super) fn send_seg(&mut self, seg: i32, now: SimTime, out: &mut Vec<Packet>) {
         let rtx = seg < self.sb.high;
         if self.rate.is_some() {
