@@ -9,6 +9,7 @@ use crate::time::Dur;
 impl Simulation {
     // ------------------------------------------------------------------ agents
 
+    #[inline(always)]
     pub(super) fn deliver(&mut self, pkt: Packet) {
         let now = self.now;
         let fi = pkt.flow as usize;

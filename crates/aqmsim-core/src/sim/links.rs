@@ -114,7 +114,7 @@ impl Simulation {
     }
 
     /// Dequeue from link `l`, logging what the discipline did at the head.
-    #[inline]
+    #[inline(always)]
     pub(super) fn dequeue(&mut self, l: u32) -> Option<Packet> {
         let now = self.now;
         let p = self.links[l as usize].queue.dequeue(now, &mut self.qrng[l as usize]);
