@@ -90,6 +90,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     pub(super) fn rtx_timer(&mut self, f: u32) {
         let fi = f as usize;
         let now = self.now;

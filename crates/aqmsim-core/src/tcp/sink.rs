@@ -246,6 +246,7 @@ impl TcpSink {
         (blocks, n as u8)
     }
 
+    #[inline(always)]
     fn make_ack(&mut self, data: &Packet, now: SimTime) -> Packet {
         let cum = self.cum_ack();
         self.make_ack_cum(data, cum, now)
