@@ -4,6 +4,7 @@
 
 /// Insert `first..=last` into `runs` (sorted, disjoint, and disjoint from it), merging it
 /// with the run that ends just below it and the one that starts just above it.
+#[inline]
 pub fn insert(runs: &mut Vec<(i32, i32)>, first: i32, last: i32) {
     // runs[..i] start below `first`; the new run overlaps none, so runs[i] starts above `last`
     let i = runs.partition_point(|&(a, _)| a < first);

@@ -9,6 +9,7 @@ use crate::time::Dur;
 impl Simulation {
     // ------------------------------------------------------------------ agents
 
+    #[inline(always)]
     pub(super) fn deliver(&mut self, pkt: Packet) {
         let now = self.now;
         let fi = pkt.flow as usize;
@@ -57,6 +58,7 @@ impl Simulation {
     }
 
     /// Send what a TCP sender produced and keep its timer event in step with its deadline.
+    #[inline(always)]
     pub(super) fn flush(&mut self, fi: usize, mut out: Vec<Packet>) {
         let src = self.flows[fi].src;
         for p in out.drain(..) {
@@ -72,6 +74,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     pub(super) fn sync_timer(&mut self, fi: usize) {
         let flow = &mut self.flows[fi];
         let deadline = match &flow.agent {
@@ -87,6 +90,7 @@ impl Simulation {
         }
     }
 
+    #[inline(always)]
     pub(super) fn rtx_timer(&mut self, f: u32) {
         let fi = f as usize;
         let now = self.now;

@@ -23,7 +23,7 @@ impl Simulation {
         self.link_recv(l, pkt);
     }
 
-    #[inline]
+    #[inline(always)]
     pub(super) fn link_recv(&mut self, l: u32, pkt: Packet) {
         if self.tracer.is_some() {
             self.trace(TraceEvent::Enqueue, l, &pkt);
@@ -114,7 +114,7 @@ impl Simulation {
     }
 
     /// Dequeue from link `l`, logging what the discipline did at the head.
-    #[inline]
+    #[inline(always)]
     pub(super) fn dequeue(&mut self, l: u32) -> Option<Packet> {
         let now = self.now;
         let p = self.links[l as usize].queue.dequeue(now, &mut self.qrng[l as usize]);
@@ -280,7 +280,7 @@ impl Simulation {
     /// `slot`) reaches `l`'s far end at `at` (arrival event number `seq`). Returns the time,
     /// event number and event of its arrival where it stops cutting through: `Deliver`, or
     /// `Forward` to the next link, `counted` when it is pending there.
-    #[inline(never)]
+    #[inline(always)]
     pub(super) fn cut_through(&mut self, l: u32, mut at: SimTime, mut seq: u64, pkt: &Packet, slot: u32) -> (SimTime, u64, Event) {
         let mut last = l;
         while self.links[last as usize].feeds_cut {

@@ -246,11 +246,13 @@ impl TcpSink {
         (blocks, n as u8)
     }
 
+    #[inline(always)]
     fn make_ack(&mut self, data: &Packet, now: SimTime) -> Packet {
         let cum = self.cum_ack();
         self.make_ack_cum(data, cum, now)
     }
 
+    #[inline(always)]
     fn make_ack_cum(&mut self, data: &Packet, cum: i32, now: SimTime) -> Packet {
         // Every field is worked out first and the packet written once: patching single
         // bytes of a packet just built and then copying it whole stalls the CPU (a load

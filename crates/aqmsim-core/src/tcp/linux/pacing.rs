@@ -50,9 +50,11 @@ impl Pacer {
         true
     }
 
-    /// `DataRate::CalculateBytesTxTime`: bytes × 8 / rate, to the nearest ns.
+    /// `DataRate::CalculateBytesTxTime`: bytes × 8 / rate, to the nearest ns (halves up: the
+    /// value is positive; `round_positive` is `f64::round` without its call into libm).
+    #[inline]
     pub fn tx_time(&self, bytes: u32) -> Dur {
-        Dur((bytes as f64 * 8.0 / self.rate_bps.max(1) as f64 * 1e9).round() as u64)
+        Dur(crate::time::round_positive(bytes as f64 * 8.0 / self.rate_bps.max(1) as f64 * 1e9))
     }
 
     /// The timer expired at `now` (cleared so that `SendPendingData` may send).
@@ -138,6 +140,22 @@ mod tests {
         assert_eq!(p.rate_bps, MAX_PACING_RATE);
         let mut off = Pacer::new(false);
         assert!(!off.sent(SimTime::ZERO, 1000) && !off.blocked(SimTime::ZERO));
+    }
+
+    /// `tx_time` rounds as `f64::round` did (halves away from zero), at every rate: an
+    /// exact half (1000 bytes at 1.024 Gb/s: 7 812.5 ns) and a sweep of BBR-like rates.
+    #[test]
+    fn tx_time_rounds_as_f64_round() {
+        let mut p = Pacer::new(true);
+        p.rate_bps = 1_024_000_000;
+        assert_eq!(p.tx_time(1000), Dur(7_813));
+        for rate in (1..200_000u64).map(|k| k * 20_011).chain([1, 3, 7, MAX_PACING_RATE]) {
+            p.rate_bps = rate;
+            for bytes in [1u32, 40, 1000, 1448, 65_535] {
+                let want = (bytes as f64 * 8.0 / rate as f64 * 1e9).round() as u64;
+                assert_eq!(p.tx_time(bytes), Dur(want), "{bytes} bytes at {rate} b/s");
+            }
+        }
     }
 
     #[test]

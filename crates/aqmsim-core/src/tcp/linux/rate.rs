@@ -154,6 +154,7 @@ impl RateSampler {
     }
 
     /// `on_sent` that also records the bytes in flight once the segment left (BBR v3).
+    #[inline(always)]
     pub fn on_sent_in_flight(&mut self, seg: i32, now: SimTime, start: bool, tx_in_flight: u32) {
         if start {
             self.first_sent_time = now;

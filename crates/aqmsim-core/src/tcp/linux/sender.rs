@@ -135,6 +135,7 @@ impl LinuxSender {
     }
     /// A timer event at `now`: the pacing timer (ns-3 `NotifyPacingPerformed`: send what
     /// the window allows, one segment), RACK-TLP's and/or the retransmission timer.
+    #[inline(always)]
     pub fn on_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if self.pacer.expire(now) {
             self.send_pending(now, out);
@@ -173,6 +174,7 @@ impl LinuxSender {
 
     // ------------------------------------------------------------------ sending
 
+    #[inline(always)]
     pub(super) fn send_seg(&mut self, seg: i32, now: SimTime, out: &mut Vec<Packet>) {
         let rtx = seg < self.sb.high;
         if self.rate.is_some() {
@@ -269,6 +271,7 @@ impl LinuxSender {
     /// and was not retransmitted (Karn); from the echoed timestamp when the ACK carries one
     /// (`TcpOptionTS::ElapsedTimeFromTsValue`: whole ms, a zero sample becomes 1 µs), else
     /// from the send time.
+    #[inline(always)]
     fn estimate_rtt(&mut self, ack: i32, ts_ecr: Option<u32>, now: SimTime) {
         let mut m = None;
         if let Some(&(_, end, t, retx)) = self.history.front() {
