@@ -190,7 +190,7 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, seed: Option<u64>, plugins: Op
             .and_then(|r| r.map_err(|e| Failure::Scenario(e.to_string())))
     };
     let out = match plugins {
-        Some(obj) => aqmsim_core::plugin::with_factory(std::rc::Rc::new(plugin::PyFactory { obj }), go),
+        Some(obj) => plugin::run_with(obj, go),
         None => py.allow_threads(go),
     };
     let wall = t0.elapsed().as_secs_f64();
@@ -213,7 +213,7 @@ fn validate(scenario_json: &str, seed: Option<u64>, plugins: Option<Py<PyAny>>) 
         }))
     };
     let r = match plugins {
-        Some(obj) => aqmsim_core::plugin::with_factory(std::rc::Rc::new(plugin::PyFactory { obj }), go),
+        Some(obj) => plugin::run_with(obj, go),
         None => go(),
     };
     match r {
@@ -252,7 +252,7 @@ fn replay_queue(queue_json: &str, ops: &str, seed: u64, plugins: Option<Py<PyAny
         }))
     };
     let r = match plugins {
-        Some(obj) => aqmsim_core::plugin::with_factory(std::rc::Rc::new(plugin::PyFactory { obj }), go),
+        Some(obj) => plugin::run_with(obj, go),
         None => go(),
     };
     match r {

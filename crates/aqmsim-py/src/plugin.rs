@@ -24,3 +24,20 @@ impl PluginFactory for PyFactory {
     }
 }
 
+
+/// Run `body` with the Python factory `obj` building this run's plug-ins, then stop the
+/// run's time limit (`Factory.disarm`), whatever `body` returned: a watchdog must never
+/// outlive the engine call that armed it (it would interrupt whatever Python runs next).
+pub fn run_with<R>(obj: Py<PyAny>, body: impl FnOnce() -> R) -> R {
+    let disarm = Python::with_gil(|py| obj.clone_ref(py));
+    let out = aqmsim_core::plugin::with_factory(std::rc::Rc::new(PyFactory { obj }), body);
+    Python::with_gil(|py| {
+        let f = disarm.bind(py);
+        if f.hasattr("disarm").unwrap_or(false) {
+            if let Err(e) = f.call_method0("disarm") {
+                e.print(py); // the run's own outcome is what is reported
+            }
+        }
+    });
+    out
+}
