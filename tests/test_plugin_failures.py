@@ -384,22 +384,30 @@ duration = 2
     assert "plug-in bad_plugins:Raises.enqueue raised ZeroDivisionError" in result.output
 
 
-def test_no_time_limit_outlives_the_engine_call():
+def test_no_time_limit_outlives_the_engine_call(monkeypatch):
     """The engine arms a run's time limit when it builds a plug-in; every engine call that
     takes a factory (run, validate, replay_queue) stops it again, even when the caller
     never calls ``disarm`` (a forgotten watchdog would interrupt unrelated code later)."""
     import json
-    import threading
 
     from aqmsim import _core
     from aqmsim.plugin import Factory
+    from aqmsim.plugin import watchdog
 
+    made = []
+    real_init = watchdog.Watchdog.__init__
+
+    def tracked(self, limit_s):
+        real_init(self, limit_s)
+        made.append(self)
+
+    monkeypatch.setattr(watchdog.Watchdog, "__init__", tracked)
     table = {"kind": "python", "class": "aqmsim.plugin.examples.red:Red", "min_th": 2, "max_th": 6}
-    before = threading.active_count()
     for call in (lambda f: _core.replay_queue(json.dumps(table), "e 0 0 1000 0\nd 1000\n", 1, plugins=f),
                  lambda f: _core.validate(Scenario.from_toml(EXAMPLES / "dumbbell-red.toml").with_overrides(
                      **{"dumbbell.bottleneck.queue": table}).to_json(), None, f)):
         f = Factory()
         call(f)
         assert f._watchdog is None
-        assert threading.active_count() == before
+    assert len(made) == 2
+    assert not any(w.armed or w.timer.is_alive() for w in made)
