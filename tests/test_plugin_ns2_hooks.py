@@ -104,3 +104,31 @@ def test_ns2_stack_optional_methods_run_at_the_agents_events(core, tmp_path, nam
     else:
         assert c["on_ecn"] == R.ece_seen == 0 and timeouts >= 1, dict(c)
         assert c["ssthresh"] == c["recovery"] + timeouts, dict(c)
+
+
+CAPPED = '''
+from aqmsim.plugin.examples.newreno import NewRenoNs2
+
+
+class Capped(NewRenoNs2):
+    """Caps cwnd at 4 packets in pkts_acked: the write must reach the agent."""
+
+    def pkts_acked(self, tcp, acked):
+        tcp.cwnd = min(tcp.cwnd, 4.0)
+'''
+
+
+def test_ns2_stack_what_pkts_acked_writes_reaches_the_agent(core, tmp_path):
+    (tmp_path / "capped.py").write_text(CAPPED)
+    s = Scenario.from_toml_string(NS2_BASE).with_overrides(**NS2_SCENARIOS["red-losses-rto"])
+    ref = s.with_overrides(**{"tcp.variant": "python",
+                              "tcp.cc_class": "aqmsim.plugin.examples.newreno:NewRenoNs2"}).run()
+    sys.path.insert(0, str(tmp_path))
+    try:
+        capped = s.with_overrides(**{"tcp.variant": "python", "tcp.cc_class": "capped:Capped"}).run()
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("capped", None)
+    assert ref.tcp["cwnd"].max() > 10
+    # pkts_acked runs before on_ack on every ACK: cwnd is at most 4 + one on_ack's growth
+    assert capped.tcp["cwnd"].max() <= 5.0
