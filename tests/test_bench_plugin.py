@@ -44,11 +44,18 @@ def test_plugin_cost_pairs_are_the_same_runs_and_the_process_runs(tmp_path):
         assert r["decisions"] == r["arrivals"] > 1000       # enqueue only: no dequeue
         assert r["ns_per_decision"] is not None
         assert len(r["walls"]["plugin"]) == len(r["walls"]["builtin"]) == 3
+    ns2, linux = res["cc_pairs"]
+    assert (ns2["stack"], linux["stack"]) == ("ns2", "linux")
+    for r in (ns2, linux):        # the Python NewReno's run is the built-in NewReno's
+        assert r["same_run"], r["name"]
+        assert r["decisions"] > 1000 and r["ns_per_decision"] is not None
+        assert len(r["walls"]["plugin"]) == len(r["walls"]["builtin"]) == 3
     proc = res["process"]
     assert "error" not in proc, proc.get("error")
     assert len(proc["walls"]["python"]) == 3 and proc["median_s"] > 0
     text = "\n".join(render_plugin(res))
     assert "| Python RED vs built-in RED |" in text and "as a whole process" in text
+    assert "| Python NewReno vs built-in NewReno (linux stack) |" in text
 
 
 def test_the_table_lines():
@@ -59,7 +66,13 @@ def test_the_table_lines():
                      dict(pair, name="other", ns_per_decision=None, dequeue=True)],
            "process": {"command": "aqmsim run x.toml", "median_s": 0.5, "builtin_median_s": 0.4,
                        "max_rss_mib": 26.0}}
+    cc = {"name": "Python NewReno vs built-in NewReno (ns2 stack)", "plugin_s": 0.2,
+          "builtin_s": 0.1, "decisions": 50_000, "ns_per_decision": 2000.0}
+    res["cc_pairs"] = [cc, dict(cc, name="cc other", ns_per_decision=None)]
     text = "\n".join(render_plugin(res))
+    assert "| on_ack calls | ns per ACK |" in text
+    assert "| Python NewReno vs built-in NewReno (ns2 stack) | 0.200 | 0.100 | 50,000 | **2000** |" in text
+    assert "| cc other | 0.200 | 0.100 | 50,000 | not the same run: no figure |" in text
     assert "| Python RED vs built-in RED | 0.170 | 0.040 | 74,000 | **1757** |" in text
     assert "**2500** (goal ≤ 2000)" in text
     assert "| other (enqueue + dequeue) |" in text and "not the same run: no figure" in text

@@ -270,25 +270,31 @@ def test_monitored_variables_figure(plugdir, tmp_path):
 
 
 def test_uniform_outside_enqueue(plugdir):
-    """uniform() draws from the queue's stream during enqueue only; a kept instance cannot
-    reach the stream after its run (even one that failed)."""
-    from aqmsim.plugin import QueueDiscipline, ACCEPT
+    """uniform() draws from the queue's stream during enqueue and dequeue only (not in
+    update); a kept instance cannot reach the stream after its run (even one that failed)."""
+    from aqmsim.plugin import QueueDiscipline, ACCEPT, PASS
 
     kept = []
 
     class Draws(QueueDiscipline):
+        update_interval = 0.1
+
         def enqueue(self, pkt, q):
             kept.append(self)
             if self.uniform() > 2:
                 return None
-            return ACCEPT if q.now < 1.0 else None
+            return ACCEPT
 
         def dequeue(self, pkt, q):
-            return 2 if q.now < 0.5 else self.uniform()
+            return PASS if self.uniform() < 2 else None
+
+        def update(self, now):
+            if now > 0.5:
+                self.uniform()
 
     sc = Scenario.from_toml(scenario(plugdir, "Fine")).with_overrides(
         **{"dumbbell.bottleneck.queue": {"kind": "python", "class": Draws}})
-    with pytest.raises(PluginError, match=r"Draws.dequeue raised RuntimeError: uniform\(\) draws from the queue's random stream"):
+    with pytest.raises(PluginError, match=r"Draws.update raised RuntimeError: uniform\(\) draws from the queue's random stream"):
         sc.run()
     with pytest.raises(RuntimeError, match="only during enqueue"):
         kept[-1].uniform()

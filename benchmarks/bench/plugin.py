@@ -10,6 +10,13 @@ the number of decisions (the plug-in's calls: one per arrival at the bottleneck,
 per departure when it has a ``dequeue``). The two runs are checked to be the same run
 (equal summaries), else the row says so and gives no figure.
 
+Per ACK (a Python congestion control): the same scenario with the built-in RED at the
+bottleneck, the flows' built-in NewReno against the Python NewReno of
+``aqmsim.plugin.examples.newreno`` (``NewRenoNs2`` on the ns-2 stack, ``NewReno`` on the
+linux stack), timed the same way and checked to be the same run; the cost is the
+difference over the number of ``on_ack`` calls, counted in one more (untimed) run by a
+subclass that counts them (itself checked to be the same run).
+
 Whole process: ``aqmsim run benchmarks/scenarios/python-red-10M-n20.toml``, timed from
 spawning to reaping (:func:`~bench.child.run_child`), beside the same command on the
 built-in RED's file.
@@ -149,7 +156,62 @@ def _plugin_cost(cfg: BenchConfig, workdir: Path) -> Dict[str, Any]:
                               is not None else "NOT the same run"))
         rows.append(row)
     return {"reps": reps, "scenario": PLUGIN_SCENARIO, "duration": _duration(sc),
-            "pairs": rows, "process": _process(cfg, path, sc, red_builtin, wd, reps)}
+            "pairs": rows, "cc_pairs": _cc_pairs(_with_queue(sc, red_builtin), reps, cfg.seed),
+            "process": _process(cfg, path, sc, red_builtin, wd, reps)}
+
+
+#: The stacks of the congestion-control pairs and the Python NewReno that equals each
+#: one's built-in NewReno.
+CC_STACKS = (("ns2", "NewRenoNs2"), ("linux", "NewReno"))
+
+
+def _cc_scenario(sc: Dict[str, Any], stack: str) -> Dict[str, Any]:
+    import copy
+
+    out = copy.deepcopy(sc)
+    tcp = out["tcp"]
+    tcp.update(stack=stack, variant="newreno")
+    if stack == "linux":  # ns-3's delayed ACKs (every 2 segments), not ns-2's switch
+        tcp.pop("delayed_ack", None)
+    return out
+
+
+def _cc_pairs(sc: Dict[str, Any], reps: int, seed: int) -> List[Dict[str, Any]]:
+    """The per-ACK cost of the Python NewReno on each stack (the built-in RED queue)."""
+    import aqmsim
+    from aqmsim.plugin.examples import newreno
+
+    rows = []
+    for stack, cls_name in CC_STACKS:
+        name = f"Python NewReno vs built-in NewReno ({stack} stack)"
+        log(f"  plug-in: {name} ...")
+        base = aqmsim.Scenario(_cc_scenario(sc, stack))
+        cls = getattr(newreno, cls_name)
+        calls = [0]
+
+        class Counting(cls):  # type: ignore[misc, valid-type]
+            def on_ack(self, tcp: Any, acked: int) -> None:
+                calls[0] += 1
+                super().on_ack(tcp, acked)
+
+        def make(which: str, base=base, cls=cls) -> Any:
+            if which == "builtin":
+                return base
+            return base.with_overrides(**{"tcp.variant": "python", "tcp.cc_class": cls})
+
+        got = _time_pair(make, reps, seed)
+        counted = base.with_overrides(**{"tcp.variant": "python", "tcp.cc_class": Counting})
+        s_c = dict(counted.run(seed=seed).summary)
+        row = _pair_row(name, got, lambda s: calls[0])
+        keys = ("bottleneck_arrivals", "bottleneck_drops", "goodput_bps")
+        if not all(s_c.get(k) == got["summary"]["builtin"].get(k) for k in keys):
+            row["same_run"], row["ns_per_decision"] = False, None
+        row["stack"] = stack
+        log(f"    {row['plugin_s']:.3f} s vs {row['builtin_s']:.3f} s over {row['decisions']:,} "
+            f"on_ack calls: " + (f"{row['ns_per_decision']:.0f} ns each" if row["ns_per_decision"]
+                                 is not None else "NOT the same run"))
+        rows.append(row)
+    return rows
 
 
 def _duration(sc: Mapping[str, Any]) -> float:
@@ -210,6 +272,15 @@ def render_plugin(p: Optional[Mapping[str, Any]]) -> List[str]:
             f"**{ns:.0f}**" + (" (goal ≤ 2000)" if ns > GOAL_NS else ""))
         L.append(f"| {r['name']}{' (enqueue + dequeue)' if r.get('dequeue') else ''} | "
                  f"{r['plugin_s']:.3f} | {r['builtin_s']:.3f} | {r['decisions']:,} | {cell} |")
+    if p.get("cc_pairs"):
+        L += ["", f"| Python congestion control, {p['scenario']} with the built-in RED "
+              f"({p['duration']:g} s), median of {p['reps']} | plug-in s | built-in s | "
+              "on_ack calls | ns per ACK |", "|---|---|---|---|---|"]
+        for r in p["cc_pairs"]:
+            ns = r["ns_per_decision"]
+            cell = "not the same run: no figure" if ns is None else f"**{ns:.0f}**"
+            L.append(f"| {r['name']} | {r['plugin_s']:.3f} | {r['builtin_s']:.3f} | "
+                     f"{r['decisions']:,} | {cell} |")
     pr = p.get("process") or {}
     L.append("")
     if pr.get("error"):

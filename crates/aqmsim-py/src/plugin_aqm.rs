@@ -313,13 +313,18 @@ impl Aqm for PyAqm {
         }
     }
 
-    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) -> FrontAction {
+    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime, rng: &mut Rng) -> FrontAction {
         let py = gil();
         self.catch_up(py, now);
         let Some(f) = &self.dequeue else { return FrontAction::Pass };
         self.fill(py, pkt, q, now, false);
+        // the queue's stream, as at enqueue (one stream per queue: draws at enqueue and
+        // at dequeue interleave in event order); cleared when the call ends
+        self.uniform.borrow_mut(py).rng = rng as *mut Rng as usize;
+        let clear = ClearRng(py, &self.uniform);
         let args = self.args.bind(py);
         let r = self.call(py, f, args, "dequeue", now);
+        drop(clear);
         let v = match code_of(&r) {
             Some(PASS) => Some(FrontAction::Pass),
             Some(c) if c & !3 == DROP => reason(c).map(FrontAction::Drop),

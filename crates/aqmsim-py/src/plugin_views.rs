@@ -104,12 +104,13 @@ impl QView {
 }
 
 /// `self.uniform()`: a uniform draw in [0, 1) from the queue's own random stream, the one
-/// the engine hands a discipline at each arrival (so only during `enqueue`).
+/// the engine hands a discipline at each arrival and each departure (so only during
+/// `enqueue` and `dequeue`).
 #[pyclass(module = "aqmsim.plugin", name = "Uniform")]
 #[derive(Default)]
 pub struct Uniform {
-    /// The stream of the arrival being decided (`*mut Rng` as an address; 0 outside
-    /// `enqueue`).
+    /// The stream of the arrival or departure being decided (`*mut Rng` as an address; 0
+    /// outside `enqueue` and `dequeue`).
     pub rng: usize,
 }
 
@@ -118,10 +119,10 @@ impl Uniform {
     fn __call__(&self) -> PyResult<f64> {
         if self.rng == 0 {
             return Err(PyRuntimeError::new_err(
-                "uniform() draws from the queue's random stream, which the engine hands the discipline only during enqueue()",
+                "uniform() draws from the queue's random stream, which the engine hands the discipline only during enqueue() and dequeue()",
             ));
         }
-        // SAFETY: `rng` is the address of the `&mut Rng` that `on_enqueue` holds for the
+        // SAFETY: `rng` is the address of the `&mut Rng` that `on_enqueue`/`on_dequeue` holds for the
         // whole Python call and clears before it returns; the GIL serialises every access.
         let rng = unsafe { &mut *(self.rng as *mut Rng) };
         Ok(rng.uniform())

@@ -97,9 +97,10 @@ class QueueDiscipline:
         event (several in a row after a quiet spell), in time order."""
 
     def uniform(self) -> float:
-        """A uniform draw in [0, 1) from the queue's own seeded stream (during enqueue)."""
+        """A uniform draw in [0, 1) from the queue's own seeded stream (during enqueue and
+        dequeue)."""
         raise RuntimeError("uniform() is available once the engine has built the discipline, "
-                           "during enqueue()")
+                           "during enqueue() and dequeue()")
 
 
 class Built:

@@ -262,7 +262,7 @@ impl Aqm for Codel {
         self.vars.on_empty();
     }
     #[inline]
-    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) -> FrontAction {
+    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime, _rng: &mut Rng) -> FrontAction {
         self.vars.on_head(&self.params, pkt, q.len_bytes, now)
     }
     fn state(&self) -> AqmState {

@@ -75,7 +75,7 @@ impl Aqm for EcnThreshold {
         }
     }
 
-    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, _now: SimTime) -> FrontAction {
+    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, _now: SimTime, _rng: &mut Rng) -> FrontAction {
         if self.mode == Where::MarkFront && q.len_pkts + 1 > self.threshold {
             if pkt.has(ecn::ECT) {
                 FrontAction::Mark(Reason::Early)

@@ -132,7 +132,7 @@ pub trait Aqm {
     /// from `now` (RED's idle-time correction starts counting here).
     fn on_idle(&mut self, _now: SimTime) {}
     /// The head packet `pkt` is about to leave for the wire; `q` is the queue without it.
-    fn on_dequeue(&mut self, _pkt: &Packet, _q: &QueueView, _now: SimTime) -> FrontAction {
+    fn on_dequeue(&mut self, _pkt: &Packet, _q: &QueueView, _now: SimTime, _rng: &mut Rng) -> FrontAction {
         FrontAction::Pass
     }
     /// Bring time-driven state up to `now` (PIE's periodic updates) before the monitors
@@ -206,8 +206,8 @@ impl Aqm for AnyAqm {
         each!(self, d => d.on_idle(now))
     }
     #[inline]
-    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) -> FrontAction {
-        each!(self, d => d.on_dequeue(pkt, q, now))
+    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime, rng: &mut Rng) -> FrontAction {
+        each!(self, d => d.on_dequeue(pkt, q, now, rng))
     }
     fn advance(&mut self, now: SimTime) {
         each!(self, d => d.advance(now))

@@ -222,7 +222,7 @@ impl Aqm for Pie {
         self.catch_up(now);
     }
     /// ns-3 `DoDequeue`: `q` is the queue without `pkt`.
-    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) -> FrontAction {
+    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime, _rng: &mut Rng) -> FrontAction {
         self.v.depart(&self.cfg, pkt, q, now);
         FrontAction::Pass
     }

@@ -306,7 +306,7 @@ fn run_mine(c: &PieParams, ev: &[(u64, Op)], dense: bool) -> (Vec<Rec>, Vec<f64>
                 match q.pop_front() {
                     Some(pkt) => {
                         view = QueueView { len_pkts: view.len_pkts - 1, len_bytes: view.len_bytes - pkt.size as u64 };
-                        assert_eq!(pie.on_dequeue(&pkt, &view, now), FrontAction::Pass);
+                        assert_eq!(pie.on_dequeue(&pkt, &view, now, &mut Rng::new(1, 1)), FrontAction::Pass);
                     }
                     None => pie.on_idle(now),
                 }
@@ -501,7 +501,7 @@ fn burst_allowance_by_hand() {
     head.t_enq = SimTime(1_000_000);
     view.len_pkts -= 1;
     view.len_bytes -= 1000;
-    pie.on_dequeue(&head, &view, SimTime(101_000_000));
+    pie.on_dequeue(&head, &view, SimTime(101_000_000), &mut Rng::new(1, 1));
     assert_eq!(pie.v.qdelay, 100_000_000);
     for k in 1..=10u64 {
         let t = SimTime(200_000_000 + (k - 1) * 15_000_000);

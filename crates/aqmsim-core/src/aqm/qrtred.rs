@@ -86,9 +86,9 @@ impl Aqm for Qrtred {
     fn on_idle(&mut self, now: SimTime) {
         self.red.on_idle(now)
     }
-    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) -> FrontAction {
+    fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime, rng: &mut Rng) -> FrontAction {
         self.observe(q.len_pkts, now);
-        self.red.on_dequeue(pkt, q, now)
+        self.red.on_dequeue(pkt, q, now, rng)
     }
     fn state(&self) -> AqmState {
         self.red.state()

@@ -180,7 +180,7 @@ impl QueueDisc {
             self.integrate_removed(now);
             self.bytes -= pkt.size as u64;
             let view = self.view();
-            match self.aqm.on_dequeue(&pkt, &view, now) {
+            match self.aqm.on_dequeue(&pkt, &view, now, rng) {
                 FrontAction::Pass => {}
                 FrontAction::Mark(r) => {
                     pkt.ecn |= ecn::CE;
@@ -247,7 +247,7 @@ impl QueueDisc {
         if self.stats.max_len == 0 {
             self.stats.max_len = 1;
         }
-        match self.aqm.on_dequeue(&pkt, &view, now) {
+        match self.aqm.on_dequeue(&pkt, &view, now, rng) {
             FrontAction::Pass => {}
             FrontAction::Mark(r) => {
                 pkt.ecn |= ecn::CE;

@@ -124,8 +124,8 @@ macro_rules! delegate_to_red {
         fn on_idle(&mut self, now: SimTime) {
             self.red.on_idle(now)
         }
-        fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime) -> super::FrontAction {
-            self.red.on_dequeue(pkt, q, now)
+        fn on_dequeue(&mut self, pkt: &Packet, q: &QueueView, now: SimTime, rng: &mut Rng) -> super::FrontAction {
+            self.red.on_dequeue(pkt, q, now, rng)
         }
         fn state(&self) -> super::AqmState {
             self.red.state()
@@ -287,7 +287,7 @@ impl Aqm for Red {
         self.vars.idle_since = now;
     }
 
-    fn on_dequeue(&mut self, pkt: &Packet, _q: &QueueView, _now: SimTime) -> super::FrontAction {
+    fn on_dequeue(&mut self, pkt: &Packet, _q: &QueueView, _now: SimTime, _rng: &mut Rng) -> super::FrontAction {
         self.vars.idle = false;
         if self.vars.pending_marks > 0 && pkt.has(ecn::ECT) {
             self.vars.pending_marks -= 1;

@@ -3,7 +3,9 @@
 //! `tcp/linux/plugin_ops.rs`, which turns the sender's `CongestionOps` calls into the
 //! calls of [`PluginCc`] on one reused [`CcView`].
 //!
-//! The ns-2 stack runs it inside ns-2's NewReno agent (`tcp/sender/plugin_glue.rs`).
+//! The ns-2 stack runs it inside ns-2's NewReno agent (`tcp/sender/plugin_glue.rs`), the
+//! optional methods at the agent's events (every ACK, an ECN cut, recovery entry and exit,
+//! a timeout).
 //!
 //! Units on the linux stack: windows, `mss` and `in_flight` in bytes, times in seconds,
 //! the pacing rate in bit/s; an infinite ssthresh (before the first congestion event) is

@@ -62,6 +62,11 @@ impl Cc {
     pub fn is_ns2(&self) -> bool {
         matches!(self, Cc::Ns2)
     }
+    /// A plug-in control (in ns-2's NewReno agent, `plugin_glue.rs`).
+    #[inline(always)]
+    pub fn is_plugin(&self) -> bool {
+        matches!(self, Cc::Plugin(_))
+    }
 }
 
 impl TcpSender {

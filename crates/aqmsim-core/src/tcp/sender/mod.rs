@@ -385,8 +385,10 @@ impl TcpSender {
             }
             self.slowdown(Self::CLOSE_CWND_HALF | Self::CLOSE_SSTHRESH_HALF);
             self.stats.ecn_responses += 1;
+            if self.cc.is_plugin() {
+                self.plugin_hook(now, plugin_glue::Hook::Ecn);
+            }
         }
-        let _ = now;
     }
 
     /// An ACK arrived.
@@ -416,6 +418,7 @@ impl TcpSender {
         self.rtx_deadline = None;
         if let Cc::Plugin(pl) = &mut self.cc {
             pl.now = now;
+            self.plugin_hook(now, plugin_glue::Hook::Event(crate::tcp::plugin::CcStateEvent::Loss));
         }
         match self.p.variant {
             Variant::Reno | Variant::NewReno | Variant::Python => {

@@ -2,7 +2,10 @@
 //! `Agent/TCP/Newreno` (tcp.cc, tcp-reno.cc, tcp-newreno.cc: `recv`, `dupack_action`, the
 //! partial ACKs of NewReno). Sack1's is in `sack1.rs`.
 
+use super::plugin_glue::Hook;
 use super::{CwndAction, TcpSender};
+use crate::packet::ecn;
+use crate::tcp::plugin::CcStateEvent;
 use crate::packet::Packet;
 use crate::time::SimTime;
 
@@ -31,6 +34,10 @@ impl TcpSender {
         if !(recovered || self.highest_ack == 0) {
             if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
                 self.last_cwnd_action = CwndAction::DupAck;
+                if self.cc.is_plugin() {
+                    // fast recovery without a reduction (the window was cut for the echo)
+                    self.plugin_hook(now, Hook::Event(CcStateEvent::Recovery));
+                }
                 self.slowdown(Self::CLOSE_CWND_ONE);
                 self.reset_rtx_timer(false, false, now);
                 self.stats.fast_retransmits += 1;
@@ -77,6 +84,10 @@ impl TcpSender {
         if !(recovered || allow || self.highest_ack == 0) {
             if self.p.ecn && self.last_cwnd_action == CwndAction::Ecn {
                 self.last_cwnd_action = CwndAction::DupAck;
+                if self.cc.is_plugin() {
+                    // fast recovery without a reduction (the window was cut for the echo)
+                    self.plugin_hook(now, Hook::Event(CcStateEvent::Recovery));
+                }
                 self.reset_rtx_timer(true, false, now);
                 let s = self.last_ack + 1;
                 self.output(s, now, out);
@@ -87,6 +98,9 @@ impl TcpSender {
         }
         self.recover = self.maxseq;
         self.last_cwnd_action = CwndAction::DupAck;
+        if self.cc.is_plugin() {
+            self.plugin_hook(now, Hook::Event(CcStateEvent::Recovery));
+        }
         if newreno {
             self.reset_rtx_timer(true, false, now);
             self.slowdown(Self::CLOSE_SSTHRESH_HALF | Self::CLOSE_CWND_HALF);
@@ -102,12 +116,19 @@ impl TcpSender {
 
     pub(super) fn recv_newreno(&mut self, ack: &Packet, now: SimTime, out: &mut Vec<Packet>) {
         let seqno = ack.seq;
+        if self.cc.is_plugin() && seqno >= self.last_ack {
+            let acked = if seqno > self.last_ack { (seqno - self.last_ack) as u32 } else { 1 };
+            self.plugin_hook(now, Hook::PktsAcked(acked, ack.has(ecn::ECE)));
+        }
         if seqno > self.last_ack {
             if seqno >= self.recover || self.last_cwnd_action != CwndAction::DupAck {
                 if self.dupwnd > 0 {
                     self.dupwnd = 0;
                     if self.last_cwnd_action == CwndAction::DupAck {
                         self.last_cwnd_action = CwndAction::Exited;
+                        if self.cc.is_plugin() {
+                            self.plugin_hook(now, Hook::Event(CcStateEvent::CompleteCwr));
+                        }
                     }
                 }
                 self.firstpartial = false;

@@ -9,11 +9,18 @@
 //!   unrounded, as ns-2's `halfwin`; a timeout still sets cwnd to 1;
 //! - a timeout calls `on_rto(tcp)` after the threshold is set.
 //!
+//! and the optional methods at the agent's events ([`Hook`]): `pkts_acked` on every ACK
+//! `recv_newreno` takes (new data: the packets it advances the cumulative ACK by; a
+//! duplicate: 1), before `on_ack`; `on_ecn` after an ECN echo's `slowdown`; `on_event`
+//! "recovery" where the agent enters fast recovery (before `ssthresh`), "complete_cwr"
+//! where it leaves it (ns-2's `CWND_ACTION_EXITED`), "loss" at every timeout (before
+//! `ssthresh`, then `on_rto`). What they write to cwnd/ssthresh is taken back.
+//!
 //! Windows count packets (float cwnd, integer ssthresh), and `tcp.mss` is 1 (one segment in
-//! the windows' unit). `pkts_acked`, `on_ecn` and `on_event` are not called on this stack.
+//! the windows' unit).
 
 use super::{Cc, TcpSender};
-use crate::tcp::plugin::{failure, CcView, PluginCc};
+use crate::tcp::plugin::{failure, CcStateEvent, CcView, PluginCc};
 use crate::time::SimTime;
 
 #[derive(Debug)]
@@ -43,6 +50,15 @@ impl Ns2Plugin {
     fn bad(&self, method: &str, what: String, expected: &str) -> ! {
         crate::plugin::fail(failure(&self.path, self.cc.name(), method, &what, self.view.now, &format!(" (expected {expected})")))
     }
+}
+
+/// An optional method of the plug-in at an event of ns-2's agent.
+#[derive(Copy, Clone, Debug)]
+pub(super) enum Hook {
+    /// `pkts_acked(tcp, acked)`; the ACK's ECN-Echo.
+    PktsAcked(u32, bool),
+    Ecn,
+    Event(CcStateEvent),
 }
 
 impl TcpSender {
@@ -94,6 +110,34 @@ impl TcpSender {
         pl.view = v;
         pl.cc.on_ack(&mut pl.view, acked);
         self.plugin_store("on_ack");
+    }
+
+    /// Call the plug-in's `hook` (a no-op for the built-in controls and for a method the
+    /// plug-in does not define); cwnd and ssthresh are taken back after it.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn plugin_hook(&mut self, now: SimTime, hook: Hook) {
+        let mut v = self.plugin_view(now, 0.0);
+        let Cc::Plugin(pl) = &mut self.cc else { return };
+        v.pacing_rate = pl.view.pacing_rate;
+        pl.view = v;
+        let method = match hook {
+            Hook::PktsAcked(acked, ece) => {
+                pl.view.ece = ece;
+                pl.view.delivered = acked;
+                pl.cc.pkts_acked(&mut pl.view, acked);
+                "pkts_acked"
+            }
+            Hook::Ecn => {
+                pl.cc.on_ecn(&mut pl.view);
+                "on_ecn"
+            }
+            Hook::Event(ev) => {
+                pl.cc.on_event(&mut pl.view, ev);
+                "on_event"
+            }
+        };
+        self.plugin_store(method);
     }
 
     /// ns-2's `slowdown` with the plug-in's threshold.
