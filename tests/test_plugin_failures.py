@@ -3,8 +3,8 @@ plug-in (and the line of the user's file that failed), `aqmsim run` prints one l
 exits 1 (run time) or 2 (the scenario: bad class, bad parameters), nothing crashes, and the
 next run is unaffected.
 
-A local sweep with a failing plug-in point keeps its other runs (tested with the
-"module:Class" form: a sweep does not yet resolve "file.py:Class" against its base file).
+A local sweep with a failing plug-in point keeps its other runs (the "file.py:Class" form,
+local and Dask, is in test_plugin_sweep.py and test_plugin_cc_sweep.py).
 """
 
 from __future__ import annotations
