@@ -120,6 +120,22 @@ class NoSsthresh(CongestionControl):
         pass
 
 
+class Forever(Reno):
+    def on_ack(self, tcp, acked):
+        if tcp.now > 1.0:
+            while True:
+                pass
+        super().on_ack(tcp, acked)
+
+
+class Slow(Reno):
+    def on_ack(self, tcp, acked):
+        if tcp.now > 1.0:
+            import time
+            time.sleep(0.01)
+        super().on_ack(tcp, acked)
+
+
 NOT_A_CLASS = 3
 '''
 
@@ -152,6 +168,16 @@ def refused(where: Path, cls: str, **over) -> str:
 def test_the_good_class_runs(core, where):
     r = scenario(where, "Reno").run()
     assert r.summary["bottleneck_drops"] > 0 and r.summary["goodput_bps"] > 5e6
+
+
+@pytest.mark.parametrize("cls", ["Forever", "Slow"])
+def test_never_returns_hits_the_time_limit(core, where, cls):
+    """A control that never returns (interrupted by the watchdog) or is too slow (the
+    engine's check after each call) ends at plugin_time_limit, and the next run is fine."""
+    msg = failed(where, cls, plugin_time_limit="1s")
+    assert f"tcp: plug-in my_cc.py:{cls}.on_ack was still running when the run reached its time limit" in msg, msg
+    assert "plugin_time_limit = 1 s" in msg, msg
+    assert scenario(where, "Reno").run().summary["goodput_bps"] > 5e6
 
 
 def test_an_exception_names_plugin_method_time_and_the_users_line(core, where):

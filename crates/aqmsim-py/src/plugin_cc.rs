@@ -214,10 +214,24 @@ impl PyCc {
                 if let Some(tb) = e.traceback(py) {
                     let _ = value.setattr("__traceback__", tb);
                 }
-                m.getattr("raised")?.call1((self.path.as_str(), self.name.as_str(), method, now, value, self.obj.bind(py).get_type()))
+                m.getattr("raised")?.call1((self.path.as_str(), self.name.as_str(), method, now, value, self.obj.bind(py).get_type(), aqmsim_core::plugin::time_limit()))
             })
             .and_then(|s| s.extract::<String>())
             .unwrap_or_else(|_| failure(&self.path, &self.name, method, &format!("raised {e}"), now, ""));
+        aqmsim_core::plugin::fail(msg)
+    }
+
+    /// End the run: it is past its time limit (checked after every callback; a callback
+    /// that never returns is interrupted by the watchdog and ends in [`PyCc::raised`]).
+    #[cold]
+    #[inline(never)]
+    fn over_time(&self, py: Python<'_>, method: &str, now: f64) -> ! {
+        let limit = aqmsim_core::plugin::time_limit();
+        let msg = py
+            .import("aqmsim.plugin.errors")
+            .and_then(|m| m.getattr("over_time")?.call1((self.path.as_str(), self.name.as_str(), method, now, limit)))
+            .and_then(|s| s.extract::<String>())
+            .unwrap_or_else(|_| failure(&self.path, &self.name, method, &format!("was still running when the run reached its time limit ({limit} s)"), now, ""));
         aqmsim_core::plugin::fail(msg)
     }
 
@@ -232,6 +246,9 @@ impl PyCc {
             };
             match r {
                 Ok(r) => {
+                    if aqmsim_core::plugin::past_time_limit() {
+                        self.over_time(py, method, v.now)
+                    }
                     self.take(py, v);
                     r
                 }
@@ -304,6 +321,10 @@ impl PluginCc for PyCc {
 /// Build the Python congestion control for the `tcp` table `table` at `path`.
 pub fn make(py: Python<'_>, factory: &Bound<'_, PyAny>, table: &Map<String, Value>, path: &str) -> Result<Box<dyn aqmsim_core::tcp::plugin::PluginCc>> {
     let text = serde_json::to_string(table).map_err(|e| ScenarioError::new(path, e.to_string()))?;
+    if factory.hasattr("arm").unwrap_or(false) {
+        // the run's time limit, as for a Python discipline (a control that never returns)
+        factory.call_method1("arm", (aqmsim_core::plugin::time_limit(),)).map_err(|e| ScenarioError::new(path, e.to_string()))?;
+    }
     let built = factory.call_method1("make_cc", (text, path)).map_err(|e| {
         let msg = e.value(py).str().map(|s| s.to_string()).unwrap_or_else(|_| e.to_string());
         ScenarioError::new("", msg)

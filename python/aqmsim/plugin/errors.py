@@ -17,7 +17,7 @@ import os
 import traceback
 from typing import Any, Optional
 
-__all__ = ["message", "raised", "user_frame"]
+__all__ = ["message", "over_time", "raised", "user_frame"]
 
 _AQMSIM_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -55,8 +55,20 @@ def user_frame(exc: BaseException, cls: Any = None) -> Optional[str]:
     return f"{where}: {src}" if src else where
 
 
-def raised(path: str, name: str, method: str, now: float, exc: BaseException, cls: Any = None) -> str:
-    """The message for a plug-in method that raised ``exc``."""
+def over_time(path: str, name: str, method: str, now: float, limit: float, detail: str = "") -> str:
+    """The message for a plug-in method still running when the run reached its time limit."""
+    what = f"was still running when the run reached its time limit (plugin_time_limit = {limit:g} s of wall-clock time)"
+    return message(path, name, method, what, now, detail)
+
+
+def raised(path: str, name: str, method: str, now: float, exc: BaseException, cls: Any = None,
+           limit: float = 0.0) -> str:
+    """The message for a plug-in method that raised ``exc`` (the watchdog's
+    ``PluginTimeLimit`` is the time limit, with the line it interrupted)."""
+    from .watchdog import PluginTimeLimit
+
+    if isinstance(exc, PluginTimeLimit):
+        return over_time(path, name, method, now, limit, user_frame(exc, cls) or "")
     text = str(exc)
     what = f"raised {type(exc).__name__}" + (f": {text}" if text else "")
     return message(path, name, method, what, now, user_frame(exc, cls) or "")
