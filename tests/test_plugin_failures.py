@@ -113,6 +113,10 @@ class BadMonitor(QueueDiscipline):
         return ACCEPT
 
 
+class NoEnqueue(QueueDiscipline):
+    pass
+
+
 class Fine(QueueDiscipline):
     monitor = ("seen",)
 
@@ -213,6 +217,7 @@ def test_unknown_parameter_names_the_field(plugdir):
     ("bad_plugins.py:Nope", "has no 'Nope'"),
     ("bad_plugins.py:time", "is not a class"),
     ("aqmsim.plugin.aqm:Link", "has no enqueue"),
+    ("bad_plugins.py:NoEnqueue", "has no enqueue(self, pkt, q) method of its own"),
 ])
 def test_bad_class_is_one_line_exit_2(plugdir, spec, needle):
     path = scenario(plugdir, "Fine")

@@ -140,9 +140,10 @@ def build(factory: Any, table: Dict[str, Any], path: str, rate_bps: float, delay
         raise ScenarioError(f"{path}.class: missing: a kind = \"python\" queue names its class, "
                             f"\"module:Class\" or \"path/file.py:Class\"")
     cls = factory.find(spec, f"{path}.class")
-    if not callable(getattr(cls, "enqueue", None)):
-        raise ScenarioError(f"{path}.class: {spec!r} has no enqueue(self, pkt, q) method "
-                            f"(subclass aqmsim.plugin.QueueDiscipline)")
+    if not _overrides(cls, "enqueue"):
+        raise ScenarioError(f"{path}.class: {spec!r} has no enqueue(self, pkt, q) method of its own "
+                            f"(a subclass of aqmsim.plugin.QueueDiscipline that decides each arrival: "
+                            f"docs/plugins/aqm.md)")
     kwargs = {k: v for k, v in table.items() if k not in ("kind", "class")}
     params = _check_params(cls, kwargs, path, spec)
     name = spec if isinstance(spec, str) else class_name(cls)
