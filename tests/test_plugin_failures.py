@@ -422,3 +422,19 @@ def test_no_time_limit_outlives_the_engine_call(monkeypatch):
         assert f._watchdog is None
     assert len(made) == 2
     assert not any(w.armed or w.timer.is_alive() for w in made)
+
+
+def test_a_file_class_is_found_beside_the_scenario_else_in_the_working_directory(plugdir, tmp_path, monkeypatch):
+    """`--set ...class="my.py:C"` names a file where the user stands, not where the scenario
+    file is: beside the scenario first, else the working directory; the error names both."""
+    from aqmsim.plugin.factory import find_class
+
+    here = tmp_path / "cwd"
+    here.mkdir()
+    (here / "only_here.py").write_text("class C:\n    pass\n", encoding="utf-8")
+    monkeypatch.chdir(here)
+    assert find_class("only_here.py:C", "q.class", base_dir=plugdir).__name__ == "C"
+    with pytest.raises(ScenarioError) as info:
+        find_class("nowhere.py:C", "q.class", base_dir=plugdir)
+    msg = str(info.value)
+    assert "(beside the scenario)" in msg and "'nowhere.py' (from the working directory)" in msg, msg

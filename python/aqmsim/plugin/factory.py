@@ -62,7 +62,14 @@ def find_class(spec: Any, where: str, base_dir: Optional[Path] = None,
         if mod_name.endswith(".py"):
             path = Path(mod_name)
             if not path.is_absolute() and base_dir is not None:
-                path = base_dir / path
+                # beside the scenario file first, else from the working directory (a class
+                # given on the command line with --set)
+                tried = [base_dir / path, path]
+                path = next((p for p in tried if p.is_file()), tried[0])
+                if not path.is_file():
+                    raise ScenarioError(f"{where}: no file {str(tried[0])!r} (beside the scenario) "
+                                        f"or {str(tried[1])!r} (from the working directory) "
+                                        f"(from {spec!r})")
             if not path.is_file():
                 raise ScenarioError(f"{where}: no file {str(path)!r} (from {spec!r})")
             key = f"aqmsim_plugin_{abs(hash(str(path.resolve())))}"
