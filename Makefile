@@ -66,13 +66,13 @@ tshark: ## install tshark (Debian package tshark) when `tshark` is not on PATH
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq tshark)
 
 cargo-test: ## run the Rust engine's tests
-	$(CARGO) test --release -p aqmsim-core
+	$(CARGO) test --profile fast-test -p aqmsim-core
 
 pytest: build ## run the Python test suite only
 	$(PY) -m pytest -q
 
 test: build ns2 ns3 chromium tshark ## run every test: cargo test (engine) + pytest (Python, CLI, ns-2 and ns-3 cross-checks, report in Chromium)
-	$(CARGO) test --release -p aqmsim-core
+	$(CARGO) test --profile fast-test -p aqmsim-core
 	@$(MAKE) --no-print-directory fuzz-short
 	@$(MAKE) --no-print-directory docs
 	$(PY) -m pytest -q
@@ -90,7 +90,7 @@ FUZZ_TIME    ?= 600
 FUZZ_TARGETS ?= scenario_mutate scenario_json scenario_toml
 
 fuzz-short: ## short fuzz run (stable Rust, part of `make test`): FUZZ_CASES seeded mutations of the example scenarios, parsed, built and run
-	FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --release -p aqmsim-core --test fuzz_scenarios
+	FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test --profile fast-test -p aqmsim-core --test fuzz_scenarios
 
 fuzz: build ## long fuzz run: cargo-fuzz on each of FUZZ_TARGETS for FUZZ_TIME s, then the Hypothesis fuzz/property tests with many examples
 	@command -v cargo-fuzz >/dev/null || $(CARGO) install cargo-fuzz --locked
