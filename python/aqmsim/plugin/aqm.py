@@ -9,6 +9,7 @@ packet view and one queue view it refills before each call.
 
 from __future__ import annotations
 
+import abc
 import inspect
 import json
 import os
@@ -62,7 +63,7 @@ class Link:
         return f"Link(rate_bps={self.rate_bps!r}, delay_s={self.delay_s!r})"
 
 
-class QueueDiscipline:
+class QueueDiscipline(abc.ABC):
     """Base class of a Python queue discipline (see ``docs/plugins/aqm.md``).
 
     Subclass it, give ``__init__`` keyword parameters (the queue table's other fields)
@@ -79,10 +80,11 @@ class QueueDiscipline:
     def setup(self, link: Link) -> None:
         """Called once after ``__init__`` with the link (``link.rate_bps``, ``link.delay_s``)."""
 
+    @abc.abstractmethod
     def enqueue(self, pkt: Any, q: Any) -> int:
         """A packet arrives: return ACCEPT, DROP, MARK or DROP_HEAD (or a _FORCED /
-        _OVERFLOW variant). ``q`` is the queue without the arrival."""
-        raise NotImplementedError(f"{type(self).__name__} must define enqueue(self, pkt, q)")
+        _OVERFLOW variant). ``q`` is the queue without the arrival. Every discipline
+        defines it: a class without its own is refused when the scenario is built."""
 
     def dequeue(self, pkt: Any, q: Any) -> int:
         """The head packet is about to leave: return PASS, DROP (the next one is offered)

@@ -17,6 +17,7 @@ windows, ``mss`` and ``in_flight`` in bytes, ``pacing_rate`` in bit/s; on the ns
 
 from __future__ import annotations
 
+import abc
 import copy
 import inspect
 from typing import Any, Dict, Optional, Tuple
@@ -29,22 +30,23 @@ __all__ = ["CongestionControl", "build", "copy_of", "OPTIONAL"]
 OPTIONAL = ("pkts_acked", "on_ecn", "on_rto", "on_event")
 
 
-class CongestionControl:
+class CongestionControl(abc.ABC):
     """Base class of a Python congestion control (ns-3's ``TcpCongestionOps``).
 
     Define ``on_ack`` and ``ssthresh``; the others are optional (not called unless defined).
     ``__init__`` takes the scenario's ``cc`` table as keyword arguments.
     """
 
+    @abc.abstractmethod
     def on_ack(self, tcp: Any, acked: int) -> None:
         """New data was ACKed (``acked`` segments) in the Open or Loss state: grow
-        ``tcp.cwnd`` (ns-3 ``IncreaseWindow``)."""
-        raise NotImplementedError(f"{type(self).__name__} must define on_ack(self, tcp, acked)")
+        ``tcp.cwnd`` (ns-3 ``IncreaseWindow``). Required: a class without its own is
+        refused when the scenario is built."""
 
+    @abc.abstractmethod
     def ssthresh(self, tcp: Any) -> float:
         """A loss or an ECN echo: return the new slow-start threshold, bytes (ns-3
-        ``GetSsThresh``; ``tcp.in_flight`` is the bytes in flight at the event)."""
-        raise NotImplementedError(f"{type(self).__name__} must define ssthresh(self, tcp)")
+        ``GetSsThresh``; ``tcp.in_flight`` is the bytes in flight at the event). Required."""
 
     # Optional (not called unless a subclass defines them):
     # def pkts_acked(self, tcp, acked): every ACK (ns-3 PktsAcked; 1 for a duplicate ACK)
