@@ -30,9 +30,9 @@ impl Simulation {
         }
         let now = self.now;
         let link = &mut self.links[l as usize];
-        let qlen = link.queue.len();
         if link.has_drop_seqs && pkt.kind == Kind::Data && !pkt.rtx() && link.drop_seqs.binary_search(&pkt.seq).is_ok() {
             link.lost += 1;
+            let qlen = link.queue.len();
             self.log_drop(l, pkt.flow, LOSS, 0, qlen);
             if self.tracer.is_some() {
                 self.trace_gone(&pkt);
@@ -78,6 +78,9 @@ impl Simulation {
             }
             return;
         }
+        // (read only here: the idle fast path above never looks at the queue, which lies
+        // in another cache line of the link)
+        let qlen = link.queue.len();
         match link.queue.enqueue(pkt, now, &mut self.qrng[l as usize]) {
             Enqueued::Dropped(r) => {
                 if self.tracer.is_some() {
@@ -208,7 +211,9 @@ impl Simulation {
     /// * it is a *merge* fed by several links, no agent sends on it, and the packet gets
     ///   there no later than `lookahead` from now: the least time any packet sent on any
     ///   of its inputs from now on takes to get there (in a dumbbell: the reverse
-    ///   bottleneck, for ACKs, which are the smallest packets on equal egress links).
+    ///   bottleneck, for ACKs, which are the smallest packets on equal egress links). A
+    ///   packet that gets there later has its decision taken later, when that holds
+    ///   (`sim/merge.rs`).
     ///
     /// Packets already on their way to that link by an event are counted (`pending`):
     /// while there are any, no packet cuts through past them. In a dumbbell this leaves
@@ -239,8 +244,14 @@ impl Simulation {
         }
         let feeds_cut = link.feeds_cut;
         let slot = self.store(pkt);
-        let (at, arrive_seq, ev) = if feeds_cut { self.cut_through(l, at, arrive_seq, &pkt, slot) } else { (at, arrive_seq, self.arrival(l, &pkt, slot)) };
-        self.sched.schedule_reserved(at, arrive_seq, ev);
+        if feeds_cut {
+            if let Some((at, seq, ev)) = self.cut_through(l, at, arrive_seq, &pkt, slot) {
+                self.sched.schedule_reserved(at, seq, ev);
+            }
+        } else {
+            let ev = self.arrival(l, &pkt, slot);
+            self.sched.schedule_reserved(at, arrive_seq, ev);
+        }
         if self.links[l as usize].has_dev {
             // the device queue has room again: the discipline hands it its next packet
             self.dev_fill(l);
@@ -279,45 +290,64 @@ impl Simulation {
     /// The cut-through hops after link `l` (see [`Simulation::start_tx`]): `pkt` (kept in
     /// `slot`) reaches `l`'s far end at `at` (arrival event number `seq`). Returns the time,
     /// event number and event of its arrival where it stops cutting through: `Deliver`, or
-    /// `Forward` to the next link, `counted` when it is pending there.
+    /// `Forward` to the next link, `counted` when it is pending there; or None when the
+    /// decision at a merge waits until no other input can get there first (`sim/merge.rs`).
     #[inline(always)]
-    pub(super) fn cut_through(&mut self, l: u32, mut at: SimTime, mut seq: u64, pkt: &Packet, slot: u32) -> (SimTime, u64, Event) {
+    pub(super) fn cut_through(&mut self, l: u32, mut at: SimTime, mut seq: u64, pkt: &Packet, slot: u32) -> Option<(SimTime, u64, Event)> {
         let mut last = l;
         while self.links[last as usize].feeds_cut {
             let node = self.links[last as usize].to;
             if pkt.dst == node {
-                return (at, seq, Event::Deliver { slot });
+                return Some((at, seq, Event::Deliver { slot }));
             }
             let nl = self.routes.next(node, pkt.dst);
             debug_assert!(nl != NO_ROUTE, "no route from {node} to {}", pkt.dst);
             let next = &mut self.links[nl as usize];
             let single = next.cut_from == last;
             if !single && !next.merge_ok {
-                return (at, seq, Event::Forward { link: nl, slot, counted: false });
+                return Some((at, seq, Event::Forward { link: nl, slot, counted: false }));
             }
             // It may go on at once if the link will be idle when it gets there (packets wait
             // in its queue only behind a pending TxDone), no packet is on its way there by
             // an event, and, at a merge, no packet sent on any other input from now on can
             // get there first.
             if next.pending > 0 || next.txdone_pending || at < next.busy_until || at >= self.end || (!single && at > self.now + next.lookahead) {
-                next.pending += 1;
-                return (at, seq, Event::Forward { link: nl, slot, counted: true });
+                if next.pending == 0 && !next.txdone_pending && at >= next.busy_until && at < self.end {
+                    // a merge where only the lookahead is short: decided later (sim/merge.rs)
+                    next.pending += 1;
+                    self.defer_merge(nl, at, seq, slot);
+                    return None;
+                }
+                if next.pending > 0 && !self.deferred.is_empty() {
+                    // a packet waiting for its decision there becomes an event first
+                    self.undefer(nl);
+                }
+                self.links[nl as usize].pending += 1;
+                return Some((at, seq, Event::Forward { link: nl, slot, counted: true }));
             }
             debug_assert!(next.queue.is_empty());
-            // The packet reaches `node` at `at` and leaves at once on `nl`.
-            next.count_cut_through(pkt.size);
-            let tx = next.tx_time(pkt.size);
-            next.busy_until = at + tx;
-            next.idle_notified = false;
-            next.busy_ns += tx.0;
-            next.bin_busy_ns += tx.0;
-            // ns-2 numbers these two events while processing the arrival at `node`, at `at`.
-            seq = self.sched.reserve_as_of(at, 2);
-            next.txdone_seq = seq + 1;
-            at = next.busy_until + next.delay;
+            (at, seq) = self.pass_cut(nl, at, pkt.size);
             last = nl;
         }
-        (at, seq, self.arrival(last, pkt, slot))
+        Some((at, seq, self.arrival(last, pkt, slot)))
+    }
+
+    /// A packet of `size` bytes reaches the idle link `nl` at `at` and leaves at once: its
+    /// time at the far end and the number of its arrival event there.
+    #[inline(always)]
+    pub(super) fn pass_cut(&mut self, nl: u32, at: SimTime, size: u32) -> (SimTime, u64) {
+        let next = &mut self.links[nl as usize];
+        // The packet reaches the link's node at `at` and leaves at once on it.
+        next.count_cut_through(size);
+        let tx = next.tx_time(size);
+        next.busy_until = at + tx;
+        next.idle_notified = false;
+        next.busy_ns += tx.0;
+        next.bin_busy_ns += tx.0;
+        // ns-2 numbers these two events while processing the arrival at the node, at `at`.
+        let seq = self.sched.reserve_as_of(at, 2);
+        next.txdone_seq = seq + 1;
+        (next.busy_until + next.delay, seq)
     }
 
     /// A discipline with a shaper (CAKE's `bandwidth`) holds packets back: the link asks

@@ -22,6 +22,7 @@ mod device_queue;
 mod limits;
 mod links;
 mod linux_hooks;
+mod merge;
 mod monitors;
 pub mod onoff;
 mod run;
@@ -146,6 +147,12 @@ pub struct Simulation {
     /// For each link that several links feed and that packets may reach by merge
     /// cut-through, those links (else empty); `Link::merge_ok` follows it.
     merge_inputs: Vec<Vec<u32>>,
+    /// Packets whose cut-through at a merge waits for its decision (`sim/merge.rs`), and
+    /// the last instant before the earliest of them is decided (`SimTime(u64::MAX)`: none).
+    deferred: Vec<merge::Deferred>,
+    merge_due: SimTime,
+    /// [`Simulation::merge_decisions`].
+    merge_counts: (u64, u64),
 }
 
 /// One flow's packets at the primary monitored queue (data and ACKs alike).

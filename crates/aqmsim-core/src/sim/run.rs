@@ -67,7 +67,14 @@ impl Simulation {
             if n >= self.next_check && self.check_limits(n) {
                 break;
             }
-            let Some((t, ev)) = self.sched.pop_until(limit) else { break };
+            // a merge decision that waits (sim/merge.rs) is taken once the events before it ran
+            let Some((t, ev)) = self.sched.pop_until(limit.min(self.merge_due)) else {
+                if self.merge_due < limit {
+                    self.commit_merges();
+                    continue;
+                }
+                break;
+            };
             self.now = t;
             if !self.dispatch(ev) {
                 self.ended = true;

@@ -177,6 +177,9 @@ impl Simulation {
             per_flow: Vec::new(),
             cut_from_all: cut_from,
             merge_inputs,
+            deferred: Vec::new(),
+            merge_due: SimTime(u64::MAX),
+            merge_counts: (0, 0),
             in_flight: Vec::with_capacity(1024),
             free_slots: Vec::with_capacity(1024),
         };

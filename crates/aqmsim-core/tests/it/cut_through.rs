@@ -9,6 +9,12 @@ use aqmsim_core::scenario::{build::build, from_toml};
 use aqmsim_core::sim::{RunResults, Simulation};
 
 fn run_both(toml: &str, seed: u64) -> (RunResults, RunResults, u64, u64) {
+    let (on, off, eon, eoff, _) = run_both_counting(toml, seed);
+    (on, off, eon, eoff)
+}
+
+/// `run_both`, and the merge decisions that waited (and became events) with cut-through on.
+fn run_both_counting(toml: &str, seed: u64) -> (RunResults, RunResults, u64, u64, (u64, u64)) {
     let spec = from_toml(toml).expect("scenario parses");
     let mut on = Simulation::new(build(&spec, seed).unwrap());
     let mut off = Simulation::new(build(&spec, seed).unwrap());
@@ -16,7 +22,9 @@ fn run_both(toml: &str, seed: u64) -> (RunResults, RunResults, u64, u64) {
     on.run_until(aqmsim_core::time::SimTime::from_secs(1e9));
     off.run_until(aqmsim_core::time::SimTime::from_secs(1e9));
     let (eon, eoff) = (on.events(), off.events());
-    (on.finish(), off.finish(), eon, eoff)
+    assert_eq!(off.merge_decisions(), (0, 0), "no merge decision waits without cut-through");
+    let waited = on.merge_decisions();
+    (on.finish(), off.finish(), eon, eoff, waited)
 }
 
 fn assert_same(a: &RunResults, b: &RunResults, what: &str) {
@@ -202,8 +210,70 @@ cbr = { rate = "1Mb", packet_size = 200 }
 start = { uniform = [0, 1] }
 "#;
     for seed in [1, 2, 3] {
-        let (on, off, eon, eoff) = run_both(sc, seed);
+        let (on, off, eon, eoff, (waited, undone)) = run_both_counting(sc, seed);
         assert_same(&on, &off, &format!("seed {seed}"));
         assert!(eon < eoff, "shortcuts should save events ({eon} vs {eoff})");
+        // data packets (longer than the smallest packet) wait at both merges, and packets
+        // of other flows often head there meanwhile
+        assert!(waited > 1000 && undone > 100, "seed {seed}: {waited} waited, {undone} became events");
+    }
+}
+
+#[test]
+fn merge_decisions_that_wait_change_nothing() {
+    // Linux-stack senders (timestamps: every ACK is longer than the smallest packet, so none
+    // reaches the reverse bottleneck within the lookahead) with SACK, losses and delayed
+    // ACKs: the ACKs' decisions at the reverse bottleneck wait. With equal egress links no
+    // other ACK can overtake one, and nearly every decision waits and is taken later. With
+    // the second group's egress shorter by one data packet's transmission at the
+    // bottleneck (416 µs) less 0.5 µs, the second group's ACKs can overtake the first's:
+    // a waiting decision becomes the event it would have been when another ACK heads for
+    // the reverse bottleneck first. Either way the run is the event-by-event run.
+    for (variant, flows, extra) in [("bbr", 6, ""), ("cubic", 10, "delayed_ack = true"), ("dctcp", 4, "ecn = true")] {
+        let queue = if variant == "dctcp" {
+            r#"{ kind = "codel", limit = 200, target = "1ms", ce_threshold = "1ms", ecn = true }"#
+        } else {
+            r#"{ kind = "codel", limit = 60 }"#
+        };
+        let group = |egress: &str| {
+            format!(
+                r#"
+[[dumbbell.groups]]
+count = {flows}
+access = {{ rate = "100Mb", delay = "1ms" }}
+egress = {{ rate = "100Mb", delay = "{egress}" }}
+start = {{ uniform = [0, 0.5] }}
+"#
+            )
+        };
+        for overtaking in [false, true] {
+            let sc = format!(
+                r#"
+duration = 6
+[tcp]
+stack = "linux"
+variant = "{variant}"
+window = 200
+{extra}
+[dumbbell.bottleneck]
+rate = "20Mb"
+delay = "5ms"
+queue = {queue}
+{}{}"#,
+                group("2ms"),
+                group(if overtaking { "1.5845ms" } else { "2ms" })
+            );
+            for seed in [1, 2] {
+                let (on, off, eon, eoff, (waited, undone)) = run_both_counting(&sc, seed);
+                let what = format!("{variant}, overtaking {overtaking}, seed {seed}: {waited} decisions waited, {undone} became events");
+                assert_same(&on, &off, &what);
+                assert!(eon < eoff, "{what}: {eon} vs {eoff} events");
+                if overtaking {
+                    assert!(undone > 10 && undone < waited, "{what}");
+                } else {
+                    assert!(waited > 5000 && undone == 0, "{what}");
+                }
+            }
+        }
     }
 }
