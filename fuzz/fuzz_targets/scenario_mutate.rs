@@ -1,5 +1,5 @@
-//! Structure-aware: the bytes choose a valid scenario (the examples and the paper
-//! scenarios) and 1-4 edits of it (extreme values, deleted or duplicated entries, fields
+//! Structure-aware: the bytes choose a valid scenario (the examples, the paper scenarios
+//! and `crates/aqmsim-core/tests/fuzz_seeds`) and 1-4 edits of it (extreme values, deleted or duplicated entries, fields
 //! where they do not belong), run through both parsers (`aqmsim_core::fuzzing::mutate`).
 #![no_main]
 use aqmsim_core::fuzzing::{check_value, mutate, toml_to_value, Bytes, Choices};
@@ -12,7 +12,7 @@ fn bases() -> &'static Vec<Value> {
     static B: OnceLock<Vec<Value>> = OnceLock::new();
     B.get_or_init(|| {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-        let mut dirs = vec![root.join("examples")];
+        let mut dirs = vec![root.join("examples"), root.join("crates/aqmsim-core/tests/fuzz_seeds")];
         for e in std::fs::read_dir(root.join("python/aqmsim/papers")).into_iter().flatten().flatten() {
             dirs.push(e.path().join("scenarios"));
         }

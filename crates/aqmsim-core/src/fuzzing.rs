@@ -187,11 +187,17 @@ pub const FIELDS: &[&str] = &[
     "hystart", "dctcp_g", "dctcp_alpha_init", "defaults", "stack", "delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing",
     "timestamps", "ledbat_target", "ledbat_gain", "ledbat_base_history", "ledbat_noise_filter", "ledbat_slow_start",
     "ledbat_min_cwnd",
+    // the L4S, home-router and traffic-model fields (tests/fuzz_seeds has scenarios using them)
+    "device_queue", "bandwidth", "isolation", "ack_filter", "overhead", "mpu", "mtu", "rtt", "memlimit",
+    "coupling", "step_thresh", "step_thresh_pkts", "min_qlen_step", "l4s_ect", "ecn_mask", "c_protection",
+    "drop_early", "drop_overload", "blue_threshold", "p_drop", "increment", "decrement", "l4s", "flows",
+    "hash", "set_associative_hash", "web", "arrival_rate", "size", "max_transfers", "onoff", "on", "off",
+    "rate_schedule", "trace", "plugin_time_limit", "cc", "cc_class",
 ];
 
 /// Queue kinds.
 pub const KINDS: &[&str] =
-    &["droptail", "red", "gentle", "ared", "ared_feng", "rtred", "qrtred", "red1", "red2", "red3", "red4", "red5", "ecn_threshold", "codel", "fq_codel", "pie", "fq_pie"];
+    &["droptail", "red", "gentle", "ared", "ared_feng", "rtred", "qrtred", "red1", "red2", "red3", "red4", "red5", "ecn_threshold", "codel", "fq_codel", "pie", "fq_pie", "cobalt", "fq_cobalt", "cake", "dualpi2", "python"];
 
 /// Extreme values a mutation may put anywhere.
 pub fn extremes() -> Vec<Value> {
@@ -205,6 +211,9 @@ pub fn extremes() -> Vec<Value> {
         json!("1e6s"), json!("1e6"), json!(""), json!("auto"), json!("x"), json!(true), json!(false), Value::Null,
         json!([]), json!({}), json!({"uniform": [0, 1e12]}), json!({"uniform": [1, 0]}), json!({"uniform": ["1e-12s", "1e6s"]}),
         json!([-1, 0, 4294967295u64]), json!("R1->R2"), json!("S0"), json!("mark_front"), json!("drop_front"),
+        // names that switch a scenario onto other code: stacks, congestion controls, codepoints
+        json!("linux"), json!("ns2"), json!("bbr"), json!("bbr3"), json!("prague"), json!("ledbat"), json!("dctcp"),
+        json!("cubic"), json!("python"), json!("ect1"), json!("rack"), json!("triple-isolate"), json!("web"), json!("onoff"),
     ]
 }
 

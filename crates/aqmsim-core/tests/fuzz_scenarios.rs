@@ -1,5 +1,5 @@
 //! The short fuzz run on stable Rust (part of `cargo test` and so of `make test`): seeded,
-//! structure-aware mutations of every example and paper scenario, each parsed (as JSON and
+//! structure-aware mutations of every example and paper scenario and of `tests/fuzz_seeds`, each parsed (as JSON and
 //! as TOML), built and run with a hard event cap by `aqmsim_core::fuzzing::check_text`.
 //! A panic, an invariant violation or an error without a message fails the test, which
 //! prints the scenario that did it. `FUZZ_CASES=n` sets the number of mutated scenarios
@@ -16,9 +16,10 @@ fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Every example and paper scenario, with its file name.
+/// Every example and paper scenario and the fuzzer's own seeds (`tests/fuzz_seeds`: the
+/// linux stack, L4S, the home-router disciplines), with its file name.
 fn corpus() -> Vec<(String, String)> {
-    let mut dirs = vec![repo().join("examples")];
+    let mut dirs = vec![repo().join("examples"), Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz_seeds")];
     if let Ok(rd) = std::fs::read_dir(repo().join("python/aqmsim/papers")) {
         let mut papers: Vec<PathBuf> = rd.flatten().map(|e| e.path().join("scenarios")).collect();
         papers.sort();
