@@ -55,12 +55,14 @@ fn time_file(path: &str, reps: u32, cut: bool) {
         let t0 = Instant::now();
         let mut sim = Simulation::new(model);
         sim.set_cut_through(cut);
-        let r = sim.run();
+        sim.run_until(aqmsim_core::time::SimTime::from_secs(1e9));
+        let (waited, undone) = sim.merge_decisions();
+        let r = sim.finish();
         let wall = t0.elapsed().as_secs_f64();
         best = best.min(wall);
         let dep = r.summary.get("bottleneck_departures").unwrap();
         eprintln!(
-            "{path}: wall {wall:.3}s, bottleneck pkts {dep}, {:.0} pkt/s (best {:.0}), util {:.4}, drops {}, events {}",
+            "{path}: wall {wall:.3}s, bottleneck pkts {dep}, {:.0} pkt/s (best {:.0}), util {:.4}, drops {}, events {}, merge decisions waited {waited} ({undone} became events)",
             dep / wall,
             dep / best,
             r.summary.get("utilisation").unwrap(),
