@@ -75,12 +75,16 @@ test: build ns2 ns3 chromium tshark ## run every test: cargo test (engine) + pyt
 	$(CARGO) test --profile fast-test -p aqmsim-core
 	@$(MAKE) --no-print-directory fuzz-short
 	@$(MAKE) --no-print-directory docs
-	$(PY) -m pytest -q
+	AQMSIM_BUILT_SITE=$(CURDIR)/site $(PY) -m pytest -q
 
 # The docs site (mkdocs.yml): every warning is an error (a broken link or anchor, a page left
 # out of the nav, a docstring that does not render). Open site/index.html in a browser.
 docs: build ## build the documentation site into site/ (mkdocs --strict; part of `make test`)
-	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+	@# (and it must write nothing into docs/ but Python's bytecode cache of the hooks)
+	@before="$$(git status --porcelain --ignored -- docs 2>/dev/null | grep -v __pycache__)"; \
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet && \
+	if [ "$$before" != "$$(git status --porcelain --ignored -- docs 2>/dev/null | grep -v __pycache__)" ]; then \
+	  echo "docs: the build wrote into docs/:"; git status --porcelain --ignored -- docs; exit 1; fi
 
 # Fuzzing (docs/fuzzing.md). The short run is part of `make test` and needs only stable Rust;
 # the long run uses cargo-fuzz (libFuzzer, installed when missing; stable Rust with -s none):

@@ -2,7 +2,8 @@
 what its notebook draws, and the CLI page every command's whole help.
 
 The site is built once for the module, into a temporary folder, by the same mkdocs
-command `make docs` runs (about 20 s: the tutorial notebook runs in it).
+command `make docs` runs (about 20 s: the tutorial notebook runs in it); under `make test`,
+which has just run `make docs`, the site it built (`AQMSIM_BUILT_SITE`) is read instead.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ def _git_status(path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory, core) -> Path:
+    built = os.environ.get("AQMSIM_BUILT_SITE")
+    if built and (Path(built) / "index.html").is_file():
+        # `make test` has just built the site (`make docs`, which also checks that the build
+        # wrote nothing into docs/): read that one instead of building it a second time
+        return Path(built)
     out = tmp_path_factory.mktemp("site")
     docs_before = _git_status(ROOT / "docs")
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=os.pathsep.join(
