@@ -31,15 +31,9 @@ pub struct FqCobaltParams {
     /// COBALT's parameters for every queue (ns-3's flavour; `ecn` on by default here, the
     /// disc's `UseEcn`).
     pub cobalt: CobaltParams,
-    /// Packets in all queues at most (`MaxSize`, 10240), each queue's limit too.
-    pub limit: u32,
-    /// Number of queues (`Flows`, 1024).
-    pub flows: u32,
-    /// DRR quantum in bytes (ns-3: the device MTU, 1500 on a point-to-point link).
-    pub quantum: u32,
-    /// Packets dropped from the fat flow at most per overflow (`DropBatchSize`, 64).
-    pub drop_batch: u32,
-    pub classify: Classify,
+    /// The flow-queue scheduler's own parameters (limit, flows, quantum, drop batch,
+    /// classifier; `FqParams`'s defaults).
+    pub fq: FqParams,
 }
 
 impl Default for FqCobaltParams {
@@ -47,11 +41,7 @@ impl Default for FqCobaltParams {
         let fq = FqParams::default();
         FqCobaltParams {
             cobalt: CobaltParams { ecn: true, ..CobaltParams::default() },
-            limit: fq.limit,
-            flows: fq.flows,
-            quantum: fq.quantum,
-            drop_batch: fq.drop_batch,
-            classify: fq.classify,
+            fq,
         }
     }
 }
@@ -97,7 +87,7 @@ pub struct FqCobalt {
 
 impl FqCobalt {
     pub fn new(params: FqCobaltParams) -> FqCobalt {
-        let fqp = FqParams { limit: params.limit, flows: params.flows, quantum: params.quantum, drop_batch: params.drop_batch, classify: params.classify };
+        let fqp = params.fq.clone();
         let cobalt = CobaltParams { flavor: super::cobalt::Flavor::Ns3, mtu_time_ns: 0, ..params.cobalt.clone() };
         FqCobalt { fq: FlowQueues::new(fqp, cobalt), params }
     }

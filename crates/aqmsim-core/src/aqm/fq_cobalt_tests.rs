@@ -4,13 +4,16 @@
 //! against ns-3.37 is tests/test_ns3_fq_cobalt.py.
 
 use super::*;
+use crate::aqm::fq::FqParams;
 use crate::aqm::queue::{Enqueued, QueueDisc};
 use crate::aqm::AnyAqm;
 use crate::packet::{ecn, Kind};
 use proptest::prelude::{prop_assert, proptest, ProptestConfig};
 
 fn flow_params() -> FqCobaltParams {
-    FqCobaltParams { classify: Classify::Flow, ..FqCobaltParams::default() }
+    let mut p = FqCobaltParams::default();
+    p.fq.classify = Classify::Flow;
+    p
 }
 
 fn pkt(flow: u32, id: i32, size: u32) -> Packet {
@@ -22,7 +25,7 @@ const MS: u64 = 1_000_000;
 #[test]
 fn defaults_are_ns3_3_37() {
     let d = FqCobaltParams::default();
-    assert_eq!((d.limit, d.flows, d.quantum, d.drop_batch), (10240, 1024, 1500, 64));
+    assert_eq!((d.fq.limit, d.fq.flows, d.fq.quantum, d.fq.drop_batch), (10240, 1024, 1500, 64));
     let c = &d.cobalt;
     assert!(c.ecn && !c.l4s && c.ce_threshold_ns.is_none());
     assert_eq!((c.target_ns, c.interval_ns, c.blue_threshold_ns), (5 * MS, 100 * MS, 400 * MS));
@@ -34,7 +37,11 @@ fn defaults_are_ns3_3_37() {
 /// enters dropping with count 1; it is not counted, so no fat-flow drop follows.
 #[test]
 fn own_limit_refuses_and_raises_blue() {
-    let mut fq = FqCobalt::new(FqCobaltParams { limit: 2, ..flow_params() });
+    let mut fq = FqCobalt::new({
+        let mut p = flow_params();
+        p.fq.limit = 2;
+        p
+    });
     let (mut rng, mut ev) = (Rng::new(1, 1), Vec::new());
     let t = SimTime(10 * MS);
     for i in 0..2 {
@@ -109,7 +116,7 @@ proptest! {
     ) {
         let classify = if hash { Classify::Hash { perturbation: 7 } } else { Classify::Flow };
         let cobalt = CobaltParams { p_drop, target_ns: MS, blue_threshold_ns: 2 * MS, ..FqCobaltParams::default().cobalt };
-        let mut q = QueueDisc::new(AnyAqm::FqCobalt(Box::new(FqCobalt::new(FqCobaltParams { cobalt, limit, flows, quantum, classify, ..FqCobaltParams::default() }))));
+        let mut q = QueueDisc::new(AnyAqm::FqCobalt(Box::new(FqCobalt::new(FqCobaltParams { cobalt, fq: FqParams { limit, flows, quantum, classify, ..FqParams::default() }, ..FqCobaltParams::default() }))));
         let mut rng = Rng::new(1, 1);
         let mut t = 0u64;
         for (i, (op, flow, size, dt)) in ops.into_iter().enumerate() {

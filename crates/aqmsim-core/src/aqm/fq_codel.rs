@@ -26,16 +26,9 @@ pub use super::fq::Classify;
 pub struct FqCodelParams {
     /// CoDel's parameters for every queue (ECN on by default here).
     pub codel: CodelParams,
-    /// Packets in all queues at most (`MaxSize`, 10240).
-    pub limit: u32,
-    /// Number of queues (`Flows`, 1024).
-    pub flows: u32,
-    /// DRR quantum in bytes (`Quantum`; ns-3 takes the device MTU, 1500 on a
-    /// point-to-point link).
-    pub quantum: u32,
-    /// Packets dropped from the fat flow at most per overflow (`DropBatchSize`, 64).
-    pub drop_batch: u32,
-    pub classify: Classify,
+    /// The flow-queue scheduler's own parameters (limit, flows, quantum, drop batch,
+    /// classifier; `FqParams`'s defaults).
+    pub fq: FqParams,
 }
 
 impl Default for FqCodelParams {
@@ -43,11 +36,7 @@ impl Default for FqCodelParams {
         let fq = FqParams::default();
         FqCodelParams {
             codel: CodelParams { ecn: true, ..CodelParams::default() },
-            limit: fq.limit,
-            flows: fq.flows,
-            quantum: fq.quantum,
-            drop_batch: fq.drop_batch,
-            classify: fq.classify,
+            fq,
         }
     }
 }
@@ -86,7 +75,7 @@ pub struct FqCodel {
 
 impl FqCodel {
     pub fn new(params: FqCodelParams) -> FqCodel {
-        let fqp = FqParams { limit: params.limit, flows: params.flows, quantum: params.quantum, drop_batch: params.drop_batch, classify: params.classify };
+        let fqp = params.fq.clone();
         FqCodel { fq: FlowQueues::new(fqp, params.codel.clone()), params }
     }
 

@@ -2,6 +2,7 @@
 //! per-queue CoDel, the idle walk, and conservation over random traces.
 
 use super::*;
+use crate::aqm::fq::FqParams;
 use crate::aqm::queue::{Enqueued, QueueDisc};
 use crate::aqm::AnyAqm;
 use crate::packet::{ecn, Kind};
@@ -12,7 +13,9 @@ fn fq(params: FqCodelParams) -> QueueDisc {
 }
 
 fn flow_params() -> FqCodelParams {
-    FqCodelParams { classify: Classify::Flow, ..FqCodelParams::default() }
+    let mut p = FqCodelParams::default();
+    p.fq.classify = Classify::Flow;
+    p
 }
 
 fn pkt(flow: u32, id: i32, size: u32) -> Packet {
@@ -61,7 +64,11 @@ fn a_new_sparse_flow_goes_first() {
 /// go on), its second (2000 ≥ 1500, stop).
 #[test]
 fn overflow_drops_half_the_fat_flow_from_its_head() {
-    let mut q = fq(FqCodelParams { limit: 4, ..flow_params() });
+    let mut q = fq({
+        let mut p = flow_params();
+        p.fq.limit = 4;
+        p
+    });
     let mut rng = Rng::new(1, 1);
     for (i, f) in [0, 0, 0, 1].into_iter().enumerate() {
         q.enqueue(pkt(f, i as i32, 1000), SimTime::ZERO, &mut rng);
@@ -116,8 +123,8 @@ fn ecn_marks_instead_of_dropping() {
 /// Hash classification spreads flows and is fixed by the perturbation.
 #[test]
 fn hashing_depends_on_the_perturbation() {
-    let a = FqCodel::new(FqCodelParams { classify: Classify::Hash { perturbation: 1 }, ..FqCodelParams::default() });
-    let b = FqCodel::new(FqCodelParams { classify: Classify::Hash { perturbation: 2 }, ..FqCodelParams::default() });
+    let a = FqCodel::new(FqCodelParams { fq: FqParams { classify: Classify::Hash { perturbation: 1 }, ..FqParams::default() }, ..FqCodelParams::default() });
+    let b = FqCodel::new(FqCodelParams { fq: FqParams { classify: Classify::Hash { perturbation: 2 }, ..FqParams::default() }, ..FqCodelParams::default() });
     let ba: Vec<u32> = (0..100).map(|f| a.bucket(f)).collect();
     let bb: Vec<u32> = (0..100).map(|f| b.bucket(f)).collect();
     assert_ne!(ba, bb);
@@ -136,7 +143,7 @@ proptest! {
         limit in 1u32..40, flows in 1u32..16, quantum in 100u32..3000, hash: bool,
     ) {
         let classify = if hash { Classify::Hash { perturbation: 7 } } else { Classify::Flow };
-        let mut q = fq(FqCodelParams { limit, flows, quantum, classify, ..FqCodelParams::default() });
+        let mut q = fq(FqCodelParams { fq: FqParams { limit, flows, quantum, classify, ..FqParams::default() }, ..FqCodelParams::default() });
         let mut rng = Rng::new(1, 1);
         let mut t = 0u64;
         for (i, (op, flow, size, dt)) in ops.into_iter().enumerate() {

@@ -37,15 +37,9 @@ pub struct FqPieParams {
     /// `ecn` (on by default here, ns-3's `UseEcn`) and `mark_ecn_threshold`. Its `limit`
     /// is the disc's, `limit_bytes`, `s_update` and `active_threshold` are unused.
     pub pie: PieParams,
-    /// Packets in all queues at most (`MaxSize`, 10240), each queue's limit too.
-    pub limit: u32,
-    /// Number of queues (`Flows`, 1024).
-    pub flows: u32,
-    /// DRR quantum in bytes (ns-3: the device MTU, 1500 on a point-to-point link).
-    pub quantum: u32,
-    /// Packets dropped from the fat flow at most per overflow (`DropBatchSize`, 64).
-    pub drop_batch: u32,
-    pub classify: Classify,
+    /// The flow-queue scheduler's own parameters (limit, flows, quantum, drop batch,
+    /// classifier; `FqParams`'s defaults).
+    pub fq: FqParams,
 }
 
 impl Default for FqPieParams {
@@ -53,11 +47,7 @@ impl Default for FqPieParams {
         let fq = FqParams::default();
         FqPieParams {
             pie: PieParams { ecn: true, limit: fq.limit, ..PieParams::default() },
-            limit: fq.limit,
-            flows: fq.flows,
-            quantum: fq.quantum,
-            drop_batch: fq.drop_batch,
-            classify: fq.classify,
+            fq,
         }
     }
 }
@@ -107,8 +97,8 @@ pub struct FqPie {
 impl FqPie {
     /// Panics on PIE parameters [`PieParams::validate`] refuses.
     pub fn new(params: FqPieParams) -> FqPie {
-        let pie = PieParams { limit: params.limit, limit_bytes: None, s_update: 0.0, active_threshold: None, ..params.pie.clone() };
-        let fqp = FqParams { limit: params.limit, flows: params.flows, quantum: params.quantum, drop_batch: params.drop_batch, classify: params.classify };
+        let pie = PieParams { limit: params.fq.limit, limit_bytes: None, s_update: 0.0, active_threshold: None, ..params.pie.clone() };
+        let fqp = params.fq.clone();
         FqPie { fq: FlowQueues::new(fqp, PieCfg::new(pie)), params }
     }
     #[inline]

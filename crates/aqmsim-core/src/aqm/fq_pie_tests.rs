@@ -4,13 +4,16 @@
 //! tests/test_ns3_fq_pie.py.
 
 use super::*;
+use crate::aqm::fq::FqParams;
 use crate::aqm::queue::QueueDisc;
 use crate::aqm::AnyAqm;
 use crate::packet::{ecn, Kind};
 use proptest::prelude::{prop_assert, proptest, ProptestConfig};
 
 fn flow_params() -> FqPieParams {
-    FqPieParams { classify: Classify::Flow, ..FqPieParams::default() }
+    let mut p = FqPieParams::default();
+    p.fq.classify = Classify::Flow;
+    p
 }
 
 fn pkt(flow: u32, id: i32, size: u32) -> Packet {
@@ -22,7 +25,7 @@ const MS: u64 = 1_000_000;
 #[test]
 fn defaults_are_ns3_3_37() {
     let d = FqPieParams::default();
-    assert_eq!((d.limit, d.flows, d.quantum, d.drop_batch), (10240, 1024, 1500, 64));
+    assert_eq!((d.fq.limit, d.fq.flows, d.fq.quantum, d.fq.drop_batch), (10240, 1024, 1500, 64));
     let p = &d.pie;
     assert!(p.ecn && p.use_cap_drop_adjustment && !p.use_derandomization && !p.use_dq_rate_estimator);
     assert_eq!((p.target, p.t_update, p.alpha, p.beta, p.max_burst), (0.015, 0.015, 0.125, 1.25, 0.15));
@@ -87,7 +90,7 @@ proptest! {
     ) {
         let classify = if hash { Classify::Hash { perturbation: 7 } } else { Classify::Flow };
         let pie = PieParams { use_dq_rate_estimator: est, dq_threshold: 3000, target: 0.002, ..FqPieParams::default().pie };
-        let mut q = QueueDisc::new(AnyAqm::FqPie(Box::new(FqPie::new(FqPieParams { pie, limit, flows, quantum, classify, ..FqPieParams::default() }))));
+        let mut q = QueueDisc::new(AnyAqm::FqPie(Box::new(FqPie::new(FqPieParams { pie, fq: FqParams { limit, flows, quantum, classify, ..FqParams::default() }, ..FqPieParams::default() }))));
         let mut rng = Rng::new(1, 1);
         let mut t = 0u64;
         for (i, (op, flow, size, dt)) in ops.into_iter().enumerate() {

@@ -84,12 +84,11 @@ pub(super) fn scheduler_json(kind: &str, p: &FqParams) -> Value {
 
 pub fn build_fq_pie(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
     let d = FqPieParams::default();
-    let fqd = FqParams { limit: d.limit, flows: d.flows, quantum: d.quantum, drop_batch: d.drop_batch, classify: d.classify };
-    let FqParams { limit, flows, quantum, drop_batch, classify } = scheduler_fields(m, path, &fqd)?;
+    let fq = scheduler_fields(m, path, &d.fq)?;
     // every queue's PIE: PIE's own builder checks the fields (errors name `{path}.<field>`)
     let mut pm = serde_json::Map::new();
     pm.insert("kind".into(), json!("pie"));
-    pm.insert("limit".into(), json!(limit));
+    pm.insert("limit".into(), json!(fq.limit));
     pm.insert("ecn".into(), json!(d.pie.ecn));
     for &k in PIE_FIELDS {
         if let Some(v) = m.get(k) {
@@ -97,10 +96,10 @@ pub fn build_fq_pie(m: &serde_json::Map<String, Value>, path: &str) -> Result<(A
         }
     }
     let (AnyAqm::Pie(pie), pj) = build_pie(&pm, path)? else { unreachable!("build_pie builds a Pie") };
-    let mut j = scheduler_json("fq_pie", &FqParams { limit, flows, quantum, drop_batch, classify });
+    let mut j = scheduler_json("fq_pie", &fq);
     for &k in PIE_FIELDS {
         j[k] = pj[k].clone();
     }
-    let p = FqPieParams { pie: pie.params().clone(), limit, flows, quantum, drop_batch, classify };
+    let p = FqPieParams { pie: pie.params().clone(), fq };
     Ok((AnyAqm::FqPie(Box::new(FqPie::new(p))), j))
 }

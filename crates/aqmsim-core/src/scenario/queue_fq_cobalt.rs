@@ -5,7 +5,6 @@
 use super::queue_cobalt::cobalt_params;
 use super::queue_fields::Param;
 use super::queue_fq::{scheduler_fields, scheduler_json};
-use crate::aqm::fq::FqParams;
 use crate::aqm::{AnyAqm, FqCobalt, FqCobaltParams};
 use crate::error::{Result, ScenarioError};
 use serde_json::{json, Value};
@@ -34,8 +33,7 @@ pub const FQ_COBALT_PARAMS: &[Param] = &[
 
 pub fn build_fq_cobalt(m: &serde_json::Map<String, Value>, path: &str) -> Result<(AnyAqm, Value)> {
     let d = FqCobaltParams::default();
-    let fqd = FqParams { limit: d.limit, flows: d.flows, quantum: d.quantum, drop_batch: d.drop_batch, classify: d.classify };
-    let fq = scheduler_fields(m, path, &fqd)?;
+    let fq = scheduler_fields(m, path, &d.fq)?;
     match m.get("set_associative_hash") {
         None | Some(Value::Bool(false)) => {}
         Some(Value::Bool(true)) => {
@@ -64,6 +62,6 @@ pub fn build_fq_cobalt(m: &serde_json::Map<String, Value>, path: &str) -> Result
     for &k in COBALT_FIELDS {
         j[k] = cj[k].clone();
     }
-    let p = FqCobaltParams { cobalt, limit: fq.limit, flows: fq.flows, quantum: fq.quantum, drop_batch: fq.drop_batch, classify: fq.classify };
+    let p = FqCobaltParams { cobalt, fq };
     Ok((AnyAqm::FqCobalt(Box::new(FqCobalt::new(p))), j))
 }

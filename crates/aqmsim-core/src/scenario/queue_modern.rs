@@ -5,6 +5,7 @@
 use super::queue_fields::{parse_as, Param};
 use super::units::{parse_time, Quantity};
 use crate::aqm::codel::CodelParams;
+use crate::aqm::fq::FqParams;
 use crate::aqm::fq_codel::Classify;
 use crate::aqm::pie::MIN_T_UPDATE;
 use crate::aqm::{AnyAqm, Codel, FqCodel, FqCodelParams, Pie, PieParams};
@@ -179,10 +180,10 @@ pub fn build_fq_codel(m: &serde_json::Map<String, Value>, path: &str) -> Result<
     let f = |name: &str| format!("{path}.{name}");
     let (codel, mut j) = codel_params(&s, path, true)?;
     let d = FqCodelParams::default();
-    let limit = s.limit.unwrap_or(d.limit);
-    let flows = s.flows.unwrap_or(d.flows);
-    let quantum = s.quantum.unwrap_or(d.quantum);
-    let drop_batch = s.drop_batch.unwrap_or(d.drop_batch);
+    let limit = s.limit.unwrap_or(d.fq.limit);
+    let flows = s.flows.unwrap_or(d.fq.flows);
+    let quantum = s.quantum.unwrap_or(d.fq.quantum);
+    let drop_batch = s.drop_batch.unwrap_or(d.fq.drop_batch);
     for (name, v) in [("limit", limit), ("quantum", quantum), ("drop_batch", drop_batch)] {
         if v == 0 {
             return Err(ScenarioError::new(f(name), "must be ≥ 1, got 0"));
@@ -206,7 +207,7 @@ pub fn build_fq_codel(m: &serde_json::Map<String, Value>, path: &str) -> Result<
     if classify != Classify::Flow {
         j["perturbation"] = json!(perturbation);
     }
-    let p = FqCodelParams { codel, limit, flows, quantum, drop_batch, classify };
+    let p = FqCodelParams { codel, fq: FqParams { limit, flows, quantum, drop_batch, classify } };
     Ok((AnyAqm::FqCodel(Box::new(FqCodel::new(p))), j))
 }
 
