@@ -24,6 +24,7 @@ pub mod plugin_ops;
 pub mod prague;
 pub mod prr;
 pub mod rack;
+mod ack;
 mod rack_hooks;
 pub mod rate;
 mod rate_hooks;
