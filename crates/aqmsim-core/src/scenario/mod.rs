@@ -12,6 +12,7 @@ pub mod queue_modern;
 pub mod queue_fields;
 pub mod queue_fq;
 pub mod queue_fq_cobalt;
+pub mod queue_red;
 pub mod queue_spec;
 #[cfg(test)]
 mod queue_defaults_tests;
