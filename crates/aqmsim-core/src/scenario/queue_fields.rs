@@ -19,3 +19,10 @@ pub(crate) fn parse_as<T: DeserializeOwned>(m: &serde_json::Map<String, Value>, 
         ScenarioError::new(field, e.into_inner().to_string())
     })
 }
+
+/// The link a queue sits on (RED's automatic values need it).
+#[derive(Copy, Clone, Debug)]
+pub struct LinkInfo {
+    pub rate_bps: f64,
+    pub delay_s: f64,
+}

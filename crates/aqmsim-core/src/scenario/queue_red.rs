@@ -4,15 +4,22 @@
 //! parameters is `queue_spec.rs`.
 
 use super::queue_fields::parse_as;
-use super::queue_spec::{only_own_fields, params_of, AutoNum, LinkInfo};
+use super::queue_fields::LinkInfo;
 use super::units::{parse_time, Quantity, MAX_PACKET_BYTES};
 use crate::aqm::red_math;
 use crate::aqm::red_pktsize::red_k;
 use crate::aqm::rtred::Between;
 use crate::aqm::{AnyAqm, Ared, AredFeng, AredParams, Qrtred, Red, RedParams, Rtred};
 use crate::error::{Result, ScenarioError};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum AutoNum {
+    Num(f64),
+    Word(String),
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -56,8 +63,9 @@ fn auto_or(v: &Option<AutoNum>, path: &str) -> Result<Option<f64>> {
     }
 }
 
+/// Build a RED-family discipline from its table (whose fields `build_queue` has checked
+/// against the kind's).
 pub(super) fn build_red_family(kind: &str, m: &serde_json::Map<String, Value>, path: &str, link: LinkInfo) -> Result<(AnyAqm, Value)> {
-    only_own_fields(m, path, kind, &params_of(kind).unwrap_or_default())?;
     let s: RedSpec = parse_as(m, path)?;
     let f = |name: &str| format!("{path}.{name}");
     let is_k = kind.starts_with("red") && kind.len() == 4;

@@ -6,10 +6,11 @@ use super::queue_modern::{build_codel, build_fq_codel, build_pie, CODEL_PARAMS, 
 use crate::aqm::ecn_threshold::Where;
 use crate::aqm::{AnyAqm, DropTail, EcnThreshold};
 use crate::error::{Result, ScenarioError};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::{json, Value};
 
-pub use super::queue_fields::Param;
+pub use super::queue_fields::{LinkInfo, Param};
+pub use super::queue_red::AutoNum;
 
 const RED_COMMON: &[Param] = &[
     ("limit", "50", "packets ≥ 1 waiting (ns-2 limit_; byte mode: limit·mean_pktsize bytes)"),
@@ -165,12 +166,6 @@ pub fn params_of(kind: &str) -> Option<Vec<Param>> {
     Some(v)
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(untagged)]
-pub enum AutoNum {
-    Num(f64),
-    Word(String),
-}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -192,12 +187,6 @@ struct ThresholdSpec {
     mode: Option<String>,
 }
 
-/// The link a queue sits on (RED's automatic values need it).
-#[derive(Copy, Clone, Debug)]
-pub struct LinkInfo {
-    pub rate_bps: f64,
-    pub delay_s: f64,
-}
 
 /// Build a discipline from its table; returns it and its resolved parameters as JSON.
 pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, link: LinkInfo) -> Result<(AnyAqm, Value)> {
@@ -257,7 +246,10 @@ pub fn build_queue(spec: Option<&serde_json::Map<String, Value>>, path: &str, li
         "fq_cobalt" => only_own_fields(m, path, &kind, super::queue_fq_cobalt::FQ_COBALT_PARAMS).and_then(|_| super::queue_fq_cobalt::build_fq_cobalt(m, path)),
         "cake" => only_own_fields(m, path, &kind, super::queue_cake::CAKE_PARAMS).and_then(|_| super::queue_cake::build_cake(m, path)),
         "python" => crate::plugin::factory(path)?.make_aqm(m, path, link).map(|(d, j)| (AnyAqm::Plugin(d), j)),
-        k if params_of(k).is_some() => super::queue_red::build_red_family(k, m, path, link),
+        k if params_of(k).is_some() => {
+            only_own_fields(m, path, k, &params_of(k).unwrap_or_default())?;
+            super::queue_red::build_red_family(k, m, path, link)
+        }
         other => Err(ScenarioError::new(format!("{path}.kind"), format!("unknown discipline {other:?} (expected one of: {})", names()))),
     }
 }
