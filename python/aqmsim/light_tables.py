@@ -115,7 +115,7 @@ def _typed(arr: "np.ndarray", dtype: Optional[str]) -> Optional["np.ndarray"]:
 def decode(raw: Any, schema: Mapping[str, str]) -> Optional[Columns]:
     """The columns of one table from the engine's ``raw`` columns (a mapping, or None for
     a table the run did not fill), typed by ``schema`` ({column: dtype}) as
-    :func:`aqmsim.results._frame` types the DataFrame; None when only pandas can say."""
+    :func:`aqmsim.results_tables._frame` types the DataFrame; None when only pandas can say."""
     import numpy as np
 
     if raw is None or (isinstance(raw, Mapping) and not raw):
