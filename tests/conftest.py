@@ -7,6 +7,7 @@ they fail with a message saying to run ``make build``: a broken build never pass
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import subprocess
@@ -18,6 +19,23 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
+
+
+#: Marks that quiet a Dask cluster's own chatter while it starts, restarts a killed worker
+#: and stops (for ``pytestmark`` of the modules that run one).
+DASK_QUIET = [pytest.mark.filterwarnings(f"ignore::{w}") for w in (
+    "ResourceWarning", "DeprecationWarning", "UserWarning", "RuntimeWarning",
+    "pytest.PytestUnraisableExceptionWarning")]
+
+
+@contextlib.contextmanager
+def local_cluster():
+    """A two-worker Dask cluster of processes on the loopback, for a module's fixture."""
+    import distributed
+
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                  host="127.0.0.1", dashboard_address=None) as lc:
+        yield lc
 
 
 @pytest.fixture(autouse=True)

@@ -19,15 +19,11 @@ from aqmsim import store as store_mod
 from aqmsim.scenario import dumps_toml
 from aqmsim.sweep import Sweep, run_sweep
 
-from conftest import EXAMPLES
+from conftest import DASK_QUIET, EXAMPLES, local_cluster
 
 pytestmark = [
     pytest.mark.usefixtures("core"),
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
-    pytest.mark.filterwarnings("ignore::UserWarning"),
-    pytest.mark.filterwarnings("ignore::RuntimeWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+    *DASK_QUIET,
 ]
 
 B = "tcp.cc.beta"
@@ -155,10 +151,7 @@ def test_editing_the_cc_makes_its_runs_new_runs(tmp_path: Path, monkeypatch):
 
 @pytest.fixture(scope="module")
 def cluster():
-    import distributed
-
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  host="127.0.0.1", dashboard_address=None) as lc:
+    with local_cluster() as lc:
         yield lc
 
 

@@ -20,16 +20,11 @@ from aqmsim.plugin.portable import absolute_plugin_paths, absolute_spec
 from aqmsim.scenario import dumps_toml
 from aqmsim.sweep import Sweep, run_sweep
 
-from conftest import EXAMPLES
+from conftest import DASK_QUIET, EXAMPLES, local_cluster
 
 pytestmark = [
     pytest.mark.usefixtures("core"),
-    # the Dask cluster's own chatter while it starts and stops
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
-    pytest.mark.filterwarnings("ignore::UserWarning"),
-    pytest.mark.filterwarnings("ignore::RuntimeWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
+    *DASK_QUIET,
 ]
 
 Q = "dumbbell.bottleneck.queue."
@@ -192,10 +187,7 @@ def plug_module(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def cluster(plug_module):
-    import distributed
-
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  host="127.0.0.1", dashboard_address=None) as lc:
+    with local_cluster() as lc:
         yield lc
 
 

@@ -21,26 +21,19 @@ from aqmsim.papers.base import Cell
 from aqmsim.report import reproduce_papers
 from aqmsim.sweep import Sweep, run_sweep
 
+from conftest import DASK_QUIET, local_cluster
 from test_report import FakePaper
 from test_sweep_local import Q, crash_once, write_sweep
 
 
-# the cluster's own chatter while it starts, restarts a killed worker and stops
-pytestmark = [
-    pytest.mark.filterwarnings("ignore::ResourceWarning"),
-    pytest.mark.filterwarnings("ignore::DeprecationWarning"),
-    pytest.mark.filterwarnings("ignore::UserWarning"),
-    pytest.mark.filterwarnings("ignore::RuntimeWarning"),
-    pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning"),
-]
+pytestmark = DASK_QUIET
 
 METRICS = ["utilisation", "time_avg_queue_pkts", "loss_ratio", "bottleneck_drops"]
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                  host="127.0.0.1", dashboard_address=None) as lc:
+    with local_cluster() as lc:
         assert lc.scheduler_address.startswith("tcp://127.0.0.1:")
         yield lc
 

@@ -311,8 +311,9 @@ impl Simulation {
             // in its queue only behind a pending TxDone), no packet is on its way there by
             // an event, and, at a merge, no packet sent on any other input from now on can
             // get there first.
-            if next.pending > 0 || next.txdone_pending || at < next.busy_until || at >= self.end || (!single && at > self.now + next.lookahead) {
-                if next.pending == 0 && !next.txdone_pending && at >= next.busy_until && at < self.end {
+            let blocked = next.pending > 0 || next.txdone_pending || at < next.busy_until || at >= self.end;
+            if blocked || (!single && at > self.now + next.lookahead) {
+                if !blocked {
                     // a merge where only the lookahead is short: decided later (sim/merge.rs)
                     next.pending += 1;
                     self.defer_merge(nl, at, seq, slot);

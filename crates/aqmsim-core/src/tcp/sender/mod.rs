@@ -207,9 +207,15 @@ impl TcpSender {
             // decrease_num_ 0.5: halfwin and decreasewin are the same value.
             self.ssthresh = halfwin as i32;
         }
+        self.close_cwnd(how, halfwin);
+    }
+
+    /// The rest of ns-2's `slowdown` once ssthresh is set: cwnd to `half` or to 1 as `how`
+    /// asks, ssthresh at least 2, and the congestion action noted.
+    pub(super) fn close_cwnd(&mut self, how: u32, half: f64) {
         if how & Self::CLOSE_CWND_HALF != 0 {
-            self.cwnd = halfwin;
-        } else if how & Self::CLOSE_CWND_RESTART != 0 || how & Self::CLOSE_CWND_ONE != 0 {
+            self.cwnd = half;
+        } else if how & (Self::CLOSE_CWND_RESTART | Self::CLOSE_CWND_ONE) != 0 {
             self.cwnd = 1.0;
         }
         if self.ssthresh < 2 {

@@ -156,18 +156,7 @@ impl TcpSender {
             half = s;
             self.ssthresh = s.min(i32::MAX as f64) as i32;
         }
-        if how & Self::CLOSE_CWND_HALF != 0 {
-            self.cwnd = half;
-        } else if how & (Self::CLOSE_CWND_RESTART | Self::CLOSE_CWND_ONE) != 0 {
-            self.cwnd = 1.0;
-        }
-        if self.ssthresh < 2 {
-            self.ssthresh = 2;
-        }
-        if how & (Self::CLOSE_CWND_HALF | Self::CLOSE_CWND_RESTART | Self::CLOSE_CWND_ONE) != 0 {
-            self.cong_action = true;
-        }
-        self.first_decrease = false;
+        self.close_cwnd(how, half);
     }
 
     /// A retransmission timeout (after `slowdown`): the plug-in's `on_rto`; cwnd stays 1.
