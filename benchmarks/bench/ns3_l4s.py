@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Tuple
 
+from .ns3_tcp import linux_tcp_arguments
 from .sims import Unsupported
 
 __all__ = ["ns3_l4s_plan", "is_l4s", "SHARED_TCP"]
@@ -53,8 +54,6 @@ def ns3_l4s_plan(sc: Mapping[str, Any], seed: int) -> Tuple[List[str], List[str]
     """dumbbell.cc's arguments and flow-file lines for a DualPI2 dumbbell, or
     :class:`Unsupported`. The caller writes the lines to a file and adds ``--flowFile``."""
     from aqmsim.scenario import Scenario
-
-    from .ns3 import linux_tcp_arguments
 
     if not is_l4s(sc) or sc.get("flows") or sc.get("links"):
         raise Unsupported("the ns-3 L4S equivalent builds a dumbbell with a DualPI2 bottleneck only")

@@ -9,7 +9,7 @@
 //! into one message naming the plug-in. The run's hot path pays nothing for it.
 
 use crate::error::{Result, ScenarioError};
-use crate::scenario::queue_spec::LinkInfo;
+use crate::scenario::queue_fields::LinkInfo;
 use serde_json::{Map, Value};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

@@ -10,8 +10,7 @@
 //! best-effort tin), ingress mode and autorate, GSO splitting, NAT lookups, wash, fwmark;
 //! memory is counted in packet bytes, not `skb->truesize`.
 
-use super::cake_hash::{CakeHost, FlowMode, CAKE_QUEUES};
-use super::cake_shaper::rate_ns_shft;
+use super::cake_modes::{CakeHost, FlowMode, CAKE_QUEUES};
 use super::cobalt::{CobaltParams, CobaltVars, Flavor};
 use super::owner::PacketOwner;
 use super::queue::{Enqueued, FrontEvent};
@@ -140,6 +139,17 @@ pub struct Cake {
     pub way_collisions: u64,
     pub ack_drops: u64,
     last_sojourn_ns: u64,
+}
+
+/// Linux `cake_set_rate`'s time-per-byte: (rate_ns, rate_shft) for `rate` bytes/s.
+pub fn rate_ns_shft(rate: u64) -> (u64, u32) {
+    let mut shft = 34u32;
+    let mut ns = (1_000_000_000u64 << shft) / rate.max(64);
+    while ns >> 34 != 0 {
+        ns >>= 1;
+        shft -= 1;
+    }
+    (ns, shft)
 }
 
 impl Cake {

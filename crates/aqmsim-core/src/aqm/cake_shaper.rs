@@ -4,17 +4,6 @@
 use super::cake::Cake;
 use crate::time::SimTime;
 
-/// Linux `cake_set_rate`'s time-per-byte: (rate_ns, rate_shft) for `rate` bytes/s.
-pub fn rate_ns_shft(rate: u64) -> (u64, u32) {
-    let mut shft = 34u32;
-    let mut ns = (1_000_000_000u64 << shft) / rate.max(64);
-    while ns >> 34 != 0 {
-        ns >>= 1;
-        shft -= 1;
-    }
-    (ns, shft)
-}
-
 impl Cake {
     /// Linux `cake_calc_overhead` without ATM/PTM framing: the size the shaper charges.
     #[inline]

@@ -5,7 +5,7 @@
 
 use super::*;
 use crate::aqm::cake_ack::sack_compare;
-use crate::aqm::cake_hash::{FlowMode, CAKE_QUEUES, CAKE_SET_WAYS};
+use crate::aqm::cake_modes::{FlowMode, CAKE_QUEUES, CAKE_SET_WAYS};
 use crate::aqm::queue::QueueDisc;
 use crate::aqm::AnyAqm;
 use crate::packet::Kind;

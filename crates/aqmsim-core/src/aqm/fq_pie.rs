@@ -22,7 +22,7 @@
 
 use super::fq::{FlowAqm, FlowQueues, FqParams};
 pub use super::fq::Classify;
-use super::pie::PieParams;
+use super::pie_params::PieParams;
 use super::pie_vars::{PieCfg, PieVars};
 use super::{Aqm, AqmState, FrontAction, QueueView, Verdict};
 use crate::packet::Packet;

@@ -5,7 +5,7 @@
 //! `pie.rs`'s module documentation.
 
 use super::periodic::Periodic;
-use super::pie::PieParams;
+use super::pie_params::PieParams;
 use super::{Reason, QueueView, Verdict};
 use crate::packet::{ecn, Packet};
 use crate::time::SimTime;

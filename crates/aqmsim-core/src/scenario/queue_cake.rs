@@ -4,7 +4,7 @@
 use super::queue_fields::parse_as;
 use super::units::{parse_rate, parse_time, Quantity};
 use crate::aqm::cake::AckFilter;
-use crate::aqm::cake_hash::FlowMode;
+use crate::aqm::cake_modes::FlowMode;
 use crate::aqm::{AnyAqm, Cake, CakeParams};
 use crate::error::{Result, ScenarioError};
 use serde::Deserialize;

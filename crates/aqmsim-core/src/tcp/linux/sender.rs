@@ -100,7 +100,7 @@ impl LinuxSender {
             first_partial: true,
             rtx_data_acked: false,
             prr: Prr { wrap32: p.ns3_quirks, ..Prr::default() },
-            cc: super::cc::for_variant(&p),
+            cc: super::cc_variant::for_variant(&p),
             rto_ns: if rtt.samples > 0 { rtt.rto(GRANULARITY_NS, (p.min_rto * 1e9) as i64) } else { (p.rto_init * 1e9) as i64 },
             rtt,
             min_rto_ns: (p.min_rto * 1e9) as i64,

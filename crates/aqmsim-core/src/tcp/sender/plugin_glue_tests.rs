@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 use crate::plugin::{with_factory, PluginFactory, PluginFailure};
-use crate::scenario::queue_spec::LinkInfo;
+use crate::scenario::queue_fields::LinkInfo;
 use crate::tcp::plugin::{CcView, PluginCc};
 use serde_json::{json, Map, Value};
 use std::rc::Rc;
