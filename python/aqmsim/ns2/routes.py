@@ -18,10 +18,9 @@ computation: :func:`manual_routes` returns ``None``.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
-if TYPE_CHECKING:  # only for the annotation: export imports this module
-    from .export import Plan
+from .plan import Plan
 
 __all__ = ["manual_routes", "routes_tcl"]
 
@@ -30,7 +29,7 @@ __all__ = ["manual_routes", "routes_tcl"]
 NodeRoutes = Tuple[int, List[Tuple[int, int]]]
 
 
-def manual_routes(plan: "Plan") -> Optional[Dict[int, NodeRoutes]]:
+def manual_routes(plan: Plan) -> Optional[Dict[int, NodeRoutes]]:
     """Each node's routes towards the flow endpoints, or ``None`` when the topology is not
     a forest of duplex links (then ns-2's own route computation is the exact one)."""
     index = {n: i for i, n in enumerate(plan.nodes)}

@@ -19,17 +19,15 @@ routed through the queue. Otherwise T = 2 stays in packets, with its documented 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
+from .plan import LinkPlan, Plan
 from .routes import manual_routes
-
-if TYPE_CHECKING:  # only for the annotation: export imports this module
-    from .export import LinkPlan, Plan
 
 __all__ = ["t2_in_bytes"]
 
 
-def _uniform_size(plan: "Plan", lk: "LinkPlan") -> Optional[int]:
+def _uniform_size(plan: Plan, lk: LinkPlan) -> Optional[int]:
     """The one wire size of every packet that can reach ``lk``'s queue, or ``None``."""
     sizes = set()
     for fp in plan.flows:
@@ -55,7 +53,7 @@ def _uniform_size(plan: "Plan", lk: "LinkPlan") -> Optional[int]:
     return sizes.pop()
 
 
-def t2_in_bytes(plan: "Plan") -> None:
+def t2_in_bytes(plan: Plan) -> None:
     """Switch every ``ecn_threshold`` queue with T = 2 whose packets are all one size to
     ``Queue/RED`` counting bytes (``queue_in_bytes_ true``, ``mean_pktsize_`` = that size):
     then ns-2 marks every arrival aqmsim marks (the module's docstring)."""
