@@ -213,7 +213,14 @@ def test_the_table_gives_the_linux_stacks_cost_and_its_speed_over_ns3():
     assert ("| newreno-linux-100M-n100 | newreno-ns2-100M-n100 | 0.600 / 0.500 | 0.550 / 0.400 "
             "| 1,100 / 1,000 | 500,000 / 400,000 | **1.09×** | 1.25× | 1.00× |") in text
     assert "newreno-linux-100M-n100 37×" in text  # (1100 / 0.6) / 50
+    assert "rounds paired" not in text  # one ns-3 round: no spread to give
     assert "The linux TCP stack" not in render(fake_results())
+    # three rounds of each, paired in the order they ran: (1100 / 0.5) / (1100 / 22) = 44,
+    # (1100 / 0.55) / (1100 / 27.5) = 50, (1100 / 0.6) / (1100 / 24) = 40
+    b = lin["ns-3"]
+    a["runs"] = [dict(a["runs"][0], wall=w) for w in (0.5, 0.55, 0.6)]
+    b["runs"] = [dict(b["runs"][0], wall=w, packets=1100) for w in (22.0, 27.5, 24.0)]
+    assert "(rounds paired: 40–50×, 3 pairs)" in render(res)
 
 
 @pytest.mark.usefixtures("ns3_required")

@@ -178,7 +178,7 @@ def _stack_section(res: Mapping[str, Any]) -> List[str]:
     for sc in res["scenarios"]:
         a, b = sc["sims"].get(AQMSIM), sc["sims"].get(NS3)
         if "-linux-" in sc["name"] and a and b and b.get("pkts_per_s") and not math.isnan(b["pkts_per_s"]):
-            fast.append(f"{sc['name']} {a['pkts_per_s'] / b['pkts_per_s']:.0f}×")
+            fast.append(f"{sc['name']} {a['pkts_per_s'] / b['pkts_per_s']:.0f}×{_paired_range(a, b)}")
     if not rows and not fast:
         return []
     L = ["", f"**The linux TCP stack** (issue 24: at most {STACK_COST_MAX:g}× the ns2 stack's cost on the same "
@@ -195,9 +195,22 @@ def _stack_section(res: Mapping[str, Any]) -> List[str]:
                  "disturbed).")
     if fast:
         L.append("")
-        L.append("aqmsim over ns-3 on the linux stack (packets per wall second, whole processes): "
-                 + ", ".join(fast) + ".")
+        L.append("aqmsim over ns-3 on the linux stack (packets per wall second, whole processes; medians, "
+                 "and the spread of the rounds run in turn): " + ", ".join(fast) + ".")
     return L
+
+
+def _paired_range(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
+    """The spread of a speed ratio over the bench's rounds: round i of aqmsim against round i
+    of ns-3 (they run in turn, so a pair shares the machine's state), " (rounds: lo–hi×)",
+    or nothing with fewer than two pairs."""
+    pairs = [(x, y) for x, y in zip(a.get("runs", []), b.get("runs", []))
+             if x.get("error") is None and y.get("error") is None and x.get("wall") and y.get("wall")
+             and x.get("packets") and y.get("packets")]
+    if len(pairs) < 2:
+        return ""
+    r = sorted((x["packets"] / x["wall"]) / (y["packets"] / y["wall"]) for x, y in pairs)
+    return f" (rounds paired: {r[0]:.0f}–{r[-1]:.0f}×, {len(r)} pairs)"
 
 
 def _split(name: str, s: Mapping[str, Any]) -> str:
