@@ -6,14 +6,16 @@ A scenario names a plug-in by ``"module:Class"`` (imported by name: the module m
 worker processes that start elsewhere (spawned processes, Dask workers), where a relative
 file would be looked up from their own working directory: :func:`absolute_plugin_paths`
 rewrites each such file as an absolute path first, from the directory it was relative to.
-:func:`plugin_code_digest` is what a store adds to such a scenario's key: its plug-ins' code.
+:func:`plugin_code_digest` is what a store adds to such a scenario's key: its plug-ins' code,
+with the helper modules of their own that they import.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 __all__ = ["absolute_spec", "absolute_plugin_paths", "plugin_code_digest", "check_shippable"]
 
@@ -108,18 +110,105 @@ def _file_digest(path: Optional[Path]) -> str:
     return got
 
 
+#: The most local modules followed from one plug-in (a guard against a huge tree).
+MAX_LOCAL_MODULES = 200
+
+
+def _module_file(base: Path, dotted: str) -> Optional[Path]:
+    """``base/a/b.py`` or ``base/a/b/__init__.py`` for ``"a.b"``, if it exists."""
+    p = base.joinpath(*dotted.split(".")) if dotted else base
+    for cand in (p.with_suffix(".py") if dotted else None, p / "__init__.py"):
+        if cand is not None and cand.is_file():
+            return cand
+    return None
+
+
+def _imports_of(path: Path, roots: Sequence[Path]) -> List[Path]:
+    """The files of the modules ``path`` imports that lie in the plug-in's own tree: an
+    absolute import found under one of ``roots`` (the plug-in file's directory; for a
+    ``module:Class`` plug-in also the directory its top-level package sits in), and a
+    relative import (``from .helpers import f``, ``from .. import common``); not the
+    standard library or installed packages. Read from the source, not run."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return []
+    found: List[Path] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [(r, a.name) for a in node.names for r in roots]
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            if node.level == 0:
+                bases = list(roots)
+            else:
+                base = path.parent
+                for _ in range(node.level - 1):
+                    base = base.parent
+                bases = [base]
+            # the module itself, and each name that may be a submodule of it
+            names = [mod] if mod else []
+            names += [f"{mod}.{a.name}" if mod else a.name for a in node.names]
+            targets = [(b, n) for b in bases for n in names]
+        else:
+            continue
+        for b, dotted in targets:
+            parts = dotted.split(".")
+            # a package's __init__ on the way down counts too (it runs on import)
+            for k in range(1, len(parts) + 1):
+                f = _module_file(b, ".".join(parts[:k]))
+                if f is not None:
+                    found.append(f)
+    return found
+
+
+def _local_sources(spec: str, path: Optional[Path]) -> List[Path]:
+    """Every file of the plug-in's own tree that its file ``path`` imports, directly or
+    through another such file, sorted (``path`` itself not included)."""
+    if path is None or not path.is_file():
+        return []
+    start = path.resolve()
+    roots = [start.parent]
+    mod = spec.rpartition(":")[0]
+    if not mod.endswith(".py"):  # "pkg.sub.mod": the package root is two levels up
+        depth = mod.count(".") + (start.name == "__init__.py")
+        top = start.parents[depth] if depth < len(start.parents) else start.parent
+        if top not in roots:
+            roots.append(top)
+    seen = {start}
+    todo = [start]
+    while todo and len(seen) <= MAX_LOCAL_MODULES:
+        for f in _imports_of(todo.pop(), roots):
+            f = f.resolve()
+            if f not in seen:
+                seen.add(f)
+                todo.append(f)
+    seen.discard(start)
+    return sorted(seen)
+
+
 def plugin_code_digest(data: Any) -> str:
     """``""`` for a scenario without plug-ins; else a sha256 of the source file of each
-    plug-in class it names. A store keys a run by its scenario's hash: with this folded in
-    (:func:`aqmsim.store.scenario_hash`), editing a plug-in's file makes its runs new runs
-    instead of reusing the old code's. Only the file that defines the class counts (not
-    the modules it imports)."""
+    plug-in class it names and of the local modules that file imports. A store keys a run
+    by its scenario's hash: with this folded in (:func:`aqmsim.store.scenario_hash`),
+    editing a plug-in's file, or a helper module of its own that it imports (a sibling
+    file or package, a relative import, followed through the helpers' own imports), makes
+    its runs new runs instead of reusing the old code's. Installed packages and the
+    standard library do not count: a new version of numpy does not make new runs."""
     specs = sorted(set(_plugin_specs(data)))
     if not specs:
         return ""
     h = hashlib.sha256()
     for spec in specs:
-        h.update(f"{spec}\0{_file_digest(_source_file(spec))}\0".encode("utf-8"))
+        src = _source_file(spec)
+        h.update(f"{spec}\0{_file_digest(src)}\0".encode("utf-8"))
+        # (a plug-in that imports no module of its own hashes as it always did; a helper is
+        # named by its path from the plug-in's directory, so moving the whole tree keeps it)
+        for dep in _local_sources(spec, src):
+            rel = os.path.relpath(dep, src.resolve().parent) if src is not None else str(dep)
+            h.update(f"import {Path(rel).as_posix()}\0{_file_digest(dep)}\0".encode("utf-8"))
     return h.hexdigest()
 
 
