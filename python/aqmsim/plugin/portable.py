@@ -112,6 +112,7 @@ def _file_digest(path: Optional[Path]) -> str:
 
 #: The most local modules followed from one plug-in (a guard against a huge tree).
 MAX_LOCAL_MODULES = 200
+_IMPORTS: Dict[Tuple[str, int, int, Tuple[str, ...]], List[Path]] = {}
 
 
 def _module_file(base: Path, dotted: str) -> Optional[Path]:
@@ -131,6 +132,13 @@ def _imports_of(path: Path, roots: Sequence[Path]) -> List[Path]:
     standard library or installed packages. Read from the source, not run."""
     import ast
 
+    try:
+        st = path.stat()
+    except OSError:
+        return []
+    key = (str(path), st.st_mtime_ns, st.st_size, tuple(map(str, roots)))
+    if key in _IMPORTS:  # (a sweep hashes every point's scenario: parse each file once)
+        return _IMPORTS[key]
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
     except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
@@ -161,6 +169,7 @@ def _imports_of(path: Path, roots: Sequence[Path]) -> List[Path]:
                 f = _module_file(b, ".".join(parts[:k]))
                 if f is not None:
                     found.append(f)
+    _IMPORTS[key] = found
     return found
 
 
