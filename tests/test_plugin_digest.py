@@ -99,3 +99,13 @@ def test_a_module_plugin_counts_its_package(tmp_path: Path, monkeypatch):
         now = plugin_code_digest(_scenario(spec))
         assert now != before, rel
         before = now
+
+
+def test_installed_code_is_never_a_helper():
+    """A class of the standard library or of an installed package (site-packages): its
+    package's other modules, which it imports, are not counted (an upgrade is not an edit
+    of the plug-in's own code)."""
+    from aqmsim.plugin.portable import _local_sources, _source_file
+
+    for spec in ("json.decoder:JSONDecoder", "numpy.linalg:LinAlgError"):
+        assert _local_sources(spec, _source_file(spec)) == [], spec

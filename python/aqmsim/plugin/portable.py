@@ -124,19 +124,21 @@ def _module_file(base: Path, dotted: str) -> Optional[Path]:
     return None
 
 
-def _imports_of(path: Path, roots: Sequence[Path]) -> List[Path]:
+def _imports_of(path: Path, roots: Sequence[Tuple[Path, str]]) -> List[Path]:
     """The files of the modules ``path`` imports that lie in the plug-in's own tree: an
-    absolute import found under one of ``roots`` (the plug-in file's directory; for a
-    ``module:Class`` plug-in also the directory its top-level package sits in), and a
-    relative import (``from .helpers import f``, ``from .. import common``); not the
-    standard library or installed packages. Read from the source, not run."""
+    absolute import found under one of ``roots`` (each a directory and, if not empty, the
+    one top-level name allowed there: the plug-in file's directory, any name; for a
+    ``module:Class`` plug-in also the directory its top-level package sits in, that
+    package's name only), and a relative import (``from .helpers import f``,
+    ``from .. import common``); not the standard library or installed packages. Read from
+    the source, not run."""
     import ast
 
     try:
         st = path.stat()
     except OSError:
         return []
-    key = (str(path), st.st_mtime_ns, st.st_size, tuple(map(str, roots)))
+    key = (str(path), st.st_mtime_ns, st.st_size, tuple(f"{d}:{top}" for d, top in roots))
     if key in _IMPORTS:  # (a sweep hashes every point's scenario: parse each file once)
         return _IMPORTS[key]
     try:
@@ -146,11 +148,12 @@ def _imports_of(path: Path, roots: Sequence[Path]) -> List[Path]:
     found: List[Path] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            targets = [(r, a.name) for a in node.names for r in roots]
+            targets = [(d, a.name) for a in node.names for d, top in roots
+                       if not top or a.name.split(".")[0] == top]
         elif isinstance(node, ast.ImportFrom):
             mod = node.module or ""
             if node.level == 0:
-                bases = list(roots)
+                bases = [d for d, top in roots if not top or mod.split(".")[0] == top]
             else:
                 base = path.parent
                 for _ in range(node.level - 1):
@@ -179,23 +182,38 @@ def _local_sources(spec: str, path: Optional[Path]) -> List[Path]:
     if path is None or not path.is_file():
         return []
     start = path.resolve()
-    roots = [start.parent]
+    roots = [(start.parent, "")]
     mod = spec.rpartition(":")[0]
-    if not mod.endswith(".py"):  # "pkg.sub.mod": the package root is two levels up
+    if not mod.endswith(".py") and "." in mod:  # "pkg.sub.mod": the directory "pkg" sits in
         depth = mod.count(".") + (start.name == "__init__.py")
-        top = start.parents[depth] if depth < len(start.parents) else start.parent
-        if top not in roots:
-            roots.append(top)
+        if depth < len(start.parents):
+            roots.append((start.parents[depth], mod.split(".")[0]))
+    if not mod.endswith(".py") and start.name == "__init__.py" and "." not in mod:
+        roots.append((start.parents[1], mod))  # a package's own absolute self-imports
+    installed = _library_dirs()
     seen = {start}
     todo = [start]
     while todo and len(seen) <= MAX_LOCAL_MODULES:
         for f in _imports_of(todo.pop(), roots):
             f = f.resolve()
-            if f not in seen:
+            if f not in seen and not any(f.is_relative_to(d) for d in installed):
                 seen.add(f)
                 todo.append(f)
     seen.discard(start)
     return sorted(seen)
+
+
+def _library_dirs() -> List[Path]:
+    """The interpreter's own library directories (the standard library, site-packages):
+    what is installed there is never a plug-in's own helper."""
+    import sysconfig
+
+    out = []
+    for name in ("stdlib", "platstdlib", "purelib", "platlib"):
+        p = sysconfig.get_paths().get(name)
+        if p:
+            out.append(Path(p).resolve())
+    return out
 
 
 def plugin_code_digest(data: Any) -> str:
