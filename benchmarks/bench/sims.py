@@ -120,7 +120,7 @@ class Ns2(Simulator):
         return (True, "") if ns_binary() else (False, "ns-2 is not installed (`make ns2`)")
 
     def prepare(self, sc, seed, workdir):
-        from aqmsim.ns2.crosscheck import _result, ns_binary, parse_summary
+        from aqmsim.ns2.crosscheck import ns_binary, parse_summary, result_of
         from aqmsim.ns2.export import Ns2ExportError, build_plan, render_tcl
 
         ns = ns_binary()
@@ -150,7 +150,7 @@ class Ns2(Simulator):
             if t0 is not None:
                 setup = min(max(t0 - c.spawned_at, 0.0), c.wall)
                 o.inner = {"setup": setup, "run": c.wall - setup}
-            r = _result(plan, parse_summary(summary))
+            r = result_of(plan, parse_summary(summary))
             o.packets = int(r["bottleneck_departures"])
             o.arrivals = int(r["bottleneck_arrivals"])
             o.drops = int(r["bottleneck_drops"])
