@@ -12,6 +12,7 @@ with the helper modules of their own that they import.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from pathlib import Path
@@ -184,12 +185,12 @@ def _local_sources(spec: str, path: Optional[Path]) -> List[Path]:
     start = path.resolve()
     roots = [(start.parent, "")]
     mod = spec.rpartition(":")[0]
-    if not mod.endswith(".py") and "." in mod:  # "pkg.sub.mod": the directory "pkg" sits in
+    if not mod.endswith(".py"):
+        # a module plug-in's own package ("pkg.sub.mod", or "pkg" as its __init__): the
+        # directory "pkg" sits in, for its absolute self-imports
         depth = mod.count(".") + (start.name == "__init__.py")
-        if depth < len(start.parents):
+        if 1 <= depth < len(start.parents):
             roots.append((start.parents[depth], mod.split(".")[0]))
-    if not mod.endswith(".py") and start.name == "__init__.py" and "." not in mod:
-        roots.append((start.parents[1], mod))  # a package's own absolute self-imports
     installed = _library_dirs()
     seen = {start}
     todo = [start]
@@ -203,17 +204,16 @@ def _local_sources(spec: str, path: Optional[Path]) -> List[Path]:
     return sorted(seen)
 
 
-def _library_dirs() -> List[Path]:
+@functools.lru_cache(maxsize=1)
+def _library_dirs() -> Tuple[Path, ...]:
     """The interpreter's own library directories (the standard library, site-packages):
-    what is installed there is never a plug-in's own helper."""
+    what is installed there is never a plug-in's own helper. (Looked up once: a sweep
+    hashes every point's scenario.)"""
     import sysconfig
 
-    out = []
-    for name in ("stdlib", "platstdlib", "purelib", "platlib"):
-        p = sysconfig.get_paths().get(name)
-        if p:
-            out.append(Path(p).resolve())
-    return out
+    paths = sysconfig.get_paths()
+    names = ("stdlib", "platstdlib", "purelib", "platlib")
+    return tuple(dict.fromkeys(Path(paths[n]).resolve() for n in names if paths.get(n)))
 
 
 def plugin_code_digest(data: Any) -> str:
@@ -234,8 +234,8 @@ def plugin_code_digest(data: Any) -> str:
         # (a plug-in that imports no module of its own hashes as it always did; a helper is
         # named by its path from the plug-in's directory, so moving the whole tree keeps it)
         for dep in _local_sources(spec, src):
-            rel = os.path.relpath(dep, src.resolve().parent) if src is not None else str(dep)
-            h.update(f"import {Path(rel).as_posix()}\0{_file_digest(dep)}\0".encode("utf-8"))
+            rel = Path(os.path.relpath(dep, src.resolve().parent)).as_posix()  # (src is a file here)
+            h.update(f"import {rel}\0{_file_digest(dep)}\0".encode("utf-8"))
     return h.hexdigest()
 
 
