@@ -16,9 +16,12 @@ DURATION = 12.0
 HANDSHAKE_S = 0.0440816  # ns-3's flow starts after its handshake (its first RTT sample)
 
 
-def modes(summary):
-    n = int(summary.get("bbr_mode_changes", 0))
-    return [(summary[f"bbr_mode_{k}_t"], MODES[int(summary[f"bbr_mode_{k}"])]) for k in range(n)]
+def modes(res, flow=0):
+    """Flow ``flow``'s BBR mode changes, (t s, mode), from the run's phases table."""
+    p = res.phases
+    p = p[p["flow"] == flow]
+    assert set(p["cc"]) <= {"bbr"} and set(p["phase"]) <= set(MODES)
+    return list(zip(p["t"].tolist(), p["phase"].tolist()))
 
 
 def bbr_run(**over):
@@ -59,7 +62,7 @@ def test_bad_bbr_fields_named(core, over, field, needle):
 
 
 def test_state_machine_on_one_flow(run):
-    m = modes(run.summary)
+    m = modes(run)
     assert [x[1] for x in m] == ["STARTUP", "DRAIN", "PROBE_BW", "PROBE_RTT", "PROBE_BW"], m
     # PROBE_RTT: cwnd at most 4 segments for 200 ms and a round
     t_rtt, t_back = m[3][0], m[4][0]
@@ -123,8 +126,8 @@ def test_cwnd_equals_ns3_through_startup(run, ns3_bbr):
 
 
 def test_other_seeds_change_only_the_start_phase(core):
-    a = modes(bbr_run(seed=1, duration=2, **{"dumbbell.groups.0.stop": 2}).summary)
-    b = modes(bbr_run(seed=2, duration=2, **{"dumbbell.groups.0.stop": 2}).summary)
+    a = modes(bbr_run(seed=1, duration=2, **{"dumbbell.groups.0.stop": 2}))
+    b = modes(bbr_run(seed=2, duration=2, **{"dumbbell.groups.0.stop": 2}))
     assert [x[1] for x in a] == [x[1] for x in b] == ["STARTUP", "DRAIN", "PROBE_BW"]
 
 
@@ -136,7 +139,7 @@ def test_phases_and_times_follow_ns3(run, ns3_bbr):
     the same sequence, every change within 1 ms (measured: 0, 0.03, 0.04, 0.03, 0.86 ms;
     PROBE_BW's 0.04 was 0.87 before recovery read ns-3's in-flight count)."""
     theirs = [(t - HANDSHAKE_S, m) for t, m in ns3_bbr.bbr_modes()]
-    ours = modes(run.summary)
+    ours = modes(run)
     assert [m for _, m in ours] == [m for _, m in theirs], (ours, theirs)
     dt = np.array([a[0] - b[0] for a, b in zip(ours, theirs)])
     assert np.abs(dt).max() < 0.001, dt

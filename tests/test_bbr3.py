@@ -21,9 +21,12 @@ STATES = ("STARTUP", "DRAIN", "PROBE_BW_DOWN", "PROBE_BW_CRUISE", "PROBE_BW_REFI
 DURATION = 20.0
 
 
-def states(summary):
-    n = int(summary.get("bbr3_state_changes", 0))
-    return [(summary[f"bbr3_state_{k}_t"], STATES[int(summary[f"bbr3_state_{k}"])]) for k in range(n)]
+def states(res, flow=0):
+    """Flow ``flow``'s BBR v3 state changes, (t s, state), from the run's phases table."""
+    p = res.phases
+    p = p[p["flow"] == flow]
+    assert set(p["cc"]) <= {"bbr3"} and set(p["phase"]) <= set(STATES)
+    return list(zip(p["t"].tolist(), p["phase"].tolist()))
 
 
 def bbr3_run(**over):
@@ -75,7 +78,7 @@ def test_phases_in_order_on_one_flow(run):
     about every 5 s (the 5 s ProbeRTT filter), REFILL about 2.2 s after each DOWN: with a
     52-packet BDP the Reno-coexistence bound (52 rounds, less 0 or 1 drawn at random, of
     43–45 ms) comes before the 2–3 s wall-clock bound (measured 2.12–2.33 s, timestamps on)."""
-    s = states(run.summary)
+    s = states(run)
     names = [x[1] for x in s]
     assert names[:3] == ["STARTUP", "DRAIN", "PROBE_BW_DOWN"], names
     allowed = {
@@ -103,7 +106,7 @@ def test_utilisation_high_queue_low_and_probe_rtt_cwnd(run):
     """Measured: utilisation 0.967, mean queueing delay 3.6 ms (100-packet buffer)."""
     assert run.summary["utilisation"] > 0.95, run.summary["utilisation"]
     assert run.summary["mean_queueing_delay_s"] < 0.01, run.summary["mean_queueing_delay_s"]
-    s = states(run.summary)
+    s = states(run)
     tcp = run.tcp
     for (t0, n), (t1, _) in zip(s, s[1:]):
         if n == "PROBE_RTT":
@@ -116,7 +119,7 @@ def test_probe_bw_down_drains_the_queue(run):
     """Each DOWN after an UP that ends in CRUISE leaves with the queue UP built drained (in
     flight ≤ the BDP): at most 5 packets queued at its end, against 15 or more at its
     start (measured 44–46 → 0–3). A DOWN cut short by ProbeRTT is left out."""
-    s = states(run.summary)
+    s = states(run)
     q = run.queue
     checked = 0
     for (t0, n0), (t1, n1), (t2, n2) in zip(s, s[1:], s[2:]):
@@ -130,11 +133,11 @@ def test_probe_bw_down_drains_the_queue(run):
 
 def test_same_seed_same_states_other_seeds_other_probe_times(core):
     over = {"duration": 4, "dumbbell.groups.0.stop": 4}
-    a = states(bbr3_run(seed=1, **over).summary)
-    assert a == states(bbr3_run(seed=1, **over).summary)
+    a = states(bbr3_run(seed=1, **over))
+    assert a == states(bbr3_run(seed=1, **over))
     refill = set()
     for seed in range(1, 7):
-        s = states(bbr3_run(seed=seed, **over).summary)
+        s = states(bbr3_run(seed=seed, **over))
         assert [x[1] for x in s][:3] == ["STARTUP", "DRAIN", "PROBE_BW_DOWN"]
         refill.add(next(t for t, n in s if n == "PROBE_BW_REFILL"))
     # the round offset (0 or 1) drawn at DOWN moves the first REFILL by one round

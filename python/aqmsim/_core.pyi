@@ -24,7 +24,7 @@ def run(scenario_json: str, seed: Optional[int] = None, plugins: Optional[Any] =
     """Run a scenario given as JSON.
 
     Returns a dict with keys ``summary`` (str -> float), ``queue``, ``drops``, ``links``,
-    ``tcp``, ``rtt``, ``delay_cdf`` (dicts of equal-length columns, each a :data:`Buffer`
+    ``tcp``, ``rtt``, ``delay_cdf``, ``phases`` (dicts of equal-length columns, each a :data:`Buffer`
     or a :data:`Category`; a long run's drop, TCP and RTT columns are read-only ``mmap``s
     of the files the engine wrote), ``flows`` (a dict of lists and buffers), ``resolved``
     (the resolved scenario as a JSON string) and ``trace_error`` (why the packet trace

@@ -246,6 +246,19 @@ _SUMMARY: List[Metric] = [
        f"interpolation between order statistics). {_FCT_ALL}", **_MS),
     _m("fct_p99_s", "99th-percentile flow completion time", definition=f"{_FCT} The 99th "
        f"percentile (linear interpolation between order statistics). {_FCT_ALL}", **_MS),
+    _m("rack_tlp_probes", "RACK-TLP loss probes", "packets", "Σ over the flows running "
+       "RACK-TLP (`loss_detection = \"rack\"`) of the tail loss probes sent.", **_PKT),
+    _m("rack_tlp_recoveries", "losses a probe repaired", "packets", "Σ over the RACK-TLP "
+       "flows of the losses a tail loss probe repaired (RFC 8985 §7.4).", **_PKT),
+    _m("rack_marked_lost", "RACK marked lost", "packets", "Σ over the RACK-TLP flows of "
+       "the segments RACK deemed lost.", **_PKT),
+    _m("bbr_mode_changes", "BBR v1 mode changes", "changes", "Σ over the BBR v1 flows of "
+       "their mode changes (STARTUP, DRAIN, PROBE_BW, PROBE_RTT; the first, entering "
+       "STARTUP, included): the rows of the run's `phases` table with cc = bbr.",
+       decimals=0, stored="count"),
+    _m("bbr3_state_changes", "BBR v3 state changes", "changes", "Σ over the BBR v3 flows "
+       "of their state changes (STARTUP … PROBE_BW_UP, PROBE_RTT; the first included): the "
+       "rows of the run's `phases` table with cc = bbr3.", decimals=0, stored="count"),
     _m("mean_max_p", "mean max_p", "", "(ns-2 runs only.) Mean over the queue samples of "
        "RED's current max_p (it moves only under Adaptive RED).", hi=1.0, decimals=4,
        stored="ratio"),

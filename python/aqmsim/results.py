@@ -27,6 +27,10 @@ rtt       t [s], flow, rtt [s] — every RTT sample those flows took
 delay_cdf what ("queue <link>" | "end-to-end"), q, delay_s — with ``monitor.delays``: the
           delay at each quantile level q (every percent, 0.995, 0.999, 1 = the maximum),
           within 1 % (DDSketch)
+phases    t [s], flow, cc (bbr | bbr3), phase — every BBR flow's phase changes: BBR v1's
+          modes (STARTUP, DRAIN, PROBE_BW, PROBE_RTT), BBR v3's states (STARTUP, DRAIN,
+          PROBE_BW_DOWN, PROBE_BW_CRUISE, PROBE_BW_REFILL, PROBE_BW_UP, PROBE_RTT); empty
+          without BBR flows
 ========  ===============================================================================
 """
 
@@ -65,6 +69,7 @@ INT_SUMMARY_KEYS = frozenset({
     "bottleneck_queued_end", "final_queue_pkts", "packets_sent", "packets_retransmitted",
     "timeouts", "transfers", "transfers_done",
     "rack_tlp_probes", "rack_tlp_recoveries", "rack_marked_lost",
+    "bbr_mode_changes", "bbr3_state_changes",
 })
 
 
@@ -199,6 +204,13 @@ class Results:
         end-to-end delay of all flows at quantile levels ``q`` (what, q, delay_s)."""
         return self._table("delay_cdf")
 
+    @property
+    def phases(self) -> pd.DataFrame:
+        """Every BBR flow's phase changes, in time order (t in s, flow, cc, phase): BBR v1's
+        modes, BBR v3's states. Empty without BBR flows. (The summary keeps the counts,
+        ``bbr_mode_changes`` and ``bbr3_state_changes``.)"""
+        return self._table("phases")
+
     def arrow(self, name: str) -> Any:
         """Table ``name`` as a pyarrow Table, straight from the engine's columns when they
         allow it (no pandas DataFrame is built: what a sweep worker keeps as Parquet),
@@ -253,8 +265,8 @@ class Results:
     # ---------------------------------------------------------------- saving
     def save(self, directory: Union[str, Path], fmt: str = "csv") -> List[Path]:
         """Write ``summary.json``, ``resolved.json`` and the four tables
-        (``queue``, ``flows``, ``drops``, ``links``; and ``tcp`` and ``rtt`` when flows
-        were traced) as CSV or Parquet into ``directory`` (created if needed). Returns the
+        (``queue``, ``flows``, ``drops``, ``links``; and ``tcp``, ``rtt``, ``delay_cdf`` and
+        ``phases`` when they have rows) as CSV or Parquet into ``directory`` (created if needed). Returns the
         paths written.
 
         Parquet needs pyarrow (``pip install pyarrow``)."""

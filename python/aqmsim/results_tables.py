@@ -15,8 +15,9 @@ if TYPE_CHECKING:
 __all__ = ["TABLES", "TRACE_TABLES", "SCHEMAS", "frame_from_arrow", "read_parquet"]
 
 TABLES = ("queue", "flows", "drops", "links")
-#: Tables only a traced run fills (``monitor.tcp_flows``); saved when not empty.
-TRACE_TABLES = ("tcp", "rtt", "delay_cdf")
+#: Tables only some runs fill (``tcp`` and ``rtt``: ``monitor.tcp_flows``; ``delay_cdf``:
+#: ``monitor.delays``; ``phases``: BBR flows); saved when not empty.
+TRACE_TABLES = ("tcp", "rtt", "delay_cdf", "phases")
 
 # dtype of every known column; columns the engine adds beyond these keep their own dtype.
 SCHEMAS: Dict[str, Dict[str, str]] = {
@@ -48,6 +49,7 @@ SCHEMAS: Dict[str, Dict[str, str]] = {
     },
     "rtt": {"t": "float64", "flow": "int64", "rtt": "float64"},
     "delay_cdf": {"what": "object", "q": "float64", "delay_s": "float64"},
+    "phases": {"t": "float64", "flow": "int64", "cc": "object", "phase": "object"},
 }
 
 

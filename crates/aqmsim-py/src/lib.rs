@@ -124,6 +124,12 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
     let mut rtt = r.rtt;
     let rt = log_table(py, &mut rtt, "RTT", &["t", "flow", "rtt"], &[ColKind::Num("<f8"), ColKind::Num("<u4"), ColKind::Num("<f8")])?;
     d.set_item("rtt", rt)?;
+    let ph = PyDict::new(py);
+    ph.set_item("t", col(py, "<f8", &r.phases.t)?)?;
+    ph.set_item("flow", col(py, "<u4", &r.phases.flow)?)?;
+    ph.set_item("cc", cat(py, &r.phases.cc, &aqmsim_core::monitor::phases::PHASE_CCS)?)?;
+    ph.set_item("phase", cat(py, &r.phases.phase, &aqmsim_core::monitor::phases::PHASE_NAMES)?)?;
+    d.set_item("phases", ph)?;
     let dc = PyDict::new(py);
     let whats: Vec<&str> = {
         let mut w: Vec<&str> = r.delay_cdf.what.iter().map(|s| s.as_str()).collect();

@@ -29,7 +29,7 @@ __all__ = ["Sweep", "Group", "Task", "SERIES", "DEFAULT_TIMEOUT", "expand_values
 PathLike = Union[str, Path]
 
 #: Results tables a run can keep as time series.
-SERIES = ("queue", "drops", "flows", "links", "delay_cdf")
+SERIES = ("queue", "drops", "flows", "links", "delay_cdf", "phases")
 
 #: ``(key, scenario dict, seed)`` or ``(key, scenario dict, seed, series names)``.
 Task = Tuple[Any, ...]

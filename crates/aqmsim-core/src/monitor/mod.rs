@@ -4,10 +4,12 @@
 
 pub mod delays;
 pub mod drops;
+pub mod phases;
 pub mod spill;
 pub mod tcp;
 
 pub use drops::DropLog;
+pub use phases::PhaseLog;
 pub use spill::{Spill, Spilling, SPILL_ROWS};
 pub use tcp::{RttLog, TcpLog, TcpState};
 

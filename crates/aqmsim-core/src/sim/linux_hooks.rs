@@ -56,23 +56,36 @@ pub(super) fn plugin_instance(spec: &crate::tcp::params::CcPluginSpec) -> Box<dy
 }
 
 impl super::Simulation {
-    /// BBR's mode changes of the first BBR flow, in the summary (only when one runs):
-    /// `bbr_mode_changes` = n, then `bbr_mode_{k}` (0 STARTUP, 1 DRAIN, 2 PROBE_BW,
-    /// 3 PROBE_RTT) and `bbr_mode_{k}_t` (s) for k < n.
-    pub(super) fn bbr_results(&self, s: &mut crate::monitor::Summary) {
-        let changes = self.flows.iter().find_map(|f| match &f.agent {
-            Agent::Linux { snd, .. } if snd.cc.name() == "bbr" => Some(snd.cc.mode_changes()),
-            _ => None,
-        });
-        if let Some(ch) = changes {
-            s.put("bbr_mode_changes", ch.len() as f64);
-            for (k, (t, m)) in ch.iter().enumerate() {
-                s.put(&format!("bbr_mode_{k}"), *m as f64);
-                s.put(&format!("bbr_mode_{k}_t"), *t as f64 * 1e-9);
+    /// Every BBR flow's phase changes (the `phases` table, `monitor/phases.rs`), and their
+    /// counts in the summary (only when a BBR flow runs): `bbr_mode_changes` (BBR v1's
+    /// mode changes, all its flows together) and `bbr3_state_changes` (BBR v3's).
+    pub(super) fn bbr_results(&self, s: &mut crate::monitor::Summary) -> crate::monitor::PhaseLog {
+        let mut log = crate::monitor::PhaseLog::default();
+        let (mut v1, mut v3) = (false, false);
+        for (fi, f) in self.flows.iter().enumerate() {
+            let Agent::Linux { snd, .. } = &f.agent else { continue };
+            match snd.cc.name() {
+                "bbr" => {
+                    v1 = true;
+                    log.add_flow(fi as u32, 0, snd.cc.mode_changes().into_iter().map(|(t, m)| (t, m as u32)));
+                }
+                "bbr3" => {
+                    v3 = true;
+                    let changes = snd.cc.mode_changes().into_iter();
+                    log.add_flow(fi as u32, 1, changes.map(|(t, m)| (t, crate::monitor::PhaseLog::bbr3_code(m))));
+                }
+                _ => {}
             }
         }
-        self.bbr3_results(s);
+        log.sort();
+        if v1 {
+            s.put("bbr_mode_changes", log.count(0) as f64);
+        }
+        if v3 {
+            s.put("bbr3_state_changes", log.count(1) as f64);
+        }
         self.accecn_results(s);
+        log
     }
 
     /// AccECN (only when a flow negotiated it): `accecn_ce_packets`, the segments the
@@ -90,24 +103,6 @@ impl super::Simulation {
         }
         if any {
             s.put("accecn_ce_packets", ce as f64);
-        }
-    }
-
-    /// BBR v3's state changes of the first bbr3 flow (only when one runs):
-    /// `bbr3_state_changes` = n, `bbr3_state_{k}` (0 STARTUP, 1 DRAIN, 2 PROBE_BW_DOWN,
-    /// 3 PROBE_BW_CRUISE, 4 PROBE_BW_REFILL, 5 PROBE_BW_UP, 6 PROBE_RTT) and
-    /// `bbr3_state_{k}_t` (s), for the first 400 changes.
-    fn bbr3_results(&self, s: &mut crate::monitor::Summary) {
-        let changes = self.flows.iter().find_map(|f| match &f.agent {
-            Agent::Linux { snd, .. } if snd.cc.name() == "bbr3" => Some(snd.cc.mode_changes()),
-            _ => None,
-        });
-        if let Some(ch) = changes {
-            s.put("bbr3_state_changes", ch.len().min(400) as f64);
-            for (k, (t, m)) in ch.iter().take(400).enumerate() {
-                s.put(&format!("bbr3_state_{k}"), *m as f64);
-                s.put(&format!("bbr3_state_{k}_t"), *t as f64 * 1e-9);
-            }
         }
     }
 

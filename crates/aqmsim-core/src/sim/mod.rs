@@ -75,6 +75,8 @@ pub struct RunResults {
     /// `monitor.tcp_flows`).
     pub tcp: TcpLog,
     pub rtt: RttLog,
+    /// Every BBR flow's phase changes (empty when no BBR flow ran).
+    pub phases: crate::monitor::PhaseLog,
     /// The delay distributions' quantile tables (empty unless `monitor.delays`).
     pub delay_cdf: crate::monitor::delays::DelayCdf,
     /// Why the packet trace stopped before the end of the run (a full disk), if it did.

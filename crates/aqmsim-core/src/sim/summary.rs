@@ -153,7 +153,7 @@ impl Simulation {
             s.put("marks_departed_ect0", sum(|q| q.ect_marked_departures[0]));
             s.put("marks_departed_ect1", sum(|q| q.ect_marked_departures[1]));
         }
-        self.bbr_results(&mut s);
+        let phases = self.bbr_results(&mut s);
         self.rack_results(&mut s);
         self.transfer_results(&mut ft, &mut s);
         let delay_cdf = self.delay_results(&mut ft, &mut s);
@@ -164,6 +164,7 @@ impl Simulation {
             tcp: self.tcp_log,
             rtt: self.rtt_log,
             delay_cdf,
+            phases,
             trace_error: self.tracer.as_ref().and_then(|t| t.error.clone()),
             flows: ft,
             links: self.bins,

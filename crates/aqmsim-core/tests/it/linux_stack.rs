@@ -4,6 +4,7 @@
 
 use crate::common::run;
 use aqmsim_core::sim::RunResults;
+use aqmsim_core::monitor::phases::{PHASE_CCS, PHASE_NAMES};
 
 fn scenario(queue: &str, groups: &str, duration: f64) -> String {
     format!(
@@ -71,7 +72,15 @@ fn bbr_flows_share_fq_codel_and_survive_tiny_buffers() {
     let r = run(&scenario(r#"{ kind = "fq_codel" }"#, &group(10, r#"{ stack = "linux", variant = "bbr" }"#), 20.0), 3);
     check(&r, 0.93);
     assert!(r.summary.get("jain_fairness").unwrap() > 0.98);
-    assert_eq!(r.summary.get("bbr_mode_2").unwrap(), 2.0, "the first BBR flow reaches PROBE_BW");
+    // every flow's phases in the table, time-ordered; each flow goes STARTUP, DRAIN, PROBE_BW
+    let p = &r.phases;
+    assert!(p.t.windows(2).all(|w| w[0] <= w[1]));
+    assert_eq!(r.summary.get("bbr_mode_changes").unwrap(), p.len() as f64);
+    for f in 0..10 {
+        let seq: Vec<&str> = (0..p.len()).filter(|&i| p.flow[i] == f).map(|i| PHASE_NAMES[p.phase[i] as usize]).collect();
+        assert_eq!(seq[..3], ["STARTUP", "DRAIN", "PROBE_BW"], "flow {f}");
+    }
+    assert!(r.summary.get("bbr_mode_2").is_none(), "the sequence is not spread over summary keys");
     // a 5-packet DropTail: losses and timeouts, no stall (measured 0.71 with 96 timeouts
     // without PRR, 0.82 with it; 0.98 with loss_detection = "rack")
     let r = run(&scenario(r#"{ kind = "droptail", limit = 5 }"#, &group(10, r#"{ stack = "linux", variant = "bbr" }"#), 20.0), 3);
@@ -87,7 +96,12 @@ fn bbr3_flows_survive_tiny_buffers_and_red() {
     // DoRetransmit); 0.99 with loss_detection = "rack"
     check(&r, 0.8);
     assert!(r.summary.get("timeouts").unwrap() > 0.0, "the test should exercise timeouts");
-    assert_eq!(r.summary.get("bbr3_state_1").unwrap(), 1.0, "the first bbr3 flow leaves STARTUP for DRAIN");
+    let p = &r.phases;
+    assert_eq!(r.summary.get("bbr3_state_changes").unwrap(), p.len() as f64);
+    assert!((0..10).all(|f| p.flow.contains(&f)), "every bbr3 flow's states are in the table");
+    let first: Vec<&str> = (0..p.len()).filter(|&i| p.flow[i] == 0).take(2).map(|i| PHASE_NAMES[p.phase[i] as usize]).collect();
+    assert_eq!(first, ["STARTUP", "DRAIN"], "the first bbr3 flow leaves STARTUP for DRAIN");
+    assert!(p.cc.iter().all(|&c| PHASE_CCS[c as usize] == "bbr3"));
     let groups = group(5, r#"{ stack = "linux", variant = "bbr3" }"#) + &group(5, r#"{ variant = "sack", window = 500 }"#);
     let r = run(&scenario(r#"{ kind = "red", limit = 100, min_th = 5, max_th = 15 }"#, &groups, 20.0), 1);
     check(&r, 0.85);

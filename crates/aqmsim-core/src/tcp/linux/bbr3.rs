@@ -398,10 +398,10 @@ impl CongestionOps for Bbr3 {
         if x.srtt_ns == 0 {
             return None; // no RTT yet: the initial window leaves unpaced (docs/tcp/bbr3.md)
         }
+        self.now = x.now; // (before init: STARTUP's record is stamped with this ACK's time)
         if !self.initialized {
             self.init(t, x);
         }
-        self.now = x.now;
         self.mss = x.mss as f64;
         self.inflight = x.bytes_in_flight as f64;
         self.delivered_now = x.delivered;
