@@ -407,8 +407,10 @@ def test_ns2_buffer_limit_semantics(ns, tmp_path, kind, limit, most_waiting):
 
 #: examples that use what ns-2 2.35 does not have, and the field the exporter names
 NOT_EXPORTABLE = {
+    "dumbbell-bbr": r"^dumbbell\.bottleneck\.queue\.kind: discipline 'fq_codel'",
     "dumbbell-codel": r"^dumbbell\.bottleneck\.queue\.kind: discipline 'codel'",
     "dumbbell-fq-codel": r"^dumbbell\.bottleneck\.queue\.kind: discipline 'fq_codel'",
+    "dumbbell-l4s": r"^dumbbell\.bottleneck\.queue\.kind: discipline 'dualpi2'",
     "dumbbell-pie": r"^dumbbell\.bottleneck\.queue\.kind: discipline 'pie'",
     "dumbbell-web": r"^dumbbell\.bottleneck\.rate_schedule: a varying link rate",
 }
