@@ -29,24 +29,25 @@ def _refused(sc: Scenario) -> str:
 
 
 # ----------------------------------------------------------------- missing required fields
-@pytest.mark.parametrize("example, key, path", [
-    (RED, "duration", "duration"),
-    (RED, "dumbbell.bottleneck.rate", "dumbbell.bottleneck.rate"),
-    (RED, "dumbbell.groups.0.access.delay", "dumbbell.groups[0].access.delay"),
-    (RED, "dumbbell.groups.0.access", "dumbbell.groups[0].access"),
-    (EXPLICIT, "flows.1.src", "flows[1].src"),
-    (EXPLICIT, "links.2.delay", "links[2].delay"),
+@pytest.mark.parametrize("example, key, path, hint", [
+    (RED, "duration", "duration", 'duration = "60s"'),
+    (RED, "dumbbell.bottleneck.rate", "dumbbell.bottleneck.rate", 'rate = "10Mb"'),
+    (RED, "dumbbell.groups.0.access.delay", "dumbbell.groups[0].access.delay", 'delay = "10ms"'),
+    (RED, "dumbbell.groups.0.access", "dumbbell.groups[0].access",
+     'access = { rate = "100Mb", delay = "1ms" }'),
+    (EXPLICIT, "flows.1.src", "flows[1].src", "a node name of nodes"),
+    (EXPLICIT, "links.2.delay", "links[2].delay", 'delay = "10ms"'),
 ])
-def test_a_missing_field_is_named_by_its_path(core, example, key, path):
+def test_a_missing_field_is_named_by_its_path_with_what_it_looks_like(core, example, key, path, hint):
     msg = _refused(Scenario.from_toml(example).with_overrides(**{key: None}))
-    assert msg == f"{example}: {path}: missing: a required field"
+    assert msg.startswith(f"{example}: {path}: missing: a required field (") and hint in msg, msg
 
 
 def test_validate_names_a_missing_duration(core, tmp_path: Path):
     f = tmp_path / "nodur.toml"
     f.write_text(RED.read_text().replace('duration = "30s"\n', ""))
     msg = _one_line_error(runner.invoke(app, ["validate", str(f)]))
-    assert msg == f"error: {f}: duration: missing: a required field"
+    assert msg == f"error: {f}: duration: missing: a required field (simulated time, e.g. duration = \"60s\")"
 
 
 # ----------------------------------------------------------------- rate_schedule, tcp_flows
@@ -215,7 +216,7 @@ def test_validate_stops_at_a_missing_required_field(core, tmp_path: Path):
     f.write_text(RED.read_text().replace('duration = "30s"\n', "")
                  .replace("max_p = 0.1", "max_p = 3"))
     msg = _one_line_error(runner.invoke(app, ["validate", str(f)]))
-    assert msg == f"error: {f}: duration: missing: a required field"
+    assert msg == f"error: {f}: duration: missing: a required field (simulated time, e.g. duration = \"60s\")"
 
 
 def test_validate_goes_on_past_a_wrong_or_missing_link_rate(core, tmp_path: Path):

@@ -153,6 +153,13 @@ BAD = [
     ({"dumbbell.groups.0.tcp": {"stack": "ns2", "ns3_quirks": True}}, "dumbbell.groups[0].tcp.ns3_quirks", 'stack = "linux"'),
     ({"dumbbell.groups.0.app": "web",
       "dumbbell.groups.0.web": {"arrival_rate": 1, "size": 10000, "max_transfers": 2}}, "tcp.stack", "ftp"),
+    # a misspelt name in the top-level [tcp] is refused even where every group sets its own
+    # (it was ignored: the groups' values won before it was read)
+    ({"tcp.variant": "bbr2", "dumbbell.groups.0.tcp": {"variant": "cubic"}}, "tcp.variant", 'unknown TCP variant "bbr2"'),
+    ({"tcp.stack": "ns3", "dumbbell.groups.0.tcp": {"stack": "linux"}}, "tcp.stack", 'unknown TCP stack "ns3"'),
+    ({"tcp.ect": "ect2", "dumbbell.groups.0.tcp": {"ect": "ect0", "ecn": True}}, "tcp.ect", "unknown ECN codepoint"),
+    ({"tcp.loss_detection": "rack-tlp", "dumbbell.groups.0.tcp": {"loss_detection": "rack"}},
+     "tcp.loss_detection", "unknown loss detection"),
 ]
 
 

@@ -23,6 +23,7 @@ pub fn build(spec: &ScenarioSpec, seed: u64) -> Result<Model> {
     if !(duration >= MIN_DURATION_S) {
         return err("duration", format!("must be in [1e-6, 1e6] s, got {duration}"));
     }
+    super::tcp_spec::check_top_names(&spec.tcp)?;
     let max_events = spec.max_events.unwrap_or(DEFAULT_MAX_EVENTS);
     if max_events == 0 {
         return err("max_events", "must be an integer in [1, 2^64), got 0");

@@ -44,9 +44,32 @@ fn serde_err(e: serde_path_to_error::Error<impl std::fmt::Display>) -> ScenarioE
     // name it by its own path instead (`dumbbell.bottleneck.rate: missing ...`).
     if let Some(name) = msg.strip_prefix("missing field `").and_then(|r| r.strip_suffix('`')) {
         let field = if path.is_empty() { name.to_string() } else { format!("{path}.{name}") };
-        return ScenarioError::new(field, "missing: a required field");
+        let msg = match missing_hint(&field) {
+            Some(hint) => format!("missing: a required field ({hint})"),
+            None => "missing: a required field".to_string(),
+        };
+        return ScenarioError::new(field, msg);
     }
     ScenarioError::new(path, msg)
+}
+
+/// What a required field looks like, for the error that says it is missing (by its name,
+/// the last part of its path).
+fn missing_hint(field: &str) -> Option<&'static str> {
+    let name = field.rsplit('.').next().unwrap_or(field);
+    let name = name.split('[').next().unwrap_or(name);
+    Some(match name {
+        "duration" => "simulated time, e.g. duration = \"60s\"",
+        "rate" => "bit/s, e.g. rate = \"10Mb\" (also \"1.5Mbps\", \"1Gb\" or a number)",
+        "delay" => "one-way propagation delay, e.g. delay = \"10ms\"",
+        "bottleneck" => "the R1–R2 link: [dumbbell.bottleneck] with rate = \"10Mb\" and delay = \"20ms\"",
+        "groups" => "the sources: [[dumbbell.groups]] with count = 10 and access = { rate = \"100Mb\", delay = \"1ms\" }",
+        "access" => "each source's link to R1, e.g. access = { rate = \"100Mb\", delay = \"1ms\" }",
+        "from" | "to" => "a node name of nodes = [...]",
+        "src" | "dst" => "a node name of nodes = [...]",
+        "kind" => "the discipline, e.g. kind = \"red\"; aqmsim list names them all",
+        _ => return None,
+    })
 }
 
 /// Parse a scenario from JSON text (the Python API's path).

@@ -9,6 +9,29 @@ use crate::error::Result;
 use crate::tcp::{TcpParams, Variant};
 use serde_json::{json, Value};
 
+/// The top-level `[tcp]` table's names, checked even where every flow sets its own: a
+/// misspelt `variant`, `stack`, `ect` or `loss_detection` there is refused, not ignored
+/// because each group overrides it. (Combinations are checked per flow, where they apply.)
+pub(super) fn check_top_names(top: &TcpSpec) -> Result<()> {
+    if let Some(v) = &top.variant {
+        if Variant::parse(v).is_none() {
+            return err("tcp.variant", format!("unknown TCP variant {v:?} (expected one of: {})", Variant::NAMES));
+        }
+    }
+    super::tcp_stack::stack(&TcpSpec::default(), top, "tcp")?;
+    if let Some(v) = &top.ect {
+        if !matches!(v.to_ascii_lowercase().as_str(), "ect0" | "ect1") {
+            return err("tcp.ect", format!("unknown ECN codepoint {v:?} (expected one of: ect0, ect1)"));
+        }
+    }
+    if let Some(v) = &top.loss_detection {
+        if !matches!(v.to_ascii_lowercase().as_str(), "rfc6675" | "rack") {
+            return err("tcp.loss_detection", format!("unknown loss detection {v:?} (expected one of: rfc6675, rack)"));
+        }
+    }
+    Ok(())
+}
+
 /// Merge TCP tables: `over` wins over `base`, unset fields fall to the stack's defaults
 /// (ns-2's, or the `linux` stack's: `tcp_stack.rs`).
 pub(super) fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<TcpParams> {
