@@ -60,7 +60,7 @@ fn missing_hint(field: &str) -> Option<&'static str> {
     let name = name.split('[').next().unwrap_or(name);
     Some(match name {
         "duration" => "simulated time, e.g. duration = \"60s\"",
-        "rate" => "bit/s, e.g. rate = \"10Mb\" (also \"1.5Mbps\", \"1Gb\" or a number)",
+        "rate" => "bit/s, e.g. rate = \"10Mb\"; also \"1.5Mbps\", \"1Gb\" or a number",
         "delay" => "one-way propagation delay, e.g. delay = \"10ms\"",
         "bottleneck" => "the R1–R2 link: [dumbbell.bottleneck] with rate = \"10Mb\" and delay = \"20ms\"",
         "groups" => "the sources: [[dumbbell.groups]] with count = 10 and access = { rate = \"100Mb\", delay = \"1ms\" }",
