@@ -212,6 +212,8 @@ def test_unknown_parameter_names_the_field(plugdir):
 
 @pytest.mark.parametrize("spec, needle", [
     ("no_such_module_xyz:Red", "cannot import 'no_such_module_xyz'"),
+    # a module given by name that is a file beside the scenario: the error names the file form
+    ("bad_plugins:Fine", 'there is bad_plugins.py beside the scenario: give the file, "bad_plugins.py:Fine"'),
     ("no_colon", "must be \"module:Class\" or \"path/file.py:Class\""),
     ("missing.py:Red", "no file"),
     ("bad_plugins.py:Nope", "has no 'Nope'"),
@@ -224,6 +226,19 @@ def test_bad_class_is_one_line_exit_2(plugdir, spec, needle):
     path.write_text(path.read_text().replace('"bad_plugins.py:Fine"', f'"{spec}"'), encoding="utf-8")
     msg = run_fails(path, code=2)
     assert "dumbbell.bottleneck.queue.class: " in msg and needle in msg, msg
+
+
+def test_a_module_in_the_working_directory_is_named_with_both_remedies(plugdir, tmp_path_factory, monkeypatch):
+    """The aqmsim command does not import from the working directory (python -m does): a
+    "module:Class" whose file sits there gets the file form and PYTHONPATH=. as remedies."""
+    here = tmp_path_factory.mktemp("cwd")
+    (here / "my_aqm.py").write_text(PLUGINS, encoding="utf-8")
+    monkeypatch.chdir(here)
+    path = scenario(plugdir, "Fine")
+    path.write_text(path.read_text().replace('"bad_plugins.py:Fine"', '"my_aqm:Fine"'), encoding="utf-8")
+    msg = run_fails(path, code=2)
+    assert ('there is my_aqm.py in the working directory: give the file, "my_aqm.py:Fine", '
+            "or run with PYTHONPATH=.") in msg, msg
 
 
 def test_missing_class_field(plugdir):

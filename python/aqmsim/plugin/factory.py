@@ -90,8 +90,8 @@ def find_class(spec: Any, where: str, base_dir: Optional[Path] = None,
     except ScenarioError:
         raise
     except ImportError as exc:
-        raise ScenarioError(f"{where}: cannot import {mod_name!r} ({exc}); is it on PYTHONPATH, "
-                            f"or give a file: \"path/file.py:{attr}\"") from None
+        raise ScenarioError(f"{where}: cannot import {mod_name!r} ({exc}); "
+                            + _import_hint(mod_name, attr, base_dir)) from None
     except Exception as exc:  # the user's module failed while importing
         raise ScenarioError(f"{where}: importing {mod_name!r} raised {type(exc).__name__}: {exc}") from None
     obj: Any = module
@@ -102,6 +102,21 @@ def find_class(spec: Any, where: str, base_dir: Optional[Path] = None,
     if not isinstance(obj, type):
         raise ScenarioError(f"{where}: {spec!r} is not a class")
     return obj
+
+
+def _import_hint(mod_name: str, attr: str, base_dir: Optional[Path]) -> str:
+    """What to do about a module that does not import: name the file when there is one
+    beside the scenario or in the working directory (the ``aqmsim`` command, unlike
+    ``python -m``, does not put the working directory on ``sys.path``)."""
+    rel = Path(*mod_name.split(".")).with_suffix(".py")
+    file = rel.as_posix()
+    if base_dir is not None and (base_dir / rel).is_file():
+        return f"there is {file} beside the scenario: give the file, \"{file}:{attr}\""
+    if (Path.cwd() / rel).is_file():
+        return (f"there is {file} in the working directory: give the file, \"{file}:{attr}\", "
+                f"or run with PYTHONPATH=. (the aqmsim command, unlike python -m, does not "
+                f"import from the working directory)")
+    return f"is it on PYTHONPATH, or give a file: \"path/file.py:{attr}\""
 
 
 class Factory:
