@@ -229,3 +229,27 @@ def test_a_sweeps_rows_compare(core, tmp_path: Path):
             assert row["host"]["hostname"] in html
         assert (tmp_path / "o" / "goodput.png").is_file()
         assert (tmp_path / "o" / "queue.png").is_file()
+
+
+def test_goodput_marks_each_flow_group(saved: Path, tmp_path: Path):
+    """Flows of several groups (the BBR example: bbr beside cubic) get one marker per group
+    in the goodput figure, named in a legend; runs of one group keep plain dots, no legend."""
+    from aqmsim.compare.figures import _draw_goodput
+    from aqmsim.compare.sources import load_runs
+
+    bbr = EXAMPLES / "dumbbell-bbr.toml"
+    for name, seed in (("x", "1"), ("y", "2")):
+        result = runner.invoke(app, ["run", str(bbr), "--set", "duration=2", "--seed", seed,
+                                     "--out", str(tmp_path / name)])
+        assert result.exit_code == 0, result.output
+
+    class File:
+        title, notes = "Goodput per flow", []
+
+    fig = _draw_goodput(load_runs([str(tmp_path / "x"), str(tmp_path / "y")]), ["x", "y"], File())
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["bbr", "cubic"]
+    shapes = {len(c.get_paths()[0].vertices) for c in ax.collections if len(c.get_offsets())}
+    assert len(shapes) == 2, "a circle and a triangle"
+    red = _draw_goodput(load_runs([str(saved / "a"), str(saved / "b")]), ["a", "b"], File())
+    assert red.axes[0].get_legend() is None

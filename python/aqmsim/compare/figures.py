@@ -141,15 +141,22 @@ def _draw_cdf(runs: Sequence[SavedRun], labels: Sequence[str], pick: Callable[..
 
 
 # --------------------------------------------------------------------------- goodput
+#: Markers of the flow groups (the flows table's ``label``) in the goodput figure.
+_GROUP_MARKERS = ("o", "^", "s", "v", "D", "P", "X", "*")
+
+
 def _draw_goodput(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: FigureFile) -> Any:
-    data, names, colours, missing = [], [], [], []
+    data, groups, names, colours, missing = [], [], [], [], []
     for r, lab, c in zip(runs, labels, _colours(len(runs))):
         flows = r.table("flows")
         if flows is None or "goodput_bps" not in flows.columns:
             missing.append(lab)
             continue
         vals = flows["goodput_bps"].to_numpy(float) / 1e6
-        data.append(vals[np.isfinite(vals)])
+        ok = np.isfinite(vals)
+        data.append(vals[ok])
+        group = flows["label"].astype(str).to_numpy() if "label" in flows.columns else np.full(len(vals), "")
+        groups.append(group[ok])
         names.append(_legend_text(lab))
         colours.append(c)
     if not data:
@@ -173,8 +180,25 @@ def _draw_goodput(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: Fig
         patch.set_facecolor(c)
         patch.set_alpha(0.45)
     rng = np.random.default_rng(0)  # the points' jitter only: fixed, the same figure each time
-    for y, vals, c in zip(pos, data, colours):
-        ax.scatter(vals, y + rng.uniform(-0.18, 0.18, len(vals)), s=10, color=c, zorder=3)
+    # flows of several groups (BBR beside CUBIC, say): one marker per group, in a legend
+    kinds = list(dict.fromkeys(g for gs in groups for g in gs))
+    by_group = 1 < len(kinds) <= len(_GROUP_MARKERS)
+    for y, vals, gs, c in zip(pos, data, groups, colours):
+        jitter = y + rng.uniform(-0.18, 0.18, len(vals))
+        if not by_group:
+            ax.scatter(vals, jitter, s=10, color=c, zorder=3)
+            continue
+        for g, m in zip(kinds, _GROUP_MARKERS):
+            sel = gs == g
+            ax.scatter(vals[sel], jitter[sel], s=16, color=c, marker=m, edgecolors="black",
+                       linewidths=0.4, zorder=3)
+    if by_group:
+        from matplotlib.lines import Line2D
+
+        handles = [Line2D([], [], linestyle="", marker=m, markerfacecolor="white", markeredgecolor="black",
+                          label=g) for g, m in zip(kinds, _GROUP_MARKERS)]
+        ax.legend(handles=handles, title="flow group", fontsize="small", title_fontsize="small",
+                  loc="lower right")
     ax.set_yticks(pos, names, fontsize="small")
     ax.set_xlabel("goodput per flow (Mb/s)")
     ax.set_xlim(left=0)
@@ -308,7 +332,8 @@ FIGURES: List[Tuple[str, str, str, Callable[..., Any]]] = [
     ("goodput", "Goodput per flow",
      "Each flow's goodput (in-order payload delivered per second of its life): box = "
      "quartiles, black line the median, whiskers to the last flow within 1.5 × IQR, ◇ "
-     "the mean, dots every flow.", _draw_goodput),
+     "the mean, dots every flow (one marker per flow group when the runs have several, "
+     "e.g. BBR beside CUBIC).", _draw_goodput),
     ("queue", "Queue length",
      "The queue of each run's first monitored link, as sampled.", _draw_queue),
     ("cwnd", "Congestion windows",
