@@ -107,6 +107,24 @@ def test_plot_tcp_draws_cwnd_over_the_queue(core):
         r.plot_tcp(flows=[5])
 
 
+def test_plot_tcp_clips_an_unbounded_window_and_says_so(core):
+    """The BBR example, seed 1: flow 0 loses in STARTUP and, as ns-3.37's BBR, takes the
+    never-set ssthresh (2^32 - 1 bytes: 2 966 138 packets) as cwnd when that recovery ends.
+    The axis stays on the real windows; a note gives the clipped values' count and height.
+    Without the clip the axis reached 3e6 and every window was a flat line at 0."""
+    r = Scenario.from_toml(EXAMPLES / "dumbbell-bbr.toml").with_overrides(
+        **{"duration": 3, "monitor.tcp_flows": "all"}).run()
+    cwnd = np.asarray(r.tcp["cwnd"], dtype=float)
+    assert cwnd.max() > 2.9e6, "the scenario should have the unbounded window"
+    top = r.plot_tcp().axes[0]
+    assert top.get_ylim()[1] < 1000
+    notes = [t.get_text() for t in top.texts]
+    assert len(notes) == 1 and "above the axis, up to 2,966,138 packets" in notes[0], notes
+    # an ordinary run: no clip, no note
+    top = red(10, tcp_flows=[0, 1]).run().plot_tcp().axes[0]
+    assert not top.texts and top.get_ylim()[1] >= float(np.max(top.get_lines()[0].get_ydata()))
+
+
 def test_cli_tcp_writes_series_and_figure(core, tmp_path: Path):
     res = runner.invoke(app, ["run", str(RED), "--set", "duration=5", "--set",
                               "dumbbell.groups.0.stop=5", "--tcp", "0,1", "--out", str(tmp_path)])

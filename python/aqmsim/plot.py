@@ -391,8 +391,13 @@ def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
         top.plot(t, cwnd, drawstyle="steps-post", lw=0.9, label=f"flow {f}")
     top.set_ylabel("cwnd (packets)")
     top.set_ylim(bottom=0)
+    drawn = np.isin(np.asarray(tcp["flow"]), list(flows))
+    clipped = _clip_outlying_windows(top, np.asarray(tcp["cwnd"], dtype=float)[drawn])
     top.grid(True, alpha=0.3)
     shown = ""
+    if clipped:
+        top.text(0.01, 0.97, clipped, transform=top.transAxes, ha="left", va="top", fontsize="x-small",
+                 bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none"})
     if len(flows) < len(traced):  # say which flows of how many, never a silent subset
         shown = f" — {len(flows)} of {len(traced)} traced flows"
         top.legend(loc="upper right", fontsize="small", ncol=2, title_fontsize="small",
@@ -417,6 +422,31 @@ def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
     bottom.set_ylim(bottom=0)
     bottom.grid(True, alpha=0.3)
     return fig
+
+
+#: A window this many times the 99th percentile of the drawn ones is an outlier the cwnd
+#: axis does not stretch to (see :func:`_clip_outlying_windows`).
+CWND_OUTLIER_FACTOR = 20.0
+
+
+def _clip_outlying_windows(ax: Any, cwnd: Any) -> str:
+    """Keep the cwnd axis on the windows that matter: when a few values are far above the
+    rest (``CWND_OUTLIER_FACTOR`` × the 99th percentile) — ns-3's BBR, which the linux stack
+    follows, sets cwnd to a never-set (infinite) ssthresh when a recovery in STARTUP ends,
+    for the few ACKs until BBR's own window takes over — the axis ends above the others and
+    the returned note says how high the clipped ones went. "" when nothing is clipped."""
+    v = cwnd[np.isfinite(cwnd)]
+    if not len(v):
+        return ""
+    p99 = float(np.percentile(v, 99))
+    hi = float(v.max())
+    if p99 <= 0 or hi <= CWND_OUTLIER_FACTOR * p99:
+        return ""
+    kept = v[v <= CWND_OUTLIER_FACTOR * p99]
+    ax.set_ylim(0, 1.15 * float(kept.max()))
+    n = int((v > CWND_OUTLIER_FACTOR * p99).sum())
+    return (f"{n} value{'s' if n != 1 else ''} above the axis, up to {hi:,.0f} packets "
+            f"(an unset, infinite ssthresh taken as cwnd: see tcp.csv)")
 
 
 def _ranges(flows: Sequence[int]) -> str:
