@@ -119,3 +119,20 @@ def test_tcp_figure_says_which_flows_of_how_many(core) -> None:
     few = _run("dumbbell-codel", **{"monitor.tcp_flows": [0, 3]}).plot_tcp()
     assert "traced flows" not in few.axes[0].get_title()
     assert few.axes[0].get_legend().get_title().get_text() == ""
+
+
+def test_dualpi2_figures_name_its_probabilities_and_draw_no_average_queue(core) -> None:
+    """DualPI2 keeps p = p_C = p'^2, max_p = p_CL = min(k p', 1) and avg = p' in its queue
+    samples: the drop-probability figure names the two as the RFC does, and the queue
+    figure draws no "average queue" (p' in packets was a flat line at 0)."""
+    res = _run("dumbbell-l4s", duration=3)
+    labels = [t.get_text() for t in res.plot_drop_probability().axes[0].get_legend().get_texts()]
+    assert labels == ["p_C = p'² (Classic drop/mark)", "p_CL = min(k·p', 1) (L4S mark, coupled)"]
+    lines = [ln.get_label() for ln in res.plot_queue().axes[0].get_lines()]
+    assert "average queue" not in lines and "queue (instantaneous)" in lines
+
+
+def test_tcp_figure_names_each_flows_group_when_there_are_several(core) -> None:
+    res = _run("dumbbell-l4s", duration=3, **{"monitor.tcp_flows": "all"})
+    labels = [ln.get_label() for ln in res.plot_tcp().axes[0].get_lines()]
+    assert labels == ["flow 0 (prague)", "flow 1 (cubic)"]

@@ -152,6 +152,8 @@ def plot_queue(res: "Results", link: Optional[str] = None,
     has_avg = bool(np.isfinite(avg).any())
     if has_avg and np.nanmax(np.abs(avg)) == 0 and np.nanmax(qlen) > 0:
         has_avg = False  # DropTail keeps no average (all zeros): draw no such line
+    if params.get("kind") == "dualpi2":
+        has_avg = False  # its avg column is PI2's base probability p', not a queue
     if has_avg:
         ax.plot(t, avg * unit, lw=1.6, color="tab:red", label="average queue")
     for col, color in (("min_th", "tab:green"), ("max_th", "tab:purple")):
@@ -223,10 +225,15 @@ def plot_drop_probability(res: "Results", link: Optional[str] = None,
     else:
         fig = ax.figure
     t = _finite(q["t"])
+    # DualPI2 keeps p = p_C = p'^2 (the Classic queue's drop or mark probability) and
+    # max_p = p_CL = min(k p', 1) (the L4S queue's coupled marking probability)
+    dualpi2 = res.queue_params(link).get("kind") == "dualpi2"
+    p_label, max_label = (("p_C = p'² (Classic drop/mark)", "p_CL = min(k·p', 1) (L4S mark, coupled)")
+                          if dualpi2 else ("p (drop probability)", "max_p"))
     if "p" in q.columns:
-        ax.plot(t, _finite(q["p"]), lw=0.8, color="tab:blue", label="p (drop probability)")
+        ax.plot(t, _finite(q["p"]), lw=0.8, color="tab:blue", label=p_label)
     if _nonzero(q, "max_p"):  # (PIE has no max_p: its column is 0)
-        ax.plot(t, _finite(q["max_p"]), lw=1.4, ls="--", color="tab:red", label="max_p",
+        ax.plot(t, _finite(q["max_p"]), lw=1.4, ls="--", color="tab:red", label=max_label,
                 drawstyle="steps-post")
     _finish(ax, res, link, "drop probability", "probability")
     return fig
@@ -384,11 +391,13 @@ def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
     top.remove()
     top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))
     end = float(res.summary.get("duration", tcp["t"].max()))
+    groups = _flow_groups(res, flows)
     for f in flows:
         rows = tcp[tcp["flow"] == f]
         t = np.append(rows["t"], end)
         cwnd = np.append(rows["cwnd"], rows["cwnd"][-1:])
-        top.plot(t, cwnd, drawstyle="steps-post", lw=0.9, label=f"flow {f}")
+        label = f"flow {f} ({groups[f]})" if groups else f"flow {f}"
+        top.plot(t, cwnd, drawstyle="steps-post", lw=0.9, label=label)
     top.set_ylabel("cwnd (packets)")
     top.set_ylim(bottom=0)
     drawn = np.isin(np.asarray(tcp["flow"]), list(flows))
@@ -422,6 +431,17 @@ def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
     bottom.set_ylim(bottom=0)
     bottom.grid(True, alpha=0.3)
     return fig
+
+
+def _flow_groups(res: "Results", flows: Sequence[int]) -> Dict[int, str]:
+    """Flow -> its group's label (the flows table's ``label``), when the drawn flows come
+    from more than one group (BBR beside CUBIC); {} otherwise (the legend stays short)."""
+    cols = res.columns("flows")
+    if "label" not in cols or "flow" not in cols:
+        return {}
+    by_flow = {int(f): str(lab) for f, lab in zip(cols["flow"], cols["label"])}
+    groups = {f: by_flow.get(int(f), "") for f in flows}
+    return groups if len(set(groups.values())) > 1 and all(groups.values()) else {}
 
 
 #: A window this many times the 99th percentile of the drawn ones is an outlier the cwnd
