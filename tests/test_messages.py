@@ -242,6 +242,9 @@ def test_validate_summarises_and_full_prints_everything(core):
     assert "flows         10: 10 ftp over TCP reno" in text
     assert "queue R1->R2  1.5 Mb/s, 20 ms: red (" in text and "max_p=0.1" in text
     assert "--full" in lines[-1]
+    # which sender model runs is in the summary (the ns2 stack, the default, goes unsaid)
+    bbr = runner.invoke(app, ["validate", str(EXAMPLES / "dumbbell-bbr.toml")]).output
+    assert "flows         4: 2 ftp over TCP bbr (linux stack), 2 ftp over TCP cubic (linux stack)" in bbr
     full = runner.invoke(app, ["validate", str(RED), "--full"])
     assert full.exit_code == 0 and len(full.output.splitlines()) > 600
     assert full.output.startswith(f"# {RED}: valid; resolved scenario follows")

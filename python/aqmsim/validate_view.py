@@ -154,7 +154,8 @@ def _flow_kind(f: Dict[str, Any]) -> str:
     app = f.get("app", "?")
     tcp = f.get("tcp")
     if isinstance(tcp, dict) and tcp.get("variant"):
-        return f"{app} over TCP {tcp['variant']}"
+        stack = " (linux stack)" if tcp.get("stack") == "linux" else ""
+        return f"{app} over TCP {tcp['variant']}{stack}"
     return f"{app} (UDP)" if app in ("cbr", "onoff") else str(app)
 
 
