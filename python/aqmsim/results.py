@@ -348,9 +348,9 @@ class Results:
                  link: Optional[str] = None) -> "Figure":
         """cwnd of the traced flows (default: all of them, at most 8) above the queue of
         ``link`` (default: the first monitored one) on one shared time axis."""
-        from . import plot
+        from .plot_tcp import plot_tcp
 
-        return plot.plot_tcp(self, flows=flows, link=link)
+        return plot_tcp(self, flows=flows, link=link)
 
     def plot_delay_cdf(self, ax: Optional["Axes"] = None) -> "Figure":
         """CDFs of the queueing delay at each monitored queue and of the end-to-end delay

@@ -1,0 +1,134 @@
+"""The TCP figure of one run: the traced senders' congestion windows above the bottleneck's
+queue on one time axis (``Results.plot_tcp``, ``tcp.png``), flows named by their group when
+the run mixes several, and windows far above the rest (ns-3's BBR taking an unset,
+infinite ssthresh as cwnd) clipped with a note rather than flattening the others."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
+
+import numpy as np
+
+from .plot import _finite, _pick_link, _table, new_figure
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from .results import Results
+
+__all__ = ["plot_tcp", "TCP_PLOT_FLOWS"]
+
+
+#: Most flows :func:`plot_tcp` draws when none are named.
+TCP_PLOT_FLOWS = 8
+
+
+def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
+             link: Optional[str] = None) -> "Figure":
+    """The classic figure: cwnd of the chosen traced flows (step lines, one colour each,
+    fast retransmits and timeouts visible as the drops of the line) above the queue of the
+    bottleneck, on one shared time axis. Without ``flows``, the first
+    :data:`TCP_PLOT_FLOWS` traced flows; when more are traced, the title and the legend
+    say how many of how many are drawn and which (every one is in the ``tcp`` table)."""
+    tcp = _table(res, "tcp")
+    if tcp.empty:
+        raise ValueError(
+            "no TCP state recorded: list the flows in [monitor] tcp_flows (e.g. "
+            "tcp_flows = [0, 1] or \"all\"), or run with `aqmsim run --tcp all`")
+    traced = sorted(int(f) for f in np.unique(tcp["flow"]))
+    if flows is None:
+        flows = traced[:TCP_PLOT_FLOWS]
+    missing = [f for f in flows if f not in traced]
+    if missing:
+        raise ValueError(f"flows: {missing} not traced; the traced flows are {traced}")
+    fig, top = new_figure(figsize=(8.0, 5.5))
+    top.remove()
+    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))
+    end = float(res.summary.get("duration", tcp["t"].max()))
+    groups = _flow_groups(res, flows)
+    for f in flows:
+        rows = tcp[tcp["flow"] == f]
+        t = np.append(rows["t"], end)
+        cwnd = np.append(rows["cwnd"], rows["cwnd"][-1:])
+        label = f"flow {f} ({groups[f]})" if groups else f"flow {f}"
+        top.plot(t, cwnd, drawstyle="steps-post", lw=0.9, label=label)
+    top.set_ylabel("cwnd (packets)")
+    top.set_ylim(bottom=0)
+    drawn = np.isin(np.asarray(tcp["flow"]), list(flows))
+    clipped = _clip_outlying_windows(top, np.asarray(tcp["cwnd"], dtype=float)[drawn])
+    top.grid(True, alpha=0.3)
+    shown = ""
+    if clipped:
+        top.text(0.01, 0.97, clipped, transform=top.transAxes, ha="left", va="top", fontsize="x-small",
+                 bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none"})
+    if len(flows) < len(traced):  # say which flows of how many, never a silent subset
+        shown = f" — {len(flows)} of {len(traced)} traced flows"
+        top.legend(loc="upper right", fontsize="small", ncol=2, title_fontsize="small",
+                   title=f"flows {_ranges(flows)} of {_ranges(traced)};\nall in tcp.csv")
+    else:
+        top.legend(loc="upper right", fontsize="small", ncol=2)
+    top.set_title(f"{res.scenario.name if res.scenario is not None and res.scenario.name else 'run'}"
+                  f" — cwnd and queue (seed {res.summary.get('seed', '?')}){shown}",
+                  fontsize="medium")
+    try:
+        qlink, q = _pick_link(_table(res, "queue"), link, "queue samples")
+    except ValueError:
+        bottom.text(0.5, 0.5, "no queue monitored", ha="center", va="center",
+                    transform=bottom.transAxes)
+    else:
+        bottom.plot(_finite(q["t"]), _finite(q["len_pkts"]), drawstyle="steps-post", lw=0.8,
+                    color="tab:blue", label=f"queue {qlink}")
+        bottom.legend(loc="upper right", fontsize="small")
+    bottom.set_ylabel("queue (packets)")
+    bottom.set_xlabel("time (s)")
+    bottom.set_xlim(left=0, right=end)
+    bottom.set_ylim(bottom=0)
+    bottom.grid(True, alpha=0.3)
+    return fig
+
+
+def _flow_groups(res: "Results", flows: Sequence[int]) -> Dict[int, str]:
+    """Flow -> its group's label (the flows table's ``label``), when the drawn flows come
+    from more than one group (BBR beside CUBIC); {} otherwise (the legend stays short)."""
+    cols = res.columns("flows")
+    if "label" not in cols or "flow" not in cols:
+        return {}
+    by_flow = {int(f): str(lab) for f, lab in zip(cols["flow"], cols["label"])}
+    groups = {f: by_flow.get(int(f), "") for f in flows}
+    return groups if len(set(groups.values())) > 1 and all(groups.values()) else {}
+
+
+#: A window this many times the 99th percentile of the drawn ones is an outlier the cwnd
+#: axis does not stretch to (see :func:`_clip_outlying_windows`).
+CWND_OUTLIER_FACTOR = 20.0
+
+
+def _clip_outlying_windows(ax: Any, cwnd: Any) -> str:
+    """Keep the cwnd axis on the windows that matter: when a few values are far above the
+    rest (``CWND_OUTLIER_FACTOR`` × the 99th percentile) — ns-3's BBR, which the linux stack
+    follows, sets cwnd to a never-set (infinite) ssthresh when a recovery in STARTUP ends,
+    for the few ACKs until BBR's own window takes over — the axis ends above the others and
+    the returned note says how high the clipped ones went. "" when nothing is clipped."""
+    v = cwnd[np.isfinite(cwnd)]
+    if not len(v):
+        return ""
+    p99 = float(np.percentile(v, 99))
+    hi = float(v.max())
+    if p99 <= 0 or hi <= CWND_OUTLIER_FACTOR * p99:
+        return ""
+    kept = v[v <= CWND_OUTLIER_FACTOR * p99]
+    ax.set_ylim(0, 1.15 * float(kept.max()))
+    n = int((v > CWND_OUTLIER_FACTOR * p99).sum())
+    return (f"{n} value{'s' if n != 1 else ''} above the axis, up to {hi:,.0f} packets "
+            f"(an unset, infinite ssthresh taken as cwnd: see tcp.csv)")
+
+
+def _ranges(flows: Sequence[int]) -> str:
+    """Flow numbers as runs: [0, 1, 2, 3, 7] → "0–3, 7"."""
+    runs: List[List[int]] = []
+    for f in sorted(flows):
+        if runs and f == runs[-1][-1] + 1:
+            runs[-1].append(f)
+        else:
+            runs.append([f])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
