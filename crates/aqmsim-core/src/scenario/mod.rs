@@ -65,8 +65,7 @@ fn missing_hint(field: &str) -> Option<&'static str> {
         "bottleneck" => "the R1–R2 link: [dumbbell.bottleneck] with rate = \"10Mb\" and delay = \"20ms\"",
         "groups" => "the sources: [[dumbbell.groups]] with count = 10 and access = { rate = \"100Mb\", delay = \"1ms\" }",
         "access" => "each source's link to R1, e.g. access = { rate = \"100Mb\", delay = \"1ms\" }",
-        "from" | "to" => "a node name of nodes = [...]",
-        "src" | "dst" => "a node name of nodes = [...]",
+        "from" | "to" | "src" | "dst" => "a node name of nodes = [...]",
         "kind" => "the discipline, e.g. kind = \"red\"; aqmsim list names them all",
         _ => return None,
     })

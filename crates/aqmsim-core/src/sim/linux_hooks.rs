@@ -84,13 +84,12 @@ impl super::Simulation {
         if v3 {
             s.put("bbr3_state_changes", log.count(1) as f64);
         }
-        self.accecn_results(s);
         log
     }
 
     /// AccECN (only when a flow negotiated it): `accecn_ce_packets`, the segments the
     /// senders' ACE counters reported CE-marked, all flows (tcp/accecn.rs).
-    fn accecn_results(&self, s: &mut crate::monitor::Summary) {
+    pub(super) fn accecn_results(&self, s: &mut crate::monitor::Summary) {
         let mut any = false;
         let mut ce = 0u64;
         for f in &self.flows {

@@ -154,6 +154,7 @@ impl Simulation {
             s.put("marks_departed_ect1", sum(|q| q.ect_marked_departures[1]));
         }
         let phases = self.bbr_results(&mut s);
+        self.accecn_results(&mut s);
         self.rack_results(&mut s);
         self.transfer_results(&mut ft, &mut s);
         let delay_cdf = self.delay_results(&mut ft, &mut s);
