@@ -129,3 +129,19 @@ def test_run_parquet_without_pyarrow(monkeypatch):
                         lambda name, *a: None if name == "pyarrow" else real(name, *a))
     msg = _one_line_error(runner.invoke(app, ["run", str(RED), "--format", "parquet"]))
     assert "pyarrow" in msg
+
+
+def test_a_set_that_changes_nothing_is_warned_about(core):
+    """`--set tcp.variant=bbr3` on the BBR example changes no flow (each group names its own
+    variant) and `--set seed=1` is the value already there: each gets a warning line naming
+    it, and the run goes on; a --set that does change the run gets none."""
+    result = runner.invoke(app, ["run", str(EXAMPLES / "dumbbell-bbr.toml"), "--set", "duration=1",
+                                 "--set", "tcp.variant=bbr3", "--set", "seed=1"])
+    assert result.exit_code == 0, result.output
+    warnings = [ln for ln in result.output.splitlines() if ln.startswith("warning: --set")]
+    assert [w.split(":")[1].strip() for w in warnings] == ["--set tcp.variant=bbr3", "--set seed=1"]
+    assert "a group's own tcp table wins over [tcp]" in warnings[0]
+    # validate too; a --set that changes the run is silent
+    result = runner.invoke(app, ["validate", str(EXAMPLES / "dumbbell-bbr.toml"),
+                                 "--set", "dumbbell.groups.0.tcp.variant=bbr3"])
+    assert result.exit_code == 0 and "warning" not in result.output, result.output

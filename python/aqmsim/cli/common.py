@@ -67,7 +67,13 @@ def _load(file: Path, overrides: Optional[List[str]] = None) -> Any:
     try:
         sc = Scenario.from_toml(file)
         if overrides:
-            sc = sc.with_overrides(**_parse_overrides(overrides))
+            parsed = _parse_overrides(overrides)
+            base, sc = sc, sc.with_overrides(**parsed)
+            for key in _idle_overrides(base, parsed):
+                err.print(f"warning: --set {key}={overrides_text(overrides, key)}: the scenario "
+                          f"resolves the same without it (the value it already has, or one no "
+                          f"flow or link takes: a group's own tcp table wins over [tcp]); "
+                          f"`aqmsim validate --full` shows what runs", style="yellow", markup=False)
     except ScenarioError as exc:
         _fail(str(exc))
     except OSError as exc:
@@ -75,6 +81,35 @@ def _load(file: Path, overrides: Optional[List[str]] = None) -> Any:
     except RecursionError:  # the scenario bounds nesting; this is only a last resort
         _fail(f"{file}: nested too deep to read (a scenario nests at most 64 levels)")
     return sc
+
+
+def _idle_overrides(base: Any, parsed: Dict[str, Any]) -> List[str]:
+    """The ``--set`` keys that change nothing in the resolved scenario, given the others
+    (the value already there, or a field every flow overrides: ``tcp.variant`` when each
+    group names its own): the scenario with all of them against the one without that
+    key. Nothing when the scenario does not resolve: the command reports that itself."""
+    try:
+        after = base.with_overrides(**parsed).validate()
+    except Exception:  # noqa: BLE001 - the command itself reports what is wrong
+        return []
+    idle = []
+    for key in parsed:
+        others = {k: v for k, v in parsed.items() if k != key}
+        try:
+            if (base.with_overrides(**others) if others else base).validate() == after:
+                idle.append(key)
+        except Exception:  # noqa: BLE001 - without it the scenario does not resolve: it matters
+            continue
+    return idle
+
+
+def overrides_text(items: List[str], key: str) -> str:
+    """The VALUE the user wrote for ``key`` in ``--set KEY=VALUE`` (the last one given)."""
+    for item in reversed(items):
+        k, _, v = item.partition("=")
+        if k.strip() == key:
+            return v.strip()
+    return ""
 
 
 def _parse_overrides(items: List[str]) -> Dict[str, Any]:
