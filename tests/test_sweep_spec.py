@@ -314,3 +314,24 @@ def test_field_valid_only_in_some_points_stops_the_sweep():
     with pytest.raises(aqmsim.ScenarioError, match="sweep: base and set: "
                        "dumbbell.bottleneck.queue.max_pp: not a parameter"):
         _sweep(set={Q + "max_pp": 0.1})
+
+
+def test_points_that_resolve_alike_are_found_and_the_cli_warns(tmp_path: Path):
+    """Varying [tcp] variant on the BBR example, whose groups name their own variants,
+    changes no flow: the two points resolve alike and `aqmsim sweep` says so before it
+    runs them (they used to run as if different). A grid whose points differ has none."""
+    from typer.testing import CliRunner
+
+    from aqmsim.cli import app
+
+    bbr = EXAMPLES / "dumbbell-bbr.toml"
+    sw = Sweep.from_dict({"name": "idle", "base": str(bbr), "set": {"duration": 1},
+                          "vary": {"tcp.variant": ["bbr", "bbr3"]}})
+    assert sw.alike_points() == [["variant=bbr", "variant=bbr3"]]
+    assert _sweep(vary={Q + "max_p": [0.1, 0.2]}).alike_points() == []
+    f = tmp_path / "idle.toml"
+    f.write_text(f'name = "idle"\nbase = "{bbr}"\nseeds = 1\n[set]\nduration = 1.5\n'
+                 '[[vary]]\n"tcp.variant" = ["bbr", "bbr3"]\n')
+    result = CliRunner().invoke(app, ["sweep", str(f), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert "warning: points variant=bbr, variant=bbr3 resolve to the same scenario" in result.output

@@ -35,6 +35,10 @@ def cli_sweep(file: Path, workers: Optional[int], scheduler: Optional[str],
     out.print(f"[bold]{sweep.name}[/]: {n_points} point{'s' if n_points != 1 else ''} × "
               f"{len(sweep.seeds)} seed{'s' if len(sweep.seeds) != 1 else ''} = {total} runs "
               f"→ store {path}")
+    for names in sweep.alike_points():
+        out.print(f"[yellow]warning:[/] points {', '.join(names)} resolve to the same scenario: "
+                  "their runs will not differ (a varied field that no flow or link takes? a "
+                  "group's own tcp table wins over \\[tcp])", markup=True)
     bar, progress, on_pool = progress_bar(err)
 
     with bar:

@@ -83,6 +83,8 @@ class Sweep:
     folder: Optional[Path] = None
     _names: Optional[Dict[str, Dict[str, str]]] = field(default=None, repr=False,
                                                          compare=False)
+    #: Names of the points that resolve alike, grouped (found by :meth:`check_points`).
+    _alike: List[List[str]] = field(default_factory=list, repr=False, compare=False)
 
     # ---------------------------------------------------------------- loading
     @classmethod
@@ -192,14 +194,18 @@ class Sweep:
         where = str(self.path) if self.path is not None else "sweep"
         points = self.points()
         bad: List[Tuple[Dict[str, Any], str]] = []
+        alike: Dict[str, List[str]] = {}
         for point in points:
             try:
-                Scenario(self._point_data(point)).validate()
+                resolved = Scenario(self._point_data(point)).validate()
             except ScenarioError as exc:
                 bad.append((point, str(exc)))
+                continue
             except ImportError:  # no engine: nothing to check against
                 return
+            alike.setdefault(canonical_json(resolved), []).append(self.key_of(point))
         if not bad:
+            self._alike = [names for names in alike.values() if len(names) > 1]
             return
         point, msg = bad[0]
         if not self.params:
@@ -293,6 +299,12 @@ class Sweep:
             for s in self.seeds:
                 out.append((key, data, s, self.series))
         return out
+
+    def alike_points(self) -> List[List[str]]:
+        """Names of the points whose scenarios resolve alike, grouped: a varied field that
+        no flow or link takes (``tcp.variant`` under groups that name their own) gives
+        runs that differ in nothing. Found when the grid is checked (:meth:`check_points`)."""
+        return [list(names) for names in self._alike]
 
     def default_store(self) -> Path:
         """The ``store`` of the file, else ``out/sweeps/<name>`` beside the sweep file (in
