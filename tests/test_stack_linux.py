@@ -186,6 +186,21 @@ def test_list_names_the_stacks_and_the_default(core):
     assert "newreno, cubic, dctcp" in text
 
 
+def test_list_of_a_tcp_name_says_what_it_is(core):
+    """`aqmsim list bbr` or `aqmsim list tcp` (a new user's guess) answers with the TCP
+    senders, the variant's page first, instead of "unknown discipline"."""
+    result = runner.invoke(app, ["list", "bbr"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert text.startswith('bbr is a TCP congestion control (tcp.variant = "bbr"), not a queue '
+                           "discipline: docs/tcp/bbr.md")
+    assert 'tcp.stack = "ns2" (the default everywhere' in text
+    result = runner.invoke(app, ["list", "tcp"])
+    assert result.exit_code == 0 and "TCP is chosen per TCP table ([tcp]" in result.output
+    result = runner.invoke(app, ["list", "nope"])
+    assert result.exit_code == 2 and "or tcp for the TCP senders" in result.output
+
+
 def test_cubic_runs_on_the_linux_stack(core):
     """variant = "cubic" is accepted with stack = "linux" (ns-3.37's TcpCubic, tcp/linux/cubic.rs)."""
     sc = one_flow(**{"tcp.variant": "cubic", "duration": 3.0, "dumbbell.groups.0.stop": 3.0})

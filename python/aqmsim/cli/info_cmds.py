@@ -94,8 +94,12 @@ def list_disciplines(
     table = _disciplines()
     if name is not None:
         key = name.strip().lower()
+        if key not in table and (key in ("tcp", "ns2", "linux") or key in TCP_PAGES):
+            _print_tcp(key)  # a TCP name asked of `list`: what it is and where it is described
+            return
         if key not in table:
-            _fail(f"unknown discipline {name!r} (expected one of: {', '.join(table)})")
+            _fail(f"unknown discipline {name!r} (expected one of: {', '.join(table)}; "
+                  "or tcp for the TCP senders)")
         table = {key: table[key]}
     for i, (kind, entry) in enumerate(table.items()):
         if i:
@@ -104,23 +108,50 @@ def list_disciplines(
     if name is None:
         out.print('\nChoose one with kind = "<name>" in a queue table; '
                   "docs/aqm/README.md indexes the pages that describe them.")
-        out.print('TCP senders: tcp.stack = "ns2" (the default everywhere: ns-2 2.35\'s agents, '
-                  'as the papers ran them) or "linux" (Linux/ns-3.37: bytes, SACK recovery, PRR; '
-                  'newreno, cubic, dctcp, bbr (v1, as ns-3.37), bbr3 (v3, as draft-ietf-ccwg-bbr), ledbat (as ns-3.37), '
-                  'prague (TCP Prague, L4S: ECT(1), AccECN, as the L4S team\'s tcp_prague.c)); '
-                  "docs/tcp/stack-linux.md.")
-        out.print('Loss detection on the linux stack: tcp.loss_detection = "rfc6675" (the '
-                  'default, as ns-3.37) or "rack" (RACK-TLP, RFC 8985, Linux\'s default); '
-                  "docs/tcp/rack.md.")
-        out.print("Timestamps on the linux stack: tcp.timestamps = true (the default, as ns-3.37's "
-                  "Timestamp and Linux) or false; docs/tcp/stack-linux.md#timestamps.")
-        out.print('ECN on the linux stack: tcp.ect = "ect0" (default) or "ect1" (the L4S codepoint); '
-                  "tcp.accecn = true for AccECN feedback (RFC 9768), tcp.sink_accecn = false for an "
-                  "RFC 3168 receiver; docs/tcp/accecn.md.")
-        out.print('Your own congestion control (either stack): tcp.variant = "python", '
-                  'tcp.cc_class = "module:Class" or "path/file.py:Class" (a subclass of '
-                  "aqmsim.plugin.CongestionControl), tcp.cc = { its keyword arguments }; "
-                  "docs/plugins/cc.md.")
+        _tcp_lines()
+
+
+#: The page of docs/tcp (or docs/plugins) that describes each TCP variant.
+TCP_PAGES = {"tahoe": "tcp/stack-ns2.md", "reno": "tcp/stack-ns2.md", "sack": "tcp/stack-ns2.md",
+             "newreno": "tcp/newreno.md", "cubic": "tcp/cubic.md", "dctcp": "tcp/dctcp.md",
+             "bbr": "tcp/bbr.md", "bbr3": "tcp/bbr3.md", "ledbat": "tcp/ledbat.md",
+             "prague": "tcp/prague.md"}
+
+
+def _print_tcp(key: str) -> None:
+    """``aqmsim list tcp`` (or a variant's or a stack's name): the TCP senders' summary,
+    led by what the name asked about is."""
+    if key in TCP_PAGES:
+        out.print(f'{key} is a TCP congestion control (tcp.variant = "{key}"), not a queue '
+                  f"discipline: docs/{TCP_PAGES[key]} describes it and every departure from its "
+                  "reference; the TCP table's fields and ranges are in docs/scenario-reference.md.",
+                  markup=False)
+    else:
+        out.print("TCP is chosen per TCP table ([tcp], a group's or a flow's tcp): stack, then "
+                  "variant; every field and its range is in docs/scenario-reference.md (the TCP table).",
+                  markup=False)
+    _tcp_lines()
+
+
+def _tcp_lines() -> None:
+    """The TCP senders, as `aqmsim list` ends."""
+    out.print('TCP senders: tcp.stack = "ns2" (the default everywhere: ns-2 2.35\'s agents, '
+              'as the papers ran them) or "linux" (Linux/ns-3.37: bytes, SACK recovery, PRR; '
+              'newreno, cubic, dctcp, bbr (v1, as ns-3.37), bbr3 (v3, as draft-ietf-ccwg-bbr), ledbat (as ns-3.37), '
+              'prague (TCP Prague, L4S: ECT(1), AccECN, as the L4S team\'s tcp_prague.c)); '
+              "docs/tcp/stack-linux.md.")
+    out.print('Loss detection on the linux stack: tcp.loss_detection = "rfc6675" (the '
+              'default, as ns-3.37) or "rack" (RACK-TLP, RFC 8985, Linux\'s default); '
+              "docs/tcp/rack.md.")
+    out.print("Timestamps on the linux stack: tcp.timestamps = true (the default, as ns-3.37's "
+              "Timestamp and Linux) or false; docs/tcp/stack-linux.md#timestamps.")
+    out.print('ECN on the linux stack: tcp.ect = "ect0" (default) or "ect1" (the L4S codepoint); '
+              "tcp.accecn = true for AccECN feedback (RFC 9768), tcp.sink_accecn = false for an "
+              "RFC 3168 receiver; docs/tcp/accecn.md.")
+    out.print('Your own congestion control (either stack): tcp.variant = "python", '
+              'tcp.cc_class = "module:Class" or "path/file.py:Class" (a subclass of '
+              "aqmsim.plugin.CongestionControl), tcp.cc = { its keyword arguments }; "
+              "docs/plugins/cc.md.")
 
 
 def version_text() -> str:
