@@ -25,6 +25,7 @@ mod tcp_python;
 mod topology;
 mod trace_path;
 pub mod traffic;
+mod traffic_size;
 pub mod units;
 
 pub use model::{AppModel, FlowModel, LinkModel, Model};
