@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from .results import Results
+    from .run_view import RunView
 
 __all__ = ["plot_queue", "plot_drop_probability", "plot_utilisation",
            "plot_delay_cdf", "new_figure", "has_drop_probability"]
@@ -75,7 +75,7 @@ class _Table:
         return 0 if not self._cols else len(next(iter(self._cols.values())))
 
 
-def _table(res: "Results", name: str) -> _Table:
+def _table(res: "RunView", name: str) -> _Table:
     """Table ``name`` of ``res`` as a :class:`_Table`."""
     return _Table(res.columns(name))
 
@@ -100,7 +100,7 @@ def _pick_link(table: Any, link: Optional[str], what: str) -> Any:
     return link, table[table["link"] == link]
 
 
-def _title(res: "Results", link: str, what: str) -> str:
+def _title(res: "RunView", link: str, what: str) -> str:
     name = res.scenario.name if res.scenario is not None else ""
     seed = res.summary.get("seed", res.seed)
     if isinstance(seed, float) and seed.is_integer():
@@ -127,7 +127,7 @@ def _threshold_line(ax: "Axes", t: np.ndarray, values: np.ndarray, label: str,
                 drawstyle="steps-post", label=label)
 
 
-def plot_queue(res: "Results", link: Optional[str] = None,
+def plot_queue(res: "RunView", link: Optional[str] = None,
                ax: Optional["Axes"] = None) -> "Figure":
     """Instantaneous queue and the discipline's average queue against time, in one unit
     (packets, or bytes when the discipline counts bytes: RED's queue_in_bytes), with
@@ -179,7 +179,7 @@ def plot_queue(res: "Results", link: Optional[str] = None,
     return fig
 
 
-def _finish(ax: "Axes", res: "Results", link: str, what: str, ylabel: str) -> None:
+def _finish(ax: "Axes", res: "RunView", link: str, what: str, ylabel: str) -> None:
     """The axes every time plot shares: labels, limits from 0, title, legend, grid."""
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)
@@ -198,7 +198,7 @@ def _nonzero(q: Any, col: str) -> bool:
     return bool((np.isfinite(v) & (v != 0)).any())
 
 
-def has_drop_probability(res: "Results", link: Optional[str] = None) -> bool:
+def has_drop_probability(res: "RunView", link: Optional[str] = None) -> bool:
     """Whether the queue samples of ``link`` (default: the first monitored) have a drop
     probability to draw: a ``p`` or a ``max_p`` that is not 0 at every sample. The RED
     family and PIE have one; DropTail, CoDel, FQ-CoDel and the threshold queue keep none
@@ -210,7 +210,7 @@ def has_drop_probability(res: "Results", link: Optional[str] = None) -> bool:
     return _nonzero(q, "p") or _nonzero(q, "max_p")
 
 
-def plot_drop_probability(res: "Results", link: Optional[str] = None,
+def plot_drop_probability(res: "RunView", link: Optional[str] = None,
                           ax: Optional["Axes"] = None) -> "Figure":
     """Current drop probability p and the discipline's max_p (where it has one) against
     time. ValueError for a discipline without a drop probability
@@ -239,7 +239,7 @@ def plot_drop_probability(res: "Results", link: Optional[str] = None,
     return fig
 
 
-def rate_schedule(res: "Results", link: str) -> Optional[np.ndarray]:
+def rate_schedule(res: "RunView", link: str) -> Optional[np.ndarray]:
     """The rate schedule of ``link`` ("A->B", either direction) in the resolved scenario:
     rows (from time s, rate b/s), or None when the link keeps one rate."""
     a, _, b = link.partition("->")
@@ -250,7 +250,7 @@ def rate_schedule(res: "Results", link: str) -> Optional[np.ndarray]:
     return None
 
 
-def bins_mean(res: "Results", link: str) -> float:
+def bins_mean(res: "RunView", link: str) -> float:
     """The run's utilisation of ``link`` from its ``links`` bins, as the summary defines it
     (bits sent / the bits the link could have sent, ∫ rate dt): the bins' utilisation
     weighted by each bin's capacity, rate × the part of the bin inside the run (the last
@@ -282,7 +282,7 @@ def _integral(sched: np.ndarray, x: np.ndarray) -> np.ndarray:
     return at[k] + rates[k] * (x - starts[k])
 
 
-def plot_utilisation(res: "Results", link: Optional[str] = None,
+def plot_utilisation(res: "RunView", link: Optional[str] = None,
                      ax: Optional["Axes"] = None) -> "Figure":
     """Utilisation of each monitored link per bin (all links unless one is named), in %,
     with the run's mean as a dotted line: the bins weighted by their capacity
@@ -343,7 +343,7 @@ def _mean_label(name: str, mean: float, summary: Any) -> str:
             "sent / ∫ rate dt; a rate change\ninside a bin is not seen by the bins")
 
 
-def _draw_rates(ax: "Axes", res: "Results", rates: List[Tuple[str, np.ndarray, str]],
+def _draw_rates(ax: "Axes", res: "RunView", rates: List[Tuple[str, np.ndarray, str]],
                 handles: List[Any], labels: List[str]) -> Tuple[List[Any], List[str]]:
     """Each scheduled link's rate (Mb/s) as a step line on a right axis; the legend's
     entries of both axes together."""
@@ -365,7 +365,7 @@ def _draw_rates(ax: "Axes", res: "Results", rates: List[Tuple[str, np.ndarray, s
     return handles + h2, labels + l2
 
 
-def plot_delay_cdf(res: "Results", ax: Optional["Axes"] = None) -> "Figure":
+def plot_delay_cdf(res: "RunView", ax: Optional["Axes"] = None) -> "Figure":
     """The delay distributions of a run with ``monitor.delays``: one CDF per monitored
     queue (queueing delay) and one of the end-to-end delay of every flow's packets, on a
     log time axis (packets that did not wait sit at the left edge)."""

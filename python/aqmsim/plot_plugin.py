@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from .results import Results
+    from .run_view import RunView
 
 __all__ = ["extra_queue_columns", "plot_monitored", "ENGINE_QUEUE_COLUMNS"]
 
@@ -24,7 +24,7 @@ ENGINE_QUEUE_COLUMNS = ("t", "link", "len_pkts", "len_bytes", "avg", "p", "max_p
                         "max_th", "delay", "count")
 
 
-def extra_queue_columns(res: "Results") -> List[str]:
+def extra_queue_columns(res: "RunView") -> List[str]:
     """Names of the queue-sample columns a plug-in added (none: []), from the engine's
     columns (no table built)."""
     raw = res._raw.get("queue")
@@ -32,7 +32,7 @@ def extra_queue_columns(res: "Results") -> List[str]:
     return [c for c in cols if c not in ENGINE_QUEUE_COLUMNS]
 
 
-def plot_monitored(res: "Results", link: Optional[str] = None,
+def plot_monitored(res: "RunView", link: Optional[str] = None,
                    ax: Optional["Axes"] = None) -> "Figure":
     """Each monitored variable of a plug-in discipline against time at ``link`` (default:
     the first monitored link). ValueError when the link has none."""

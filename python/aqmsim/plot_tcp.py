@@ -14,7 +14,7 @@ from .plot import _finite, _pick_link, _table, new_figure
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from .results import Results
+    from .run_view import RunView
 
 __all__ = ["plot_tcp", "TCP_PLOT_FLOWS"]
 
@@ -23,7 +23,7 @@ __all__ = ["plot_tcp", "TCP_PLOT_FLOWS"]
 TCP_PLOT_FLOWS = 8
 
 
-def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
+def plot_tcp(res: "RunView", flows: Optional[Sequence[int]] = None,
              link: Optional[str] = None) -> "Figure":
     """The classic figure: cwnd of the chosen traced flows (step lines, one colour each,
     fast retransmits and timeouts visible as the drops of the line) above the queue of the
@@ -87,7 +87,7 @@ def plot_tcp(res: "Results", flows: Optional[Sequence[int]] = None,
     return fig
 
 
-def _flow_groups(res: "Results", flows: Sequence[int]) -> Dict[int, str]:
+def _flow_groups(res: "RunView", flows: Sequence[int]) -> Dict[int, str]:
     """Flow -> its group's label (the flows table's ``label``), when the drawn flows come
     from more than one group (BBR beside CUBIC); {} otherwise (the legend stays short)."""
     cols = res.columns("flows")

@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from .scenario import Scenario
+    from .run_view import ScenarioView
 
 __all__ = ["Results", "TABLES", "SCHEMAS", "frame_from_arrow", "read_parquet"]
 
@@ -84,7 +84,7 @@ class Results:
     def __init__(
         self,
         raw: Mapping[str, Any],
-        scenario: Optional["Scenario"] = None,
+        scenario: Optional["ScenarioView"] = None,
         seed: Optional[int] = None,
     ) -> None:
         self._raw = dict(raw)
