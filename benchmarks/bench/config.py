@@ -23,7 +23,7 @@ DOC_END = "<!-- bench:end -->"
 #: The canonical scenarios, in table order (files in benchmarks/scenarios/).
 DEFAULT_SCENARIOS = ("red-100M-n10", "red-100M-n100", "red-100M-n1000", "red-1G-n100", "codel-100M-n100",
                      "fq_codel-100M-n100", "newreno-ns2-100M-n100", "newreno-linux-100M-n100",
-                     "cubic-linux-100M-n100", "bbr-linux-100M-n100",
+                     "cubic-linux-100M-n100", "bbr-linux-100M-n100", "bbr-quirks-linux-100M-n100",
                      "l4s-dualpi2-100M-n100")
 #: The linux TCP stack's cost (issue 24: at most 1.3x the ns2 stack's): each scenario on
 #: tcp.stack = "linux" and its partner, the same dumbbell on the ns2 stack.
