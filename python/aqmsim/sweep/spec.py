@@ -5,6 +5,7 @@ described in :mod:`aqmsim.sweep`."""
 from __future__ import annotations
 
 import copy
+import hashlib
 import itertools
 import math
 import sys
@@ -203,7 +204,8 @@ class Sweep:
                 continue
             except ImportError:  # no engine: nothing to check against
                 return
-            alike.setdefault(canonical_json(resolved), []).append(self.key_of(point))
+            digest = hashlib.sha256(canonical_json(resolved).encode()).hexdigest()
+            alike.setdefault(digest, []).append(self.key_of(point))
         if not bad:
             self._alike = [names for names in alike.values() if len(names) > 1]
             return
