@@ -145,3 +145,19 @@ def test_a_set_that_changes_nothing_is_warned_about(core):
     result = runner.invoke(app, ["validate", str(EXAMPLES / "dumbbell-bbr.toml"),
                                  "--set", "dumbbell.groups.0.tcp.variant=bbr3"])
     assert result.exit_code == 0 and "warning" not in result.output, result.output
+
+
+def test_run_prints_the_flows_by_group_when_there_are_several(core):
+    """`aqmsim run` of the L4S example (a Prague and a CUBIC group) ends with the groups'
+    goodput, share, mean delay and retransmissions, so the two senders compare at a glance;
+    a run of one group has no such table."""
+    result = runner.invoke(app, ["run", str(EXAMPLES / "dumbbell-l4s.toml"), "--set", "duration=3"])
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "by flow group" in text
+    rows = [ln.split("│") for ln in text.splitlines() if ln.strip().startswith(("prague", "cubic"))]
+    assert [r[0].strip() for r in rows] == ["prague", "cubic"]
+    shares = [float(r[3].strip().rstrip(" %")) for r in rows]
+    assert abs(sum(shares) - 100.0) < 0.2
+    one = runner.invoke(app, ["run", str(EXAMPLES / "dumbbell-red.toml"), "--set", "duration=1"])
+    assert one.exit_code == 0 and "by flow group" not in one.output

@@ -65,6 +65,39 @@ def summary_table(summary: Dict[str, Any], title: str = "",
     return table
 
 
+def groups_table(res: Any) -> Optional["Table"]:
+    """The flows by group (the flows table's ``label``) when a run has more than one: flows,
+    goodput (sum, and its share of all), mean end-to-end delay and retransmissions, so
+    that BBR beside CUBIC or Prague beside CUBIC reads at a glance. None for one group."""
+    import numpy as np
+    from rich.table import Table
+
+    cols = res.columns("flows")
+    if "label" not in cols or "goodput_bps" not in cols:
+        return None
+    labels = np.asarray(cols["label"]).astype(str)
+    groups = list(dict.fromkeys(labels.tolist()))
+    if len(groups) < 2:
+        return None
+    goodput = np.asarray(cols["goodput_bps"], dtype=float)
+    delay = np.asarray(cols.get("mean_delay_s", np.full(len(labels), np.nan)), dtype=float)
+    rtx = np.asarray(cols.get("retransmitted", np.zeros(len(labels))), dtype=float)
+    total = float(np.nansum(goodput))
+    table = Table(title="by flow group", title_justify="left", show_edge=False)
+    for name, justify in (("group", "left"), ("flows", "right"), ("goodput Mb/s", "right"),
+                          ("share", "right"), ("mean delay ms", "right"), ("retransmissions", "right")):
+        table.add_column(name, justify=justify)
+    for g in groups:
+        sel = labels == g
+        gp = float(np.nansum(goodput[sel]))
+        d = delay[sel]
+        d = d[np.isfinite(d) & (d > 0)]
+        table.add_row(g, str(int(sel.sum())), f"{gp / 1e6:.2f}",
+                      f"{100 * gp / total:.1f} %" if total > 0 else "-",
+                      f"{1e3 * float(d.mean()):.2f}" if len(d) else "-", f"{int(np.nansum(rtx[sel])):,}".replace(",", " "))
+    return table
+
+
 def run(
     file: Path = typer.Argument(..., help="scenario file (TOML)", show_default=False),
     seed: Optional[int] = typer.Option(
@@ -123,6 +156,9 @@ def run(
 
     reasons = drop_reason_labels(res.queue_params())  # what each reason is for the discipline
     out.print(summary_table(res.summary, title=title, labels=reasons))
+    groups = groups_table(res)
+    if groups is not None:
+        out.print(groups)
     if "wall_seconds" not in res.summary:
         out.print(f"wall-clock time {wall:.3f} s")
     if out_dir is not None:
