@@ -60,6 +60,18 @@ def test_run_summary_is_light(core):
     assert loaded == []
 
 
+def test_run_summary_of_several_groups_is_light(core):
+    """The flows-by-group table `aqmsim run` prints for a run of several groups is read
+    from the engine's lists: still no numpy, no pandas."""
+    code = ("import contextlib, io, sys\nfrom aqmsim.cli import app\n"
+            f"sys.argv = ['aqmsim', 'run', {str(EXAMPLES / 'dumbbell-bbr.toml')!r}, '--set', 'duration=1']\n"
+            "buf = io.StringIO()\n"
+            "with contextlib.redirect_stdout(buf):\n    try:\n        app(prog_name='aqmsim')\n"
+            "    except SystemExit as e:\n        assert not e.code, e.code\n"
+            "assert 'by flow group' in buf.getvalue(), buf.getvalue()")
+    assert _loaded_after(code) == []
+
+
 @pytest.mark.parametrize("attr", ["Scenario", "Results", "ScenarioError", "__version__"])
 def test_public_names_resolve(attr):
     import aqmsim

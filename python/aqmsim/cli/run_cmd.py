@@ -68,33 +68,36 @@ def summary_table(summary: Dict[str, Any], title: str = "",
 def groups_table(res: Any) -> Optional["Table"]:
     """The flows by group (the flows table's ``label``) when a run has more than one: flows,
     goodput (sum, and its share of all), mean end-to-end delay and retransmissions, so
-    that BBR beside CUBIC or Prague beside CUBIC reads at a glance. None for one group."""
-    import numpy as np
+    that BBR beside CUBIC or Prague beside CUBIC reads at a glance. None for one group.
+    Read from the engine's per-flow lists in plain Python: printing the summary loads
+    neither numpy nor pandas (tests/test_startup.py)."""
+    import math
+
     from rich.table import Table
 
-    cols = res.columns("flows")
-    if "label" not in cols or "goodput_bps" not in cols:
+    raw = res._raw.get("flows")
+    cols = ("label", "goodput_bps", "mean_delay_s", "retransmitted")
+    if not isinstance(raw, dict) or not all(isinstance(raw.get(c), list) for c in cols):
         return None
-    labels = np.asarray(cols["label"]).astype(str)
-    groups = list(dict.fromkeys(labels.tolist()))
+    labels = [str(x) for x in raw["label"]]
+    groups = list(dict.fromkeys(labels))
     if len(groups) < 2:
         return None
-    goodput = np.asarray(cols["goodput_bps"], dtype=float)
-    delay = np.asarray(cols.get("mean_delay_s", np.full(len(labels), np.nan)), dtype=float)
-    rtx = np.asarray(cols.get("retransmitted", np.zeros(len(labels))), dtype=float)
-    total = float(np.nansum(goodput))
+    total = sum(float(x) for x in raw["goodput_bps"] if math.isfinite(float(x)))
     table = Table(title="by flow group", title_justify="left", show_edge=False)
     for name, justify in (("group", "left"), ("flows", "right"), ("goodput Mb/s", "right"),
                           ("share", "right"), ("mean delay ms", "right"), ("retransmissions", "right")):
         table.add_column(name, justify=justify)
     for g in groups:
-        sel = labels == g
-        gp = float(np.nansum(goodput[sel]))
-        d = delay[sel]
-        d = d[np.isfinite(d) & (d > 0)]
-        table.add_row(g, str(int(sel.sum())), f"{gp / 1e6:.2f}",
+        rows = [i for i, lab in enumerate(labels) if lab == g]
+        gp = sum(float(raw["goodput_bps"][i]) for i in rows if math.isfinite(float(raw["goodput_bps"][i])))
+        delays = [float(raw["mean_delay_s"][i]) for i in rows]
+        delays = [d for d in delays if math.isfinite(d) and d > 0]
+        rtx = sum(int(raw["retransmitted"][i]) for i in rows)
+        table.add_row(g, str(len(rows)), f"{gp / 1e6:.2f}",
                       f"{100 * gp / total:.1f} %" if total > 0 else "-",
-                      f"{1e3 * float(d.mean()):.2f}" if len(d) else "-", f"{int(np.nansum(rtx[sel])):,}".replace(",", " "))
+                      f"{1e3 * sum(delays) / len(delays):.2f}" if delays else "-",
+                      f"{rtx:,}".replace(",", " "))
     return table
 
 
