@@ -70,7 +70,7 @@ def _load(file: Path, overrides: Optional[List[str]] = None) -> Any:
             parsed = _parse_overrides(overrides)
             base, sc = sc, sc.with_overrides(**parsed)
             for key in _idle_overrides(base, parsed):
-                err.print(f"warning: --set {key}={overrides_text(overrides, key)}: the scenario "
+                err.print(f"warning: --set {key}={_override_text(overrides, key)}: the scenario "
                           f"resolves the same without it (the value it already has, or one no "
                           f"flow or link takes: a group's own tcp table wins over [tcp]); "
                           f"`aqmsim validate --full` shows what runs", style="yellow", markup=False)
@@ -103,7 +103,7 @@ def _idle_overrides(base: Any, parsed: Dict[str, Any]) -> List[str]:
     return idle
 
 
-def overrides_text(items: List[str], key: str) -> str:
+def _override_text(items: List[str], key: str) -> str:
     """The VALUE the user wrote for ``key`` in ``--set KEY=VALUE`` (the last one given)."""
     for item in reversed(items):
         k, _, v = item.partition("=")

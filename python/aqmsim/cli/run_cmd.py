@@ -79,23 +79,24 @@ def groups_table(res: Any) -> Optional["Table"]:
     cols = ("label", "goodput_bps", "mean_delay_s", "retransmitted")
     if not isinstance(raw, dict) or not all(isinstance(raw.get(c), list) for c in cols):
         return None
-    labels = [str(x) for x in raw["label"]]
-    groups = list(dict.fromkeys(labels))
+    # per group: flows, goodput (b/s), delays of the flows that have one, retransmissions
+    groups: Dict[str, List[Any]] = {}
+    for label, gp, delay, rtx in zip(*(raw[c] for c in cols)):
+        g = groups.setdefault(str(label), [0, 0.0, [], 0])
+        g[0] += 1
+        g[1] += float(gp) if math.isfinite(float(gp)) else 0.0
+        if math.isfinite(float(delay)) and float(delay) > 0:
+            g[2].append(float(delay))
+        g[3] += int(rtx)
     if len(groups) < 2:
         return None
-    total = sum(float(x) for x in raw["goodput_bps"] if math.isfinite(float(x)))
+    total = sum(g[1] for g in groups.values())
     table = Table(title="by flow group", title_justify="left", show_edge=False)
     for name, justify in (("group", "left"), ("flows", "right"), ("goodput Mb/s", "right"),
                           ("share", "right"), ("mean delay ms", "right"), ("retransmissions", "right")):
         table.add_column(name, justify=justify)
-    for g in groups:
-        rows = [i for i, lab in enumerate(labels) if lab == g]
-        gp = sum(float(raw["goodput_bps"][i]) for i in rows if math.isfinite(float(raw["goodput_bps"][i])))
-        delays = [float(raw["mean_delay_s"][i]) for i in rows]
-        delays = [d for d in delays if math.isfinite(d) and d > 0]
-        rtx = sum(int(raw["retransmitted"][i]) for i in rows)
-        table.add_row(g, str(len(rows)), f"{gp / 1e6:.2f}",
-                      f"{100 * gp / total:.1f} %" if total > 0 else "-",
+    for name, (n, gp, delays, rtx) in groups.items():
+        table.add_row(name, str(n), f"{gp / 1e6:.2f}", f"{100 * gp / total:.1f} %" if total > 0 else "-",
                       f"{1e3 * sum(delays) / len(delays):.2f}" if delays else "-",
                       f"{rtx:,}".replace(",", " "))
     return table

@@ -3,9 +3,8 @@
 //! counts (`bbr_mode_changes`, `bbr3_state_changes`), so that a sequence that grows with
 //! the run is not spread over summary keys.
 
-/// The phase names of both versions, in code order: BBR v1's modes are codes 0–3 (as
-/// ns-3.37's `TcpBbr::BbrMode_t`), BBR v3's states use the first two and codes 3–7
-/// ([`PhaseLog::bbr3_code`]).
+/// The phase names of both versions, each once: BBR v1's modes (`bbr::Mode::NAMES`) and
+/// BBR v3's states beyond them (`bbr3::State::NAMES`). A row's code indexes this.
 pub const PHASE_NAMES: [&str; 8] =
     ["STARTUP", "DRAIN", "PROBE_BW", "PROBE_RTT", "PROBE_BW_DOWN", "PROBE_BW_CRUISE", "PROBE_BW_REFILL", "PROBE_BW_UP"];
 /// The congestion controls named in the `cc` column, in code order.
@@ -23,23 +22,21 @@ pub struct PhaseLog {
 }
 
 impl PhaseLog {
-    /// BBR v3's state number (0 STARTUP, 1 DRAIN, 2 PROBE_BW_DOWN, 3 PROBE_BW_CRUISE,
-    /// 4 PROBE_BW_REFILL, 5 PROBE_BW_UP, 6 PROBE_RTT) as a code of [`PHASE_NAMES`].
-    pub fn bbr3_code(state: u8) -> u32 {
-        match state {
-            0 | 1 => state as u32,
-            6 => 3,
-            s => s as u32 + 2,
-        }
+    /// The code of phase `name` ([`PHASE_NAMES`]).
+    pub fn code(name: &str) -> u32 {
+        let code = PHASE_NAMES.iter().position(|&n| n == name);
+        debug_assert!(code.is_some(), "{name} is not in PHASE_NAMES");
+        code.unwrap_or(0) as u32
     }
 
-    /// The rows of flow `flow` (its changes, `(time ns, code)`, in time order), running `cc`.
-    pub fn add_flow(&mut self, flow: u32, cc: u32, changes: impl IntoIterator<Item = (u64, u32)>) {
-        for (t, code) in changes {
+    /// The rows of flow `flow` running `cc`: its changes `(time ns, phase number)` in time
+    /// order, the numbers naming phases as `names` does (the control's own list).
+    pub fn add_flow(&mut self, flow: u32, cc: u32, names: &[&str], changes: impl IntoIterator<Item = (u64, u8)>) {
+        for (t, m) in changes {
             self.t.push(t as f64 * 1e-9);
             self.flow.push(flow);
             self.cc.push(cc);
-            self.phase.push(code);
+            self.phase.push(Self::code(names[m as usize]));
         }
     }
 
@@ -70,17 +67,24 @@ impl PhaseLog {
 mod tests {
     use super::*;
 
+    use crate::tcp::linux::{bbr::Mode, bbr3::State};
+
     #[test]
     fn bbr3_states_map_onto_the_shared_names() {
-        let names: Vec<&str> = (0..7u8).map(|s| PHASE_NAMES[PhaseLog::bbr3_code(s) as usize]).collect();
-        assert_eq!(names, crate::tcp::linux::bbr3::State::NAMES);
+        let mut p = PhaseLog::default();
+        p.add_flow(0, 1, &State::NAMES, (0..7u8).map(|s| (s as u64, s)));
+        let names: Vec<&str> = p.phase.iter().map(|&c| PHASE_NAMES[c as usize]).collect();
+        assert_eq!(names, State::NAMES);
+        // and BBR v1's modes are the first four, in their numbers' order
+        assert_eq!(PHASE_NAMES[..4], Mode::NAMES);
     }
 
     #[test]
     fn rows_sort_by_time_then_flow_keeping_each_flows_order() {
         let mut p = PhaseLog::default();
-        p.add_flow(1, 0, [(0, 0), (2_000_000_000, 1), (3_000_000_000, 2)]);
-        p.add_flow(0, 1, [(0, 0), (2_000_000_000, 1), (2_000_000_000, 4)]);
+        p.add_flow(1, 0, &Mode::NAMES, [(0, 0), (2_000_000_000, 1), (3_000_000_000, 2)]);
+        // (bbr3's 2 is PROBE_BW_DOWN, code 4)
+        p.add_flow(0, 1, &State::NAMES, [(0, 0), (2_000_000_000, 1), (2_000_000_000, 2)]);
         p.sort();
         assert_eq!(p.t, vec![0.0, 0.0, 2.0, 2.0, 2.0, 3.0]);
         assert_eq!(p.flow, vec![0, 1, 0, 0, 1, 1]);

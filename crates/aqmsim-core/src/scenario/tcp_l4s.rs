@@ -7,6 +7,15 @@ use crate::error::{Result, ScenarioError};
 use crate::tcp::{TcpParams, Variant};
 use serde_json::{json, Value};
 
+/// `ect`: true for "ect1" (the L4S codepoint), false for "ect0"; else the error's text.
+pub fn parse_ect(v: &str) -> std::result::Result<bool, String> {
+    match v.to_ascii_lowercase().as_str() {
+        "ect0" => Ok(false),
+        "ect1" => Ok(true),
+        _ => Err(format!("unknown ECN codepoint {v:?} (expected one of: ect0, ect1)")),
+    }
+}
+
 /// Resolve the fields on a linux-stack table (`set(f)`: Some(true) when this table sets `f`,
 /// Some(false) when the top-level one does; `at(f, here)`: the field's path).
 pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, set: &dyn Fn(&str) -> Option<bool>, at: &dyn Fn(&str, bool) -> String) -> Result<()> {
@@ -23,10 +32,9 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, set: &dyn Fn(&st
     }
     if let Some(v) = over.ect.as_ref().or(base.ect.as_ref()) {
         let here = over.ect.is_some();
-        p.ect1 = match v.to_ascii_lowercase().as_str() {
-            "ect0" => false,
-            "ect1" => true,
-            _ => return err("ect", here, format!("unknown ECN codepoint {v:?} (expected one of: ect0, ect1)")),
+        p.ect1 = match parse_ect(v) {
+            Ok(ect1) => ect1,
+            Err(msg) => return err("ect", here, msg),
         };
         if !p.ect1 && prague {
             return err("ect", here, "variant = \"prague\" sends ECT(1) (RFC 9331 §4.1): leave ect unset or \"ect1\"".into());

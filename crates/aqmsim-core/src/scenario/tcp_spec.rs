@@ -13,23 +13,22 @@ use serde_json::{json, Value};
 /// misspelt `variant`, `stack`, `ect` or `loss_detection` there is refused, not ignored
 /// because each group overrides it. (Combinations are checked per flow, where they apply.)
 pub(super) fn check_top_names(top: &TcpSpec) -> Result<()> {
-    if let Some(v) = &top.variant {
-        if Variant::parse(v).is_none() {
-            return err("tcp.variant", format!("unknown TCP variant {v:?} (expected one of: {})", Variant::NAMES));
-        }
+    if let Some(Err(msg)) = top.variant.as_deref().map(parse_variant) {
+        return err("tcp.variant", msg);
     }
     super::tcp_stack::stack(&TcpSpec::default(), top, "tcp")?;
-    if let Some(v) = &top.ect {
-        if !matches!(v.to_ascii_lowercase().as_str(), "ect0" | "ect1") {
-            return err("tcp.ect", format!("unknown ECN codepoint {v:?} (expected one of: ect0, ect1)"));
-        }
+    if let Some(Err(msg)) = top.ect.as_deref().map(super::tcp_l4s::parse_ect) {
+        return err("tcp.ect", msg);
     }
-    if let Some(v) = &top.loss_detection {
-        if !matches!(v.to_ascii_lowercase().as_str(), "rfc6675" | "rack") {
-            return err("tcp.loss_detection", format!("unknown loss detection {v:?} (expected one of: rfc6675, rack)"));
-        }
+    if let Some(Err(msg)) = top.loss_detection.as_deref().map(super::tcp_stack::parse_loss_detection) {
+        return err("tcp.loss_detection", msg);
     }
     Ok(())
+}
+
+/// `variant`, or the error's text naming the variants there are.
+fn parse_variant(v: &str) -> std::result::Result<Variant, String> {
+    Variant::parse(v).ok_or_else(|| format!("unknown TCP variant {v:?} (expected one of: {})", Variant::NAMES))
 }
 
 /// Merge TCP tables: `over` wins over `base`, unset fields fall to the stack's defaults
@@ -51,11 +50,9 @@ pub(super) fn tcp_params(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<T
     }
     let variant = match pick!(variant) {
         None => d.variant,
-        Some(v) => match Variant::parse(&v) {
-            Some(v) => v,
-            None => {
-                return err(at!(variant), format!("unknown TCP variant {v:?} (expected one of: {})", Variant::NAMES));
-            }
+        Some(v) => match parse_variant(&v) {
+            Ok(v) => v,
+            Err(msg) => return err(at!(variant), msg),
         },
     };
     macro_rules! t {

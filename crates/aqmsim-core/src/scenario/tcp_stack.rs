@@ -28,6 +28,15 @@ pub fn stack(base: &TcpSpec, over: &TcpSpec, path: &str) -> Result<Stack> {
     Stack::parse(v).ok_or_else(|| ScenarioError::new(at, format!("unknown TCP stack {v:?} (expected one of: {})", Stack::NAMES)))
 }
 
+/// `loss_detection`: true for "rack" (RACK-TLP), false for "rfc6675"; else the error's text.
+pub fn parse_loss_detection(v: &str) -> std::result::Result<bool, String> {
+    match v.to_ascii_lowercase().as_str() {
+        "rfc6675" => Ok(false),
+        "rack" => Ok(true),
+        _ => Err(format!("unknown loss detection {v:?} (expected one of: rfc6675, rack)")),
+    }
+}
+
 /// The defaults a table of this stack starts from.
 pub fn defaults(s: Stack) -> TcpParams {
     match s {
@@ -148,10 +157,9 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, path: &str) -> R
                 );
             }
             if let Some(v) = over.loss_detection.as_ref().or(base.loss_detection.as_ref()) {
-                p.rack = match v.to_ascii_lowercase().as_str() {
-                    "rfc6675" => false,
-                    "rack" => true,
-                    _ => return err("loss_detection", over.loss_detection.is_some(), format!("unknown loss detection {v:?} (expected one of: rfc6675, rack)")),
+                p.rack = match parse_loss_detection(v) {
+                    Ok(rack) => rack,
+                    Err(msg) => return err("loss_detection", over.loss_detection.is_some(), msg),
                 };
             }
             super::tcp_ledbat::apply(p, base, over, &set, &at)?;

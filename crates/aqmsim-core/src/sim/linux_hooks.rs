@@ -64,18 +64,13 @@ impl super::Simulation {
         let (mut v1, mut v3) = (false, false);
         for (fi, f) in self.flows.iter().enumerate() {
             let Agent::Linux { snd, .. } = &f.agent else { continue };
-            match snd.cc.name() {
-                "bbr" => {
-                    v1 = true;
-                    log.add_flow(fi as u32, 0, snd.cc.mode_changes().into_iter().map(|(t, m)| (t, m as u32)));
-                }
-                "bbr3" => {
-                    v3 = true;
-                    let changes = snd.cc.mode_changes().into_iter();
-                    log.add_flow(fi as u32, 1, changes.map(|(t, m)| (t, crate::monitor::PhaseLog::bbr3_code(m))));
-                }
-                _ => {}
-            }
+            let (cc, names): (u32, &[&str]) = match snd.cc.name() {
+                "bbr" => (0, &crate::tcp::linux::bbr::Mode::NAMES),
+                "bbr3" => (1, &crate::tcp::linux::bbr3::State::NAMES),
+                _ => continue,
+            };
+            (v1, v3) = (v1 || cc == 0, v3 || cc == 1);
+            log.add_flow(fi as u32, cc, names, snd.cc.mode_changes());
         }
         log.sort();
         if v1 {

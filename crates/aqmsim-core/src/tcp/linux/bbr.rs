@@ -29,13 +29,10 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// The modes' names, in their numbers' order (ns-3.37's `TcpBbr::BbrMode_t`).
+    pub const NAMES: [&'static str; 4] = ["STARTUP", "DRAIN", "PROBE_BW", "PROBE_RTT"];
     pub fn name(self) -> &'static str {
-        match self {
-            Mode::Startup => "STARTUP",
-            Mode::Drain => "DRAIN",
-            Mode::ProbeBw => "PROBE_BW",
-            Mode::ProbeRtt => "PROBE_RTT",
-        }
+        Self::NAMES[self as usize]
     }
 }
 
