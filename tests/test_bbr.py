@@ -93,36 +93,68 @@ def test_one_flow_goodput_equals_ns3(run, ns3_bbr):
     assert run.summary["timeouts"] == 0 and run.summary["bottleneck_drops"] == 13
 
 
+#: aqmsim's seed whose first draw of PROBE_BW's random start phase gives ns-3's (its run 1
+#: enters PROBE_BW at the probing phase, gain 1.25; aqmsim's seed 1 at a cruising one):
+#: the two simulators' generators differ, so for most seeds the phase does.
+SEED_AS_NS3 = 7
+
+
+def cwnd_series(res):
+    """aqmsim's cwnd values (bytes) and their times, each change once."""
+    tcp = res.tcp
+    w = np.round(tcp["cwnd"].to_numpy() * 1000).astype(np.int64)
+    keep = np.r_[True, w[1:] != w[:-1]]
+    return tcp["t"].to_numpy()[keep], w[keep]
+
+
+@pytest.fixture(scope="module")
+def ns3_cwnd(ns3_bbr):
+    """ns-3's cwnd values: its last value at each instant (ns-3 traces every change within
+    an ACK, e.g. 159 000, 157 000, 159 000 on entering recovery; aqmsim the value each ACK
+    leaves), each change once."""
+    nt, nw = ns3_bbr.series("cwnd")
+    last = np.r_[nt[1:] != nt[:-1], True]
+    nt, nw = nt[last], nw[last]
+    k = np.r_[True, nw[1:] != nw[:-1]]
+    return nt[k], nw[k]
+
+
 @pytest.mark.usefixtures("ns3_required")
-def test_cwnd_equals_ns3_through_startup(run, ns3_bbr):
-    """Value for value and in time (within 50 µs) from the handshake through STARTUP and
-    into the first loss recovery: 88 cwnd values. This needs ns-3's start as it is
+def test_cwnd_equals_ns3_value_for_value(core, ns3_cwnd):
+    """With the seed that draws ns-3's PROBE_BW start phase: 224 cwnd values equal, and in
+    time (within 50 µs), from the handshake through STARTUP, the first loss recovery, DRAIN,
+    PROBE_BW's gain cycle, PROBE_RTT and back, to 10.376 s. This needs ns-3's start as it is
     (docs/tcp/bbr.md): BBR initialised when the handshake completes (`syn_rtt`), the nominal
     rate from the RTT in whole milliseconds, the initial window unpaced and its rate samples
     app-limited (BulkSend's first 512-byte write), the first real sample replacing the
-    nominal rate in the filter (it is the filter's zero value), and `SkbDelivered`'s ACK
-    phase measured from the previous sample's prior time; in recovery `CongControl` reads
-    ns-3's stale `m_bytesInFlight`, the value before the segment `ProcessAck` just
-    retransmitted (it parted the series at value 77, 160 000 against 159 000, before).
-    ns-3 traces every change within an ACK (159 000, 157 000, 159 000 on entering
-    recovery), aqmsim the value each ACK leaves: ns-3's last value at each instant is
-    compared. The series part at value 88, late in the first recovery where cwnd climbs to
-    its cap (ns-3 163 847, aqmsim 163 469: BBR's target window, not traced yet), and are
-    equal again from the recovery's end (cwnd = ssthresh, 58 272) through value 106."""
-    nt, nw = ns3_bbr.series("cwnd")
-    last = np.r_[nt[1:] != nt[:-1], True]  # ns-3's value as each instant ends
-    nt, nw = nt[last], nw[last]
-    k = np.r_[True, nw[1:] != nw[:-1]]
-    nt, nw = nt[k], nw[k]
-    tcp = run.tcp
-    w = np.round(tcp["cwnd"].to_numpy() * 1000).astype(np.int64)
-    keep = np.r_[True, w[1:] != w[:-1]]
-    at, aw = tcp["t"].to_numpy()[keep], w[keep]
+    nominal rate in the filter (it is the filter's zero value), `SkbDelivered`'s ACK phase
+    measured from the previous sample's prior time; in recovery `CongControl` reads ns-3's
+    stale `m_bytesInFlight` (the value before the segment `ProcessAck` just retransmitted:
+    without it the series parted at value 77); and `UpdateAckAggregation`'s epoch length in
+    whole seconds (a `uint32_t`: without it the series parted at value 88, the first
+    recovery's cap, 163 469 bytes against ns-3's 163 847). At value 225 the phase drawn again
+    when PROBE_RTT ends differs: ns-3 probes (gain 1.25), whose target window is 2 MSS
+    larger."""
+    nt, nw = ns3_cwnd
+    at, aw = cwnd_series(bbr_run(seed=SEED_AS_NS3))
     n = min(len(nw), len(aw))
     diff = np.flatnonzero(aw[:n] != nw[:n])
-    assert diff[0] == 88 and (nw[88], aw[88]) == (163847, 163469), (diff[:3], nw[88], aw[88])
-    assert np.array_equal(nw[89:107], aw[89:107]), (nw[89:107], aw[89:107])
-    assert np.abs(nt[:88] - HANDSHAKE_S - at[:88]).max() < 50e-6
+    assert diff[0] == 225 and nw[225] - aw[225] == 2000, (diff[:3], nw[225], aw[225])
+    assert 10.37 < at[225] < 10.38
+    assert np.abs(nt[:225] - HANDSHAKE_S - at[:225]).max() < 50e-6
+
+
+@pytest.mark.usefixtures("ns3_required")
+def test_cwnd_parts_from_ns3_only_at_the_random_phase(run, ns3_cwnd):
+    """At seed 1 aqmsim enters PROBE_BW at another phase than ns-3's: the series are equal
+    for 107 values, 20 ms into PROBE_BW, where aqmsim's cwnd stops at its cruising target
+    (115 545 bytes) and ns-3's climbs on to its probing one, 2 MSS higher (117 545)."""
+    nt, nw = ns3_cwnd
+    at, aw = cwnd_series(run)
+    n = min(len(nw), len(aw))
+    diff = np.flatnonzero(aw[:n] != nw[:n])
+    assert diff[0] == 107 and aw[107] == 115_545 and nw[107:110].max() == 117_545, diff[:3]
+    assert np.abs(nt[:107] - HANDSHAKE_S - at[:107]).max() < 50e-6
 
 
 def test_other_seeds_change_only_the_start_phase(core):

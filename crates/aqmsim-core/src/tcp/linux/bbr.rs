@@ -72,7 +72,8 @@ pub struct Bbr {
     ack_epoch_acked: u32,
     ack_epoch_ns: u64,
     in_recovery: bool,
-    /// `tcp.ns3_quirks`: `InitPacingRate` takes the RTT in whole milliseconds, as ns-3.37.
+    /// `tcp.ns3_quirks`: `InitPacingRate` takes the RTT in whole milliseconds, and
+    /// `UpdateAckAggregation` the ACK epoch's length in whole seconds, as ns-3.37.
     pub ns3_quirks: bool,
 }
 
@@ -218,7 +219,12 @@ impl Bbr {
                 self.extra_acked[self.extra_acked_idx] = 0;
             }
         }
-        let epoch_s = x.now.saturating_sub(self.ack_epoch_ns) as f64 * 1e-9;
+        let mut epoch_s = x.now.saturating_sub(self.ack_epoch_ns) as f64 * 1e-9;
+        if self.ns3_quirks {
+            // ns-3.37 keeps the epoch's length in a uint32_t of seconds: 0 for any epoch
+            // under a second, so nothing is expected and every byte acked in it is extra
+            epoch_s = epoch_s.trunc();
+        }
         let mut expected = (self.max_bw.best() * epoch_s / 8.0) as u32;
         if self.ack_epoch_acked <= expected || self.ack_epoch_acked + rs.acked_sacked >= ACK_EPOCH_RESET_THRESH {
             self.ack_epoch_acked = 0;

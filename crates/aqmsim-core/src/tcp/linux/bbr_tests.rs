@@ -137,6 +137,30 @@ fn cwnd_tracks_two_bdp_once_the_pipe_is_full() {
     assert!(c >= 2.0 * bdp + 3000.0 && c <= 2.0 * bdp + 5000.0 + 8e6 * 0.1 / 8.0, "{c}");
 }
 
+/// ns-3.37's `UpdateAckAggregation` keeps the ACK epoch's length in a `uint32_t` of seconds
+/// (`ns3_quirks`): nothing is expected within a second, so every byte acked in the epoch is
+/// extra, up to the 4096-byte reset (4000 here). ACKs arriving at exactly the bandwidth
+/// estimate (2000 bytes every 2 ms at 8 Mb/s) are expected by Linux's arithmetic, the
+/// default: only the ACK that opens an epoch counts (2000). The target window differs by that.
+#[test]
+fn ns3_quirks_counts_a_whole_ack_epoch_as_extra_acked() {
+    let mut cwnd = [0; 2];
+    for (i, quirks) in [false, true].into_iter().enumerate() {
+        let mut d = Drive::new(4);
+        d.b.ns3_quirks = quirks;
+        for k in 0..4 {
+            d.ack(40 * (k + 1), 8e6, true, 100_000);
+        }
+        d.ack(200, 8e6, false, 1000);
+        assert_eq!(d.b.mode, Mode::ProbeBw);
+        for k in 0..200 {
+            d.ack(202 + 2 * k, 8e6, false, 30_000);
+        }
+        cwnd[i] = d.t.cwnd;
+    }
+    assert_eq!(cwnd[1] - cwnd[0], 2000, "{cwnd:?}");
+}
+
 /// ns-3.37's `UpdateRound` tests the sample's prior delivered (the largest stamp delivered
 /// so far), not the stamp of the last segment the ACK delivered: an ACK whose last segment
 /// is an older SACK block still ends the round.
