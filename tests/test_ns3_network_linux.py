@@ -4,9 +4,9 @@ The dumbbells of aqmsim.ns3netlinux.CASES: 10 NewReno flows under CoDel, FQ-CoDe
 Gentle RED; CUBIC+ECN in two RTT groups (20 and 80 ms) under FQ-CoDel; DCTCP under CoDel
 with a 1 ms CE threshold; 20 NewReno or CUBIC flows on a 20 Mb/s, 100 ms path under CoDel
 (and PIE for CUBIC, also with ns3_quirks); BBR v1 under CoDel and FQ-CoDel on a 20 Mb/s,
-84 ms path. aqmsim
-runs ``tcp.stack = "linux"`` with its defaults, ns-3 ``dumbbell.cc --ns3Defaults=1`` with
-ns-3.37's (PRR, DelAckCount 2, MinRto 1 s, IW 10, SACK, timestamps): no hand alignment.
+84 ms path. aqmsim runs ``tcp.stack = "linux"`` with its defaults, ns-3
+``dumbbell.cc --ns3Defaults=1`` with ns-3.37's (PRR, DelAckCount 2, MinRto 1 s, IW 10,
+SACK, timestamps): no hand alignment.
 Utilisation, mean and p99 queueing delay, drops, marks, each group's per-flow goodput and
 Jain's index must agree within 10 % or 2 combined standard errors over 5 seeds, except the
 misses docs/ns3-network-linux.md traces to a cause (aqmsim.ns3netlinux_misses.MISSES).
