@@ -197,6 +197,8 @@ def test_list_of_a_tcp_name_says_what_it_is(core):
     assert 'tcp.stack = "ns2" (the default everywhere' in text
     result = runner.invoke(app, ["list", "tcp"])
     assert result.exit_code == 0 and "TCP is chosen per TCP table ([tcp]" in result.output
+    # and how to compare with ns-3 (docs/tcp/index.md)
+    assert "tcp.ns3_quirks = true" in " ".join(result.output.split())
     result = runner.invoke(app, ["list", "nope"])
     assert result.exit_code == 2 and "or tcp for the TCP senders" in result.output
 

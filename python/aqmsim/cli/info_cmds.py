@@ -145,6 +145,10 @@ def _tcp_lines() -> None:
               "docs/tcp/rack.md.")
     out.print("Timestamps on the linux stack: tcp.timestamps = true (the default, as ns-3.37's "
               "Timestamp and Linux) or false; docs/tcp/stack-linux.md#timestamps.")
+    out.print("Comparing with ns-3 on the linux stack: tcp.ns3_quirks = true also reproduces "
+              "ns-3.37's departures from RFC 6675 and Linux (NextSeg, PRR, BBR's rate sample; "
+              "false by default), with which its network table agrees with ns-3 on every pair; "
+              "docs/tcp/index.md.")
     out.print('ECN on the linux stack: tcp.ect = "ect0" (default) or "ect1" (the L4S codepoint); '
               "tcp.accecn = true for AccECN feedback (RFC 9768), tcp.sink_accecn = false for an "
               "RFC 3168 receiver; docs/tcp/accecn.md.")
