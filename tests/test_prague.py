@@ -1,8 +1,9 @@
 """Issue 25 point 4: TCP Prague on the linux stack (`variant = "prague"`). The golden per-ACK
 sequences from the reference's arithmetic are Rust tests (tcp/linux/prague_tests.rs); here:
 the dumbbell checks (a step-marking queue at ~1 ms: full link, ~1 ms of queue; RTTs 10 and
-40 ms: a rate ratio much closer to 1 than Reno's), the classic-AQM coexistence the missing
-fallback leads to, and the field-named errors. Numbers measured are in docs/tcp/prague.md."""
+40 ms: a rate ratio much closer to 1 than Reno's), the classic-AQM coexistence without a
+fallback (v0.7) and with v0.6's detector (`prague_ecn_fallback`), and the field-named
+errors. Numbers measured are in docs/tcp/prague.md."""
 
 from __future__ import annotations
 
@@ -67,7 +68,8 @@ def test_rtt_independence_brings_the_rate_ratio_toward_one(core):
 
 
 def test_no_classic_fallback_prague_starves_cubic_on_a_classic_aqm(core):
-    """The reference (v0.7) has no classic-ECN fallback, nor is one modelled: at a classic
+    """The reference (v0.7) has no classic-ECN fallback (v0.6's detector is
+    `prague_ecn_fallback`, off by default as it was there; below): at a classic
     RFC 3168 AQM (CoDel with ECN) Prague's α/2 response to a mark is far gentler than CUBIC's
     β = 0.7, and CUBIC gets almost nothing. Measured: 95.2 vs 4.6 Mb/s (20.8×); two CUBIC
     flows share 53.2 / 46.6."""
@@ -78,10 +80,40 @@ def test_no_classic_fallback_prague_starves_cubic_on_a_classic_aqm(core):
     assert r.summary["marks_departed_ect1"] > r.summary["marks_departed_ect0"] > 0
 
 
+def test_classic_ecn_fallback_gives_cubic_a_share_at_a_classic_aqm(core):
+    """`prague_ecn_fallback = 1` (v0.6's detector, tcp/linux/prague_classic.rs):
+    at CoDel with ECN (the test above) Prague's detector finds a Classic AQM (the RTT's
+    deviation and the queue's depth) in nearly every round and floors α at 0.625 on
+    entering CWR: CUBIC gets 31.0 Mb/s instead of 4.6 (Prague 68.3). Detection only (2)
+    reports the same and changes nothing."""
+    q = {"kind": "codel", "ecn": True}
+    runs = {fb: dumbbell([({"variant": "prague", "prague_ecn_fallback": fb}, "9ms"), ({"variant": "cubic"}, "9ms")], q).run()
+            for fb in (0, 1, 2)}
+    thr = {fb: list(r.flows["throughput_bps"]) for fb, r in runs.items()}
+    assert thr[1][1] > 5 * thr[0][1] and thr[1][0] < 0.8 * thr[0][0], thr
+    assert thr[2] == thr[0]
+    for fb in (1, 2):
+        s = runs[fb].summary
+        assert s["prague_classic_flows"] == 1 and s["prague_classic_share"] > 0.5, s
+    assert "prague_classic_flows" not in runs[0].summary
+
+
+def test_classic_ecn_fallback_leaves_an_l4s_queue_alone(core):
+    """At the 1 ms step (an L4S AQM) the detector's score never leaves 0: the run is the
+    one without it, value for value."""
+    off = dumbbell([({"variant": "prague"}, "9ms")], STEP).run()
+    on = dumbbell([({"variant": "prague", "prague_ecn_fallback": 1}, "9ms")], STEP).run()
+    assert on.summary["prague_classic_flows"] == 0 and on.summary["prague_classic_share"] == 0
+    for k in ("utilisation", "bottleneck_drops", "marks", "mean_queueing_delay_s"):
+        assert on.summary[k] == off.summary[k], k
+    assert list(on.flows["throughput_bps"]) == list(off.flows["throughput_bps"])
+
+
 def test_resolved_prague_table(core):
     tcp = dumbbell([({"variant": "prague"}, "9ms")], STEP).validate()["flows"][0]["tcp"]
     assert (tcp["variant"], tcp["ecn"], tcp["ect"], tcp["accecn"], tcp["pacing"]) == ("prague", True, "ect1", True, True)
     assert tcp["prague_rtt_target"] == 0.025
+    assert tcp["prague_ecn_fallback"] == 0  # the reference's default: no detection
 
 
 @pytest.mark.parametrize("over, field, words", [
@@ -92,6 +124,8 @@ def test_resolved_prague_table(core):
     ({"tcp.variant": '"prague"', "tcp.pacing": "false"}, "tcp.pacing", "paces by its own rate"),
     ({"tcp.variant": '"prague"', "tcp.prague_rtt_target": "2"}, "tcp.prague_rtt_target", "must be in [0, 1] s"),
     ({"tcp.prague_rtt_target": "0.01"}, "tcp.prague_rtt_target", 'only used with variant = "prague"'),
+    ({"tcp.variant": '"prague"', "tcp.prague_ecn_fallback": "3"}, "tcp.prague_ecn_fallback", "must be 0"),
+    ({"tcp.prague_ecn_fallback": "1"}, "tcp.prague_ecn_fallback", 'only used with variant = "prague"'),
     ({"tcp.stack": '"ns2"', "tcp.variant": '"prague"'}, "tcp.variant", 'runs only on stack = "linux"'),
 ])
 def test_bad_prague_input_is_one_line_naming_the_field(core, tmp_path: Path, over, field, words):

@@ -252,6 +252,13 @@ _SUMMARY: List[Metric] = [
        "flows of the losses a tail loss probe repaired (RFC 8985 §7.4).", **_PKT),
     _m("rack_marked_lost", "RACK marked lost", "packets", "Σ over the RACK-TLP flows of "
        "the segments RACK deemed lost.", **_PKT),
+    _m("prague_classic_flows", "Prague flows that met a Classic AQM", "flows", "Among the "
+       "TCP Prague flows running the Classic ECN AQM detector (`prague_ecn_fallback` 1 or 2), "
+       "those whose score ended at least one round past the L4S region (> 8: where the "
+       "fall-back floors α; docs/tcp/prague.md).", decimals=0, stored="count"),
+    _m("prague_classic_share", "rounds past the L4S region", definition="Over the same "
+       "flows, the share of the rounds their detector scored that ended with the score past "
+       "8 (the path taken as a Classic ECN AQM).", **{**_PCT, "decimals": 1}),
     _m("bbr_mode_changes", "BBR v1 mode changes", "changes", "Σ over the BBR v1 flows of "
        "their mode changes (STARTUP, DRAIN, PROBE_BW, PROBE_RTT; the first, entering "
        "STARTUP, included): the rows of the run's `phases` table with cc = bbr.",

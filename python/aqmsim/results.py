@@ -69,7 +69,7 @@ INT_SUMMARY_KEYS = frozenset({
     "bottleneck_queued_end", "final_queue_pkts", "packets_sent", "packets_retransmitted",
     "timeouts", "transfers", "transfers_done",
     "rack_tlp_probes", "rack_tlp_recoveries", "rack_marked_lost",
-    "bbr_mode_changes", "bbr3_state_changes",
+    "bbr_mode_changes", "bbr3_state_changes", "prague_classic_flows",
 })
 
 

@@ -175,7 +175,7 @@ pub const FIELDS: &[&str] = &[
     "name", "description", "notes", "duration", "seed", "tcp", "dumbbell", "nodes", "links", "flows", "monitor",
     "max_events", "variant", "packet_size", "header", "window", "window_init", "syn", "delay_growth", "tick",
     "min_rto", "max_rto", "rto_init", "dupacks", "max_burst", "ecn", "limited_transmit", "ack_size", "delayed_ack",
-    "delack_interval", "loss_detection", "ect", "accecn", "sink_accecn", "prague_rtt_target", "bottleneck", "groups", "rate", "delay", "drop_seqs", "queue", "reverse_queue", "access",
+    "delack_interval", "loss_detection", "ect", "accecn", "sink_accecn", "prague_rtt_target", "prague_ecn_fallback", "bottleneck", "groups", "rate", "delay", "drop_seqs", "queue", "reverse_queue", "access",
     "egress", "count", "app", "start", "stop", "cbr", "from", "to", "src", "dst", "label", "queues",
     "sample_interval", "link_interval", "uniform", "kind", "limit", "limit_bytes", "drop_front", "min_th", "max_th",
     "max_p", "w_q", "gentle", "wait", "ecn_mode", "mark_p", "bytes", "queue_in_bytes", "mean_pktsize",

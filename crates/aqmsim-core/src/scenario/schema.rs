@@ -107,6 +107,8 @@ pub struct TcpSpec {
     pub sink_accecn: Option<bool>,
     /// TCP Prague's virtual RTT (variant = "prague").
     pub prague_rtt_target: Option<Quantity>,
+    /// TCP Prague's Classic ECN AQM detection: 0 none, 1 detection and fall-back, 2 detection.
+    pub prague_ecn_fallback: Option<i64>,
     // LEDBAT (variant = "ledbat", stack = "linux"): ns-3.37 TcpLedbat's attributes
     pub ledbat_target: Option<Quantity>,
     pub ledbat_gain: Option<f64>,

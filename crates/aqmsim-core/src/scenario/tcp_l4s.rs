@@ -80,6 +80,18 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, set: &dyn Fn(&st
         }
         p.prague_rtt_target = v;
     }
+    if let Some(v) = over.prague_ecn_fallback.or(base.prague_ecn_fallback) {
+        let here = over.prague_ecn_fallback.is_some();
+        let top = base.variant.as_deref().and_then(Variant::parse).unwrap_or(Variant::NewReno);
+        let table_variant = if here { p.variant } else { top };
+        if table_variant != Variant::Prague {
+            return err("prague_ecn_fallback", here, format!("only used with variant = \"prague\" (the variant here is \"{}\")", table_variant.name()));
+        }
+        if !(0..=2).contains(&v) {
+            return err("prague_ecn_fallback", here, format!("must be 0 (no Classic ECN AQM detection), 1 (detection and fall-back) or 2 (detection only), got {v}"));
+        }
+        p.prague_ecn_fallback = v as u8;
+    }
     Ok(())
 }
 
@@ -97,5 +109,6 @@ pub fn json(p: &TcpParams, j: &mut Value) {
     }
     if p.variant == Variant::Prague {
         j["prague_rtt_target"] = json!(p.prague_rtt_target);
+        j["prague_ecn_fallback"] = json!(p.prague_ecn_fallback);
     }
 }

@@ -13,7 +13,7 @@ const NS2_ONLY: &[&str] = &["tick", "syn", "delay_growth", "max_burst", "limited
 const LINUX_VARIANTS: &[Variant] = &[Variant::NewReno, Variant::Cubic, Variant::Dctcp, Variant::Bbr, Variant::Bbr3, Variant::Ledbat, Variant::Prague, Variant::Python];
 /// The linux stack's own fields (refused in an ns2 table).
 const LINUX_ONLY: &[&str] =
-    &["delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing", "timestamps", "loss_detection", "ect", "accecn", "sink_accecn", "prague_rtt_target"];
+    &["delack_count", "sack", "ns3_quirks", "syn_rtt", "pacing", "timestamps", "loss_detection", "ect", "accecn", "sink_accecn", "prague_rtt_target", "prague_ecn_fallback"];
 /// Receive buffer of ns-3's sink (`TcpSocket::RcvBufSize`), bytes: the linux stack's
 /// default receive-window cap.
 pub const RCVBUF_BYTES: f64 = 131_072.0;

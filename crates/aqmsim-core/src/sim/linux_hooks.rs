@@ -100,6 +100,27 @@ impl super::Simulation {
         }
     }
 
+    /// TCP Prague's Classic ECN AQM detection (only when a flow runs it,
+    /// `prague_ecn_fallback` 1 or 2): `prague_classic_flows`, the flows whose detector
+    /// ever ended a round past the L4S region (where the fall-back applies), and
+    /// `prague_classic_share`, the share of all their scored rounds that did.
+    pub(super) fn prague_results(&self, s: &mut crate::monitor::Summary) {
+        let (mut any, mut flows, mut rounds, mut classic) = (false, 0u64, 0u64, 0u64);
+        for f in &self.flows {
+            if let Agent::Linux { snd, .. } = &f.agent {
+                if let Some((r, c)) = snd.cc.classic_ecn_rounds() {
+                    any = true;
+                    flows += (c > 0) as u64;
+                    (rounds, classic) = (rounds + r, classic + c);
+                }
+            }
+        }
+        if any {
+            s.put("prague_classic_flows", flows as f64);
+            s.put("prague_classic_share", if rounds > 0 { classic as f64 / rounds as f64 } else { 0.0 });
+        }
+    }
+
     /// RACK-TLP's counters over the flows that run it (only when one does):
     /// `rack_tlp_probes` (loss probes sent), `rack_tlp_recoveries` (losses a probe
     /// repaired) and `rack_marked_lost` (segments RACK deemed lost).

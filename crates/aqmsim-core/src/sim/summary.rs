@@ -156,6 +156,7 @@ impl Simulation {
         let phases = self.bbr_results(&mut s);
         self.accecn_results(&mut s);
         self.rack_results(&mut s);
+        self.prague_results(&mut s);
         self.transfer_results(&mut ft, &mut s);
         let delay_cdf = self.delay_results(&mut ft, &mut s);
         RunResults {

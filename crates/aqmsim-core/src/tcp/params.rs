@@ -152,6 +152,9 @@ pub struct TcpParams {
     /// Variant `prague`: the virtual RTT below which additive increase is scaled up, s
     /// (`prague_rtt_target`, 25 ms as the reference's `rtt_target`).
     pub prague_rtt_target: f64,
+    /// Variant `prague`: the Classic ECN AQM detection (`prague_ecn_fallback`, as the
+    /// reference's module parameter: 0 none, 1 detection and fall-back, 2 detection only).
+    pub prague_ecn_fallback: u8,
     /// Variant `python`: the plug-in's class and keyword arguments (`cc_class`, `cc`).
     pub cc_plugin: Option<std::sync::Arc<CcPluginSpec>>,
 }
@@ -227,6 +230,7 @@ impl Default for TcpParams {
             accecn: false,
             sink_accecn: true,
             prague_rtt_target: 0.025,
+            prague_ecn_fallback: 0,
             cc_plugin: None,
         }
     }

@@ -90,6 +90,11 @@ pub trait CongestionOps: std::fmt::Debug {
     fn mode_changes(&self) -> Vec<(u64, u8)> {
         Vec::new()
     }
+    /// TCP Prague's Classic ECN AQM detector, when it runs (`prague_ecn_fallback` 1 or 2):
+    /// the rounds it scored and those that ended past the L4S region.
+    fn classic_ecn_rounds(&self) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 /// Congestion-state changes a congestion control hears of (`on_event`).

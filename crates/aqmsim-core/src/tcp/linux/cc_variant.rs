@@ -11,7 +11,7 @@ pub fn for_variant(p: &crate::tcp::TcpParams) -> Box<dyn CongestionOps> {
         crate::tcp::Variant::Cubic => Box::new(super::cubic::Cubic::from_params(p)),
         crate::tcp::Variant::Dctcp => Box::new(super::dctcp::Dctcp::new(p.dctcp_g, p.dctcp_alpha_init)),
         crate::tcp::Variant::Ledbat => Box::new(super::ledbat::Ledbat::new(&p.ledbat, p.ns3_quirks)),
-        crate::tcp::Variant::Prague => Box::new(super::prague::Prague::new(p.window_init as u32, p.prague_rtt_target, p.packet_size + p.header + if p.timestamps { crate::packet::TS_OPTION_BYTES } else { 0 })),
+        crate::tcp::Variant::Prague => Box::new(super::prague::Prague::new(p.window_init as u32, p.prague_rtt_target, p.packet_size + p.header + if p.timestamps { crate::packet::TS_OPTION_BYTES } else { 0 }, p.prague_ecn_fallback)),
         _ => Box::new(NewReno),
     }
 }

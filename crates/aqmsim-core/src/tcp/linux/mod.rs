@@ -24,6 +24,7 @@ pub mod ledbat;
 pub mod pacing;
 pub mod plugin_ops;
 pub mod prague;
+pub mod prague_classic;
 pub mod prr;
 pub mod rack;
 mod ack;

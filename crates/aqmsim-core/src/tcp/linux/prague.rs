@@ -26,8 +26,11 @@
 //!   as Linux's `tcp_enter_loss`.
 //! * Pacing: rate = MSS · max(⌊frac⌋, packets in flight) / srtt, doubled while
 //!   cwnd < ssthresh / 2 (the reference's rate in MTU bytes is the same spacing).
+//! * With `prague_ecn_fallback` 1 or 2, the Classic ECN AQM detector of
+//!   `prague_classic.rs`; with 1, its α floor on entering CWR.
 
 use super::cc::{CongestionOps, Tcb};
+use super::prague_classic::ClassicDetector;
 use super::rate::CongCtlIn;
 
 pub const CWND_UNIT: u32 = 20;
@@ -70,10 +73,12 @@ pub struct Prague {
     /// Wire bytes of a full segment (`tcp_mss_to_mtu`).
     mtu: u64,
     started: bool,
+    /// The Classic ECN AQM detector (`prague_ecn_fallback` 1 or 2), else None.
+    pub classic: Option<ClassicDetector>,
 }
 
 impl Prague {
-    pub fn new(window_init: u32, rtt_target_s: f64, mtu: u32) -> Prague {
+    pub fn new(window_init: u32, rtt_target_s: f64, mtu: u32, ecn_fallback: u8) -> Prague {
         Prague {
             cwnd: window_init.max(1),
             ssthresh: u32::MAX,
@@ -95,6 +100,9 @@ impl Prague {
             target8: (rtt_target_s * 1e6).round() as u64 * 8,
             mtu: mtu as u64,
             started: false,
+            // (its slow averages start from the first RTT sample: this model's flows have
+            // no handshake to give prague_init a smoothed RTT)
+            classic: (ecn_fallback > 0).then(|| ClassicDetector::new(ecn_fallback, 0)),
         }
     }
 
@@ -181,6 +189,9 @@ impl Prague {
     /// `prague_update_alpha` (with the round bookkeeping of `prague_new_round`).
     pub fn update_alpha(&mut self, now_ns: u64, snd_nxt: i32) {
         if self.saw_ce {
+            if let Some(d) = self.classic.as_mut() {
+                d.round();
+            }
             let mut ecn = self.delivered_ce - self.old_delivered_ce;
             if ecn > 0 {
                 let acked = (self.delivered - self.old_delivered).max(1);
@@ -203,7 +214,11 @@ impl Prague {
             return;
         }
         self.cwr_stamp_ns = now_ns;
-        let reduction = ((self.alpha() as u128 * self.frac as u128 + MAX_ALPHA as u128) >> (ALPHA_BITS + 1)) as u64;
+        let alpha = match &self.classic {
+            Some(d) => d.alpha(self.alpha()),
+            None => self.alpha(),
+        };
+        let reduction = ((alpha as u128 * self.frac as u128 + MAX_ALPHA as u128) >> (ALPHA_BITS + 1)) as u64;
         self.frac -= reduction;
     }
 
@@ -237,8 +252,12 @@ impl CongestionOps for Prague {
     fn name(&self) -> &'static str {
         "prague"
     }
-    /// Linux's `prague_ssthresh`: unchanged (the control sets it as cwnd steps down).
+    /// Linux's `prague_ssthresh`: unchanged (the control sets it as cwnd steps down); the
+    /// detector's gains follow it (`prague_update_rtt_scaling`).
     fn ssthresh(&mut self, t: &Tcb, _bytes_in_flight: u32) -> u32 {
+        if let Some(d) = self.classic.as_mut() {
+            d.rtt_scaling(self.ssthresh);
+        }
         t.ssthresh
     }
     fn increase_window(&mut self, _t: &mut Tcb, _segs_acked: u32) {}
@@ -262,6 +281,11 @@ impl CongestionOps for Prague {
     }
     fn cong_control(&mut self, t: &mut Tcb, x: &CongCtlIn) -> Option<f64> {
         self.srtt8 = x.srtt_ns * 8 / 1000;
+        if let Some(d) = self.classic.as_mut() {
+            if x.rs.rtt_ns > 0 {
+                d.rtt_sample(x.rs.rtt_ns / 1000); // prague_pkts_acked
+            }
+        }
         if !self.started {
             // prague_init's first round
             self.started = true;
@@ -281,6 +305,9 @@ impl CongestionOps for Prague {
     }
     fn clone_box(&self) -> Box<dyn CongestionOps> {
         Box::new(self.clone())
+    }
+    fn classic_ecn_rounds(&self) -> Option<(u64, u64)> {
+        self.classic.as_ref().map(|d| (d.rounds, d.classic_rounds))
     }
 }
 

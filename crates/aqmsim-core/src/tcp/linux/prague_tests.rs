@@ -16,7 +16,7 @@ const F: u64 = 1 << 20;
 ///   → +342 842 = 6 756 949, cwnd stays 7.
 #[test]
 fn first_mark_halves_and_cwnd_steps_down_one_per_ack() {
-    let mut p = Prague::new(10, 0.025, 1500);
+    let mut p = Prague::new(10, 0.025, 1500, 0);
     p.update_cwnd(2, 2);
     assert_eq!((p.frac, p.cwnd, p.ssthresh, p.saw_ce), (5 * F, 9, 9, true));
     let mut got = vec![];
@@ -32,7 +32,7 @@ fn first_mark_halves_and_cwnd_steps_down_one_per_ack() {
 /// increase of 419 430 at MTU 1500 becomes ⌊419 430 · 1500 / 1052⌋ = 598 046.
 #[test]
 fn additive_increase_counts_mtu_sys_bytes() {
-    let mut p = Prague::new(10, 0.025, 1052);
+    let mut p = Prague::new(10, 0.025, 1052, 0);
     p.update_cwnd(2, 2);
     p.update_cwnd(2, 0);
     assert_eq!(p.frac, 5 * F + 598_046);
@@ -41,7 +41,7 @@ fn additive_increase_counts_mtu_sys_bytes() {
 /// Slow start without marks: cwnd += acked, frac follows cwnd exactly.
 #[test]
 fn slow_start_grows_cwnd_by_the_segments_acked() {
-    let mut p = Prague::new(10, 0.025, 1500);
+    let mut p = Prague::new(10, 0.025, 1500, 0);
     for _ in 0..3 {
         p.update_cwnd(2, 0);
     }
@@ -59,7 +59,7 @@ fn slow_start_grows_cwnd_by_the_segments_acked() {
 /// = (α · 20F + A) >> 25 = 885 760 (α/2 · frac exactly here), frac 20 085 760.
 #[test]
 fn alpha_ewma_per_round_and_the_cwr_reduction() {
-    let mut p = Prague::new(10, 0.025, 1500);
+    let mut p = Prague::new(10, 0.025, 1500, 0);
     p.saw_ce = true;
     let mut una = 0;
     let mut rounds = vec![];
@@ -86,7 +86,7 @@ fn alpha_ewma_per_round_and_the_cwr_reduction() {
 /// CE (no AQM seen on the path).
 #[test]
 fn alpha_waits_for_the_round_and_a_first_mark() {
-    let mut p = Prague::new(10, 0.025, 1500);
+    let mut p = Prague::new(10, 0.025, 1500, 0);
     p.new_round(10);
     assert!(!p.should_update_ewma(9, 0) && p.should_update_ewma(10, 0));
     p.delivered = 10;
@@ -101,7 +101,7 @@ fn alpha_waits_for_the_round_and_a_first_mark() {
 /// segments/s², as a 25 ms flow's 1/0.025² = 1600.
 #[test]
 fn virtual_rtt_scales_the_additive_increase() {
-    let mut p = Prague::new(10, 0.025, 1500);
+    let mut p = Prague::new(10, 0.025, 1500, 0);
     p.ssthresh = 10; // out of slow start
     let ai = |p: &mut Prague, srtt_ms: u64| {
         p.srtt8 = srtt_ms * 8000;
@@ -112,7 +112,7 @@ fn virtual_rtt_scales_the_additive_increase() {
     assert_eq!(ai(&mut p, 10), F, "no scaling before 4 rounds");
     p.round = 4;
     assert_eq!([ai(&mut p, 10), ai(&mut p, 5), ai(&mut p, 25), ai(&mut p, 40), ai(&mut p, 150)], [167_772, 41_943, F, F, F]);
-    let mut off = Prague::new(10, 0.0, 1500);
+    let mut off = Prague::new(10, 0.0, 1500, 0);
     off.round = 9;
     assert_eq!(ai(&mut off, 10), F, "prague_rtt_target = 0: no RTT independence");
 }
@@ -120,7 +120,7 @@ fn virtual_rtt_scales_the_additive_increase() {
 /// Loss: frac halves, no growth until the loss is repaired, cwnd steps down to it.
 #[test]
 fn loss_halves_frac_and_holds_growth() {
-    let mut p = Prague::new(10, 0.025, 1500);
+    let mut p = Prague::new(10, 0.025, 1500, 0);
     p.ssthresh = 10;
     p.loss(30);
     assert_eq!((p.frac, p.in_loss), (5 * F, true));
@@ -134,11 +134,18 @@ fn loss_halves_frac_and_holds_growth() {
 /// unset, cwnd 10 < ∞/2): doubled. No rate before an RTT sample.
 #[test]
 fn pacing_rate_from_the_fractional_window() {
-    let mut p = Prague::new(10, 0.025, 1500);
+    let mut p = Prague::new(10, 0.025, 1500, 0);
     p.frac = 20 * F + F / 2;
     assert_eq!(p.pacing_rate(1000, 12_000, 10_000_000), Some(32e6));
     p.ssthresh = 20;
     assert_eq!(p.pacing_rate(1000, 12_000, 10_000_000), Some(16e6));
     assert_eq!(p.pacing_rate(1000, 30_000, 10_000_000), Some(24e6));
     assert_eq!(p.pacing_rate(1000, 30_000, 0), None);
+}
+
+/// The Classic ECN AQM detector's score shares α's scale (the fall-back compares them).
+#[test]
+fn the_classic_detector_scores_on_alphas_scale() {
+    assert_eq!(super::super::prague_classic::ALPHA_BITS, super::ALPHA_BITS);
+    assert_eq!(super::super::prague_classic::MAX_ALPHA, super::MAX_ALPHA);
 }
