@@ -1,6 +1,6 @@
 //! The linux stack's ECN codepoint and feedback fields (`ect`, `accecn`, `sink_accecn`) and
-//! TCP Prague's (`variant = "prague"`, `prague_rtt_target`): defaults, ranges and the
-//! field-named errors (docs/tcp/accecn.md, docs/tcp/prague.md).
+//! TCP Prague's (`variant = "prague"`, `prague_rtt_target`, `prague_ecn_fallback`):
+//! defaults, ranges and the field-named errors (docs/tcp/accecn.md, docs/tcp/prague.md).
 
 use super::schema::TcpSpec;
 use crate::error::{Result, ScenarioError};
@@ -67,13 +67,19 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, set: &dyn Fn(&st
     if p.accecn && p.variant == Variant::Dctcp {
         return err("accecn", set("accecn") == Some(true), "variant = \"dctcp\" runs ns-3.37's exact CE echo: leave accecn unset or false".into());
     }
-    if let Some(q) = over.prague_rtt_target.as_ref().or(base.prague_rtt_target.as_ref()) {
-        let here = over.prague_rtt_target.is_some();
+    // a Prague field set on a table whose variant is another (the top-level table's, when
+    // the field comes from there) is refused, naming both
+    let prague_only = |f: &str, here: bool| -> Result<()> {
         let top = base.variant.as_deref().and_then(Variant::parse).unwrap_or(Variant::NewReno);
         let table_variant = if here { p.variant } else { top };
         if table_variant != Variant::Prague {
-            return err("prague_rtt_target", here, format!("only used with variant = \"prague\" (the variant here is \"{}\")", table_variant.name()));
+            return err(f, here, format!("only used with variant = \"prague\" (the variant here is \"{}\")", table_variant.name()));
         }
+        Ok(())
+    };
+    if let Some(q) = over.prague_rtt_target.as_ref().or(base.prague_rtt_target.as_ref()) {
+        let here = over.prague_rtt_target.is_some();
+        prague_only("prague_rtt_target", here)?;
         let v = super::fields::time(q, &at("prague_rtt_target", here))?;
         if !(0.0..=1.0).contains(&v) {
             return err("prague_rtt_target", here, format!("must be in [0, 1] s (0: no RTT independence), got {v} s"));
@@ -82,11 +88,7 @@ pub fn apply(p: &mut TcpParams, base: &TcpSpec, over: &TcpSpec, set: &dyn Fn(&st
     }
     if let Some(v) = over.prague_ecn_fallback.or(base.prague_ecn_fallback) {
         let here = over.prague_ecn_fallback.is_some();
-        let top = base.variant.as_deref().and_then(Variant::parse).unwrap_or(Variant::NewReno);
-        let table_variant = if here { p.variant } else { top };
-        if table_variant != Variant::Prague {
-            return err("prague_ecn_fallback", here, format!("only used with variant = \"prague\" (the variant here is \"{}\")", table_variant.name()));
-        }
+        prague_only("prague_ecn_fallback", here)?;
         if !(0..=2).contains(&v) {
             return err("prague_ecn_fallback", here, format!("must be 0 (no Classic ECN AQM detection), 1 (detection and fall-back) or 2 (detection only), got {v}"));
         }
