@@ -112,11 +112,9 @@ def ns3_cwnd(ns3_bbr):
     """ns-3's cwnd values: its last value at each instant (ns-3 traces every change within
     an ACK, e.g. 159 000, 157 000, 159 000 on entering recovery; aqmsim the value each ACK
     leaves), each change once."""
-    nt, nw = ns3_bbr.series("cwnd")
-    last = np.r_[nt[1:] != nt[:-1], True]
-    nt, nw = nt[last], nw[last]
-    k = np.r_[True, nw[1:] != nw[:-1]]
-    return nt[k], nw[k]
+    from test_timestamps import collapse
+
+    return collapse(*ns3_bbr.series("cwnd"))
 
 
 @pytest.mark.usefixtures("ns3_required")

@@ -69,7 +69,7 @@ def _load(file: Path, overrides: Optional[List[str]] = None) -> Any:
         if overrides:
             parsed = _parse_overrides(overrides)
             base, sc = sc, sc.with_overrides(**parsed)
-            for key in _idle_overrides(base, parsed):
+            for key in _idle_overrides(base, sc, parsed):
                 err.print(f"warning: --set {key}={_override_text(overrides, key)}: the scenario "
                           f"resolves the same without it (the value it already has, or one no "
                           f"flow or link takes: a group's own tcp table wins over [tcp]); "
@@ -83,13 +83,14 @@ def _load(file: Path, overrides: Optional[List[str]] = None) -> Any:
     return sc
 
 
-def _idle_overrides(base: Any, parsed: Dict[str, Any]) -> List[str]:
+def _idle_overrides(base: Any, changed: Any, parsed: Dict[str, Any]) -> List[str]:
     """The ``--set`` keys that change nothing in the resolved scenario, given the others
     (the value already there, or a field every flow overrides: ``tcp.variant`` when each
-    group names its own): the scenario with all of them against the one without that
-    key. Nothing when the scenario does not resolve: the command reports that itself."""
+    group names its own): ``changed`` (``base`` with all of them) against ``base`` with all
+    but that key. Nothing when the scenario does not resolve: the command reports that
+    itself."""
     try:
-        after = base.with_overrides(**parsed).validate()
+        after = changed.validate()
     except Exception:  # noqa: BLE001 - the command itself reports what is wrong
         return []
     idle = []

@@ -35,8 +35,9 @@ use super::rate::CongCtlIn;
 
 pub const CWND_UNIT: u32 = 20;
 pub const ONE_CWND: u64 = 1 << CWND_UNIT;
-pub const ALPHA_BITS: u32 = 24;
-pub const MAX_ALPHA: u64 = 1 << ALPHA_BITS;
+/// α's fixed point (24 fractional bits), defined beside the Classic ECN AQM detector whose
+/// score shares it.
+pub use super::prague_classic::{ALPHA_BITS, MAX_ALPHA};
 pub const SHIFT_G: u32 = 4;
 /// Rounds after slow start before the RTT independence applies (`DEFAULT_RTT_TRANSITION`).
 pub const RTT_TRANSITION: u32 = 4;
@@ -214,10 +215,7 @@ impl Prague {
             return;
         }
         self.cwr_stamp_ns = now_ns;
-        let alpha = match &self.classic {
-            Some(d) => d.alpha(self.alpha()),
-            None => self.alpha(),
-        };
+        let alpha = self.classic.as_ref().map_or(self.alpha(), |d| d.alpha(self.alpha()));
         let reduction = ((alpha as u128 * self.frac as u128 + MAX_ALPHA as u128) >> (ALPHA_BITS + 1)) as u64;
         self.frac -= reduction;
     }

@@ -24,8 +24,8 @@
 //! deviation 750 µs, depth 2 ms, the sticky bounds) are scaled here to v0.7's 24. The
 //! minimum RTT is the smallest sample of the run (Linux's is a 300 s window).
 
-/// The score's scale: α's 24 fractional bits (`prague::ALPHA_BITS`; a test checks they
-/// agree), so that the fall-back compares them directly.
+/// The fixed point of Prague's α (24 fractional bits; `prague.rs` uses these), which the
+/// score shares so that the fall-back compares them directly.
 pub const ALPHA_BITS: u32 = 24;
 pub const MAX_ALPHA: u64 = 1 << ALPHA_BITS;
 
