@@ -16,7 +16,10 @@ RUST_SOURCES := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/nu
 VENV_STAMP   = $(VENV)/.deps-$(shell echo '$(PY_DEPS) $(DOCS_DEPS)' | md5sum | cut -c1-8)
 BUILD_STAMP  := $(VENV)/.build-stamp
 
-PY_DEPS := numpy pandas matplotlib typer rich pytest hypothesis duckdb pyarrow dask distributed scipy jinja2
+PY_DEPS := numpy pandas matplotlib typer rich pytest pytest-xdist hypothesis duckdb pyarrow dask distributed scipy jinja2
+# pytest runs on one process per core, at most four (pytest-xdist), each test file whole on
+# one of them (its module fixtures made once); `make test PYTEST_WORKERS=1` runs on one.
+PYTEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
 # The docs site (`make docs`: mkdocs, its plugins, TeX to MathML, GitHub-style lists) and the
 # tutorial notebook's test (nbclient, a kernel; scipy for its intervals).
 DOCS_DEPS := "mkdocs<2" mkdocs-material "mkdocstrings[python]" mkdocs-click mkdocs-jupyter \
@@ -69,13 +72,13 @@ cargo-test: ## run the Rust engine's tests
 	$(CARGO) test --profile fast-test -p aqmsim-core
 
 pytest: build ## run the Python test suite only
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 test: build ns2 ns3 chromium tshark ## run every test: cargo test (engine) + pytest (Python, CLI, ns-2 and ns-3 cross-checks, report in Chromium)
 	$(CARGO) test --profile fast-test -p aqmsim-core
 	@$(MAKE) --no-print-directory fuzz-short
 	@$(MAKE) --no-print-directory docs
-	AQMSIM_BUILT_SITE=$(CURDIR)/site $(PY) -m pytest -q
+	AQMSIM_BUILT_SITE=$(CURDIR)/site $(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 # The docs site (mkdocs.yml): every warning is an error (a broken link or anchor, a page left
 # out of the nav, a docstring that does not render). Open site/index.html in a browser.

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -46,6 +47,31 @@ def _close_figures():
     plt = sys.modules.get("matplotlib.pyplot")
     if plt is not None:
         plt.close("all")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cli_consoles():
+    """Forget the CLI's consoles after each test: rich fixes a console's width (``COLUMNS``)
+    when it is made, so a console made by one test must not set the width of the next
+    one's output (which test runs first differs between serial and parallel runs)."""
+    yield
+    common = sys.modules.get("aqmsim.cli.common")
+    if common is not None:
+        common.out._console = None
+        common.err._console = None
+
+
+@contextlib.contextmanager
+def aqmsim_argv(args: Sequence[Any]):
+    """``sys.argv`` as the ``aqmsim ARGS`` process would have it, while a test runs the CLI
+    in-process (the CLI records its command line from ``sys.argv`` in a result's
+    provenance); yields that command line."""
+    saved = sys.argv
+    sys.argv = ["aqmsim", *map(str, args)]
+    try:
+        yield shlex.join(sys.argv)
+    finally:
+        sys.argv = saved
 
 
 def fresh_python(args: Sequence[Any], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:

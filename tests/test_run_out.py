@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from aqmsim import Scenario
 from aqmsim.cli import app
 
-from conftest import EXAMPLES
+from conftest import EXAMPLES, aqmsim_argv
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -183,14 +183,15 @@ def test_run_out_writes_provenance(core, tmp_path: Path):
 
     out = tmp_path / "out"
     args = ["run", str(RED), *SHORT, "--out", str(out)]
-    result = runner.invoke(app, args)
+    with aqmsim_argv(args) as command:
+        result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
     prov = json.loads((out / "provenance.json").read_text())
     assert set(PROVENANCE_COLUMNS) - {"worker"} <= set(prov)
     assert prov["version"] == __version__
     assert prov["engine_hash"] == BUILD["source_hash"] and prov["engine"] == dict(BUILD)
     assert set(prov["host"]) == {"hostname", "platform", "python"}
-    assert prov["command"].startswith("aqmsim ")
+    assert prov["command"] == command
     assert prov["finished_at"].endswith("Z")
 
 

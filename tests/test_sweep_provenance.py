@@ -20,6 +20,7 @@ from aqmsim import store as store_mod
 from aqmsim.cli import app
 from aqmsim.store import SCHEMA_VERSION, Store
 from aqmsim.sweep import StaleRunsError, Sweep, run_sweep
+from conftest import aqmsim_argv
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
@@ -57,11 +58,13 @@ def test_every_run_records_its_provenance(core, tmp_path: Path):
     assert df["finished_at"].notna().all()
 
     # through the CLI: the command line (a fresh run so that every row is rewritten)
-    got = runner.invoke(app, ["sweep", str(f), "--store", str(store), "-w", "1", "--fresh"])
+    args = ["sweep", str(f), "--store", str(store), "-w", "1", "--fresh"]
+    with aqmsim_argv(args) as command:
+        got = runner.invoke(app, args)
     assert got.exit_code == 0, got.output
     assert "0 already in the store, 4 run now" in got.output
     df = store_mod.open(store, sweep="prov")
-    assert all(c.startswith("aqmsim ") for c in df["command"]), set(df["command"])
+    assert set(df["command"]) == {command}
     assert (df["attempts"] == 2).all()  # run again, not taken from the store
 
 

@@ -22,11 +22,17 @@ fi
 ver="$(pkg-config --modversion ns3-core)"
 out_dir="${TARGET_DIR:-$root/target}/ns3-bench"
 bin="$out_dir/$prog-$ver"
+mkdir -p "$out_dir"
+# one build at a time per program (the test suite runs on several processes): a second
+# caller waits for the first's binary instead of compiling it again
+if command -v flock >/dev/null; then
+  exec 9>"$out_dir/.$prog.lock"
+  flock 9
+fi
 if [[ -x "$bin" && "$bin" -nt "$src" && "$bin" -nt "${BASH_SOURCE[0]}" ]]; then
   echo "$bin"
   exit 0
 fi
-mkdir -p "$out_dir"
 # Debian's ns3-*.pc files carry a stray "-I/usr\;" token: drop anything with a ';' or '\'.
 cflags=()
 for f in $(pkg-config --cflags $mods); do [[ "$f" == *";"* || "$f" == *\\* ]] || cflags+=("$f"); done

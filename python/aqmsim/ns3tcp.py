@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import os
 import subprocess
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -223,7 +224,7 @@ def run(tcp: str = "newreno", queue: str = "droptail", *, cache: bool = True,
         raise ns3ref.Ns3Error(f"{PROGRAM} did not finish in {timeout} s: {' '.join(args)}") from e
     if cache:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{id(text)}")
+        tmp = path.with_suffix(f".tmp{os.getpid()}-{id(text)}")
         tmp.write_bytes(gzip.compress(text.encode(), compresslevel=3))
         tmp.replace(path)
     return parse(text, args)
