@@ -64,6 +64,29 @@ def test_drop_reasons_in_the_disciplines_words(core) -> None:
         "  forced (avg ≥ 2·max_th, gentle)"
 
 
+def test_ecn_codepoint_rows_only_when_ecn_capable_packets_arrived(core) -> None:
+    """The four rows by ECN codepoint are zeros in a run without ECN: the printed summary
+    leaves them out (the summary keeps them); a run with ECN-capable packets shows them."""
+    import io
+
+    from rich.console import Console
+
+    def printed(summary) -> str:
+        console = Console(width=120, file=io.StringIO())
+        console.print(summary_table(summary))
+        return console.file.getvalue()
+
+    plain = _run("dumbbell-droptail").summary
+    assert plain["arrivals_ect0"] == plain["arrivals_ect1"] == 0
+    text = printed(plain)
+    assert "ECT(0) arrivals" not in text and "ECT(1) marks departed" not in text
+    assert "bottleneck utilisation" in text
+    ecn = _run("red-ecn").summary
+    assert ecn["arrivals_ect0"] > 0
+    text = printed(ecn)
+    assert "ECT(0) arrivals" in text and "ECT(1) arrivals" in text
+
+
 def test_utilisation_mean_is_the_summarys_and_the_rate_schedule_is_drawn(core) -> None:
     """dumbbell-web's bottleneck runs at 5 Mb/s from 10 to 20 s: the plain mean of its bins
     was 0.892 against the summary's 88.6 %. The figure's mean weighs each bin by its

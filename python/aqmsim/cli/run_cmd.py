@@ -40,6 +40,10 @@ _ORDER = [
 ]
 
 
+#: the bottleneck's arrivals and marks by ECN codepoint
+_ECN_CODEPOINTS = ("arrivals_ect0", "arrivals_ect1", "marks_departed_ect0", "marks_departed_ect1")
+
+
 def summary_table(summary: Dict[str, Any], title: str = "",
                   labels: Optional[Dict[str, str]] = None) -> "Table":
     """The summary as a rich table: the key metrics first, then anything else, each with
@@ -55,6 +59,10 @@ def summary_table(summary: Dict[str, Any], title: str = "",
     table.add_column("unit")
     context = dict(_ORDER)
     order = [k for k, _ in _ORDER if k in summary] + [k for k in summary if k not in context]
+    if all(summary.get(k, 0) == 0 for k in _ECN_CODEPOINTS):
+        # no ECN-capable packet reached the bottleneck: four rows of zeros say nothing
+        # (summary.json keeps them)
+        order = [k for k in order if k not in _ECN_CODEPOINTS]
     for key in order:
         value, m = summary[key], SUMMARY.get(key)
         label = (labels or {}).get(key) or context.get(key) or (m.label if m else key)
