@@ -143,6 +143,31 @@ def test_cwnd_equals_ns3_value_for_value(core, ns3_cwnd):
 
 
 @pytest.mark.usefixtures("ns3_required")
+def test_pacing_rate_equals_ns3(core, ns3_bbr):
+    """The TCP table's pacing_rate against ns-3's PacingRate trace, with the seed that draws
+    ns-3's PROBE_BW phase: the 112 values to 10.37 s (STARTUP's nominal rate, its bandwidth
+    samples, DRAIN, PROBE_BW's eight-phase cycle, PROBE_RTT), in order, each within 37 µs;
+    from 0.3 s on within 1 bit/s (ns-3 keeps rates as whole bit/s, DataRate); before, within
+    0.05 %: STARTUP's first ACKs reach ns-3's sender up to 26 µs later than aqmsim's (its
+    handshake's alignment, as in the cwnd series), so its first delivery-rate samples are
+    measured over intervals that much longer. Then the phase drawn when PROBE_RTT ends
+    differs, as for cwnd."""
+    from test_timestamps import collapse
+
+    tcp = bbr_run(seed=SEED_AS_NS3).tcp
+    p, t = tcp["pacing_rate"].to_numpy(), tcp["t"].to_numpy()
+    keep = np.r_[True, p[1:] != p[:-1]]
+    at, ap = t[keep], p[keep]
+    nt, npace = collapse(*ns3_bbr.series("pacing"))
+    k = int(np.searchsorted(at, 10.37))
+    assert k == 112 and len(npace) > k
+    assert ap[0] == npace[0] == 5_254_543  # 2.89 × 10 segments × 8 / 44 ms (whole ms)
+    assert np.abs(at[:k] - (nt[:k] - HANDSHAKE_S)).max() < 40e-6
+    assert np.abs(ap[:k] / npace[:k] - 1).max() < 5e-4
+    late = at[:k] > 0.3
+    assert late.sum() > 80 and np.abs(ap[:k] - npace[:k])[late].max() <= 1
+
+
 def test_cwnd_parts_from_ns3_only_at_the_random_phase(run, ns3_cwnd):
     """At seed 1 aqmsim enters PROBE_BW at another phase than ns-3's: the series are equal
     for 107 values, 20 ms into PROBE_BW, where aqmsim's cwnd stops at its cruising target

@@ -35,6 +35,24 @@ def test_pacing_is_off_by_default_and_resolved(core):
     assert a == b
 
 
+def test_pacing_rate_in_the_tcp_table(core):
+    """The TCP table's pacing_rate: 0 for a sender that does not pace; a paced one's rate is
+    ns-3's MaxPacingRate (4 Gb/s) until its first RTT sample, then ns-3's rule from the
+    window and srtt (factor 2 in slow start: about 2 × 11 000 B × 8 / 45 ms ≈ 3.9 Mb/s)."""
+    short = {"duration": 0.3, "dumbbell.groups.0.stop": 0.3}
+    plain = one_flow(**short).run().tcp
+    assert (plain["pacing_rate"] == 0).all()
+    paced = one_flow(**short, **{"tcp.pacing": True}).run().tcp
+    rate = paced["pacing_rate"].to_numpy()
+    assert rate[0] == 4e9
+    first = int(np.flatnonzero(rate < 4e9)[0])
+    assert 3.5e6 < rate[first] < 4.5e6, rate[first]
+    ss = paced[(paced.index >= first) & (paced["state"] == "slow_start")]
+    mss = 1000
+    want = ss["cwnd"] * mss * 8 * 2.0 / ss["srtt"]
+    assert np.allclose(ss["pacing_rate"], want, rtol=0.02), (ss["pacing_rate"] / want).describe()
+
+
 def test_pacing_only_on_the_linux_stack(core):
     with pytest.raises(ScenarioError) as info:
         one_flow(**{"dumbbell.groups.0.tcp": {"stack": "ns2", "pacing": True}}).validate()

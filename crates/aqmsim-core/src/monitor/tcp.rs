@@ -34,6 +34,9 @@ pub struct TcpRow {
     /// Packets sent and not yet acknowledged (`t_seqno − highest_ack − 1`).
     pub outstanding: i32,
     pub state: TcpState,
+    /// The pacing rate, bit/s (ns-3's `m_pacingRate`, Linux's `sk_pacing_rate`); 0 for a
+    /// sender that does not pace (the ns-2 stack; the linux stack with `pacing = false`).
+    pub pacing_rate: f64,
 }
 
 /// The state series: one row per change of any column (or per `monitor.tcp_interval`).
@@ -49,6 +52,7 @@ pub struct TcpLog {
     pub outstanding: Vec<i32>,
     /// `TcpState as u8`.
     pub state: Vec<u8>,
+    pub pacing_rate: Vec<f64>,
     /// The last row logged per flow (by flow index), to log changes only.
     last: Vec<Option<TcpRow>>,
     spill: SpillState,
@@ -57,7 +61,7 @@ pub struct TcpLog {
 impl Spilling for TcpLog {
     const WHAT: &'static str = "tcp";
     fn columns() -> Vec<(&'static str, u64)> {
-        vec![("t", 8), ("flow", 4), ("cwnd", 8), ("ssthresh", 4), ("srtt", 8), ("rttvar", 8), ("rto", 8), ("outstanding", 4), ("state", 1)]
+        vec![("t", 8), ("flow", 4), ("cwnd", 8), ("ssthresh", 4), ("srtt", 8), ("rttvar", 8), ("rto", 8), ("outstanding", 4), ("state", 1), ("pacing_rate", 8)]
     }
     fn mem_rows(&self) -> usize {
         self.t.len()
@@ -73,6 +77,7 @@ impl Spilling for TcpLog {
             f64::le_bytes(&self.rto),
             i32::le_bytes(&self.outstanding),
             self.state.clone(),
+            f64::le_bytes(&self.pacing_rate),
         ]
     }
     fn clear_mem(&mut self) {
@@ -85,6 +90,7 @@ impl Spilling for TcpLog {
         self.rto.clear();
         self.outstanding.clear();
         self.state.clear();
+        self.pacing_rate.clear();
     }
     fn prepend(&mut self, c: Vec<Vec<u8>>) {
         self.t = joined(&c[0], &mut self.t);
@@ -96,6 +102,7 @@ impl Spilling for TcpLog {
         self.rto = joined(&c[6], &mut self.rto);
         self.outstanding = joined(&c[7], &mut self.outstanding);
         self.state = joined(&c[8], &mut self.state);
+        self.pacing_rate = joined(&c[9], &mut self.pacing_rate);
     }
     fn state(&mut self) -> &mut SpillState {
         &mut self.spill
@@ -129,6 +136,7 @@ impl TcpLog {
         self.rto.push(row.rto);
         self.outstanding.push(row.outstanding);
         self.state.push(row.state as u8);
+        self.pacing_rate.push(row.pacing_rate);
         self.after_push();
     }
 }
@@ -188,7 +196,7 @@ mod tests {
     use crate::monitor::spill::SPILL_ROWS;
 
     fn row(cwnd: f64, state: TcpState) -> TcpRow {
-        TcpRow { cwnd, ssthresh: 20, srtt: 0.1, rttvar: 0.05, rto: 1.0, outstanding: 3, state }
+        TcpRow { cwnd, ssthresh: 20, srtt: 0.1, rttvar: 0.05, rto: 1.0, outstanding: 3, state, pacing_rate: 0.0 }
     }
 
     #[test]

@@ -5,7 +5,9 @@ use super::sender::{CongState, LinuxSender};
 
 impl LinuxSender {
     /// One row of the state series (`monitor.tcp_flows`): cwnd and ssthresh in segments
-    /// (bytes / MSS: cwnd exact, ssthresh rounded down), `outstanding` in segments.
+    /// (bytes / MSS: cwnd exact, ssthresh rounded down), `outstanding` in segments, the
+    /// pacing rate in bit/s (0 without pacing; before the first RTT sample ns-3's
+    /// `MaxPacingRate`, which the initial window does not use).
     pub fn snapshot(&self) -> crate::monitor::tcp::TcpRow {
         use crate::monitor::tcp::{TcpRow, TcpState};
         let mss = self.tcb.mss as f64;
@@ -23,6 +25,7 @@ impl LinuxSender {
             rto: self.rto_ns as f64 * 1e-9,
             outstanding: self.sb.outstanding() as i32,
             state,
+            pacing_rate: if self.pacer.on { self.pacer.rate_bps as f64 } else { 0.0 },
         }
     }
 

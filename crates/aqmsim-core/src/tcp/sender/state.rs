@@ -45,6 +45,7 @@ impl TcpSender {
             rto: self.rtt.timeout(),
             outstanding: (self.t_seqno - self.highest_ack - 1).max(0),
             state: self.tcp_state(),
+            pacing_rate: 0.0, // ns-2's agents do not pace
         }
     }
 
