@@ -125,6 +125,30 @@ def test_plot_tcp_clips_an_unbounded_window_and_says_so(core):
     assert not top.texts and top.get_ylim()[1] >= float(np.max(top.get_lines()[0].get_ydata()))
 
 
+def test_plot_tcp_draws_the_pacing_rates_of_paced_flows(core):
+    """The BBR example: BBR paces, CUBIC does not. The figure gains a pacing-rate panel
+    between cwnd and the queue, one line a drawn flow in the cwnd panel's colours, the
+    paced flows' rates in Mb/s, the 4 Gb/s before the first RTT sample left out; the
+    unpaced flows' lines are empty. An unpaced run keeps the two panels (above)."""
+    r = Scenario.from_toml(EXAMPLES / "dumbbell-bbr.toml").with_overrides(
+        **{"duration": 3, "monitor.tcp_flows": "all"}).run()
+    fig = r.plot_tcp()
+    top, mid, bottom = fig.axes
+    assert mid.get_ylabel() == "pacing rate (Mb/s)" and "pacing rate" in top.get_title()
+    assert [ln.get_color() for ln in mid.get_lines()] == [ln.get_color() for ln in top.get_lines()]
+    tcp = r.tcp
+    for f, line in enumerate(mid.get_lines()):
+        y = np.asarray(line.get_ydata(), dtype=float)
+        paced = tcp.loc[tcp["flow"] == f, "pacing_rate"].to_numpy()
+        if (paced == 0).all():  # CUBIC: not paced, nothing drawn
+            assert np.isnan(y).all()
+            continue
+        shown = paced[paced < 4e9] / 1e6
+        assert np.isnan(y[:-1][paced >= 4e9]).all() and np.allclose(y[:-1][paced < 4e9], shown)
+        assert 0 < np.nanmax(y) < 100  # a 20 Mb/s bottleneck, the 4 Gb/s left out
+    assert top.get_shared_x_axes().joined(top, mid)
+
+
 def test_cli_tcp_writes_series_and_figure(core, tmp_path: Path):
     res = runner.invoke(app, ["run", str(RED), "--set", "duration=5", "--set",
                               "dumbbell.groups.0.stop=5", "--tcp", "0,1", "--out", str(tmp_path)])

@@ -1,5 +1,6 @@
 """The TCP figure of one run: the traced senders' congestion windows above the bottleneck's
-queue on one time axis (``Results.plot_tcp``, ``tcp.png``), flows named by their group when
+queue on one time axis (``Results.plot_tcp``, ``tcp.png``), with their pacing rates between
+the two when a drawn flow paces (BBR, Prague, ``tcp.pacing``), flows named by their group when
 the run mixes several, and windows far above the rest (ns-3's BBR taking an unset,
 infinite ssthresh as cwnd) clipped with a note rather than flattening the others."""
 
@@ -21,6 +22,8 @@ __all__ = ["plot_tcp", "TCP_PLOT_FLOWS"]
 
 #: Most flows :func:`plot_tcp` draws when none are named.
 TCP_PLOT_FLOWS = 8
+#: ns-3's ``MaxPacingRate``: a paced linux sender's rate before its first RTT sample.
+MAX_PACING_RATE_BPS = 4e9
 
 
 def plot_tcp(res: "RunView", flows: Optional[Sequence[int]] = None,
@@ -29,7 +32,11 @@ def plot_tcp(res: "RunView", flows: Optional[Sequence[int]] = None,
     fast retransmits and timeouts visible as the drops of the line) above the queue of the
     bottleneck, on one shared time axis. Without ``flows``, the first
     :data:`TCP_PLOT_FLOWS` traced flows; when more are traced, the title and the legend
-    say how many of how many are drawn and which (every one is in the ``tcp`` table)."""
+    say how many of how many are drawn and which (every one is in the ``tcp`` table).
+    When a drawn flow paces (the ``tcp`` table's ``pacing_rate`` above 0), a panel between
+    the two draws the pacing rates (BBR's gain cycle shows there); the rate a paced sender
+    has before its first RTT sample, ns-3's 4 Gb/s ``MaxPacingRate`` that its unpaced
+    initial window does not use, is left out of that panel."""
     tcp = _table(res, "tcp")
     if tcp.empty:
         raise ValueError(
@@ -41,9 +48,14 @@ def plot_tcp(res: "RunView", flows: Optional[Sequence[int]] = None,
     missing = [f for f in flows if f not in traced]
     if missing:
         raise ValueError(f"flows: {missing} not traced; the traced flows are {traced}")
-    fig, top = new_figure(figsize=(8.0, 5.5))
+    drawn = np.isin(np.asarray(tcp["flow"]), list(flows))
+    paced = "pacing_rate" in tcp.columns and bool((np.asarray(tcp["pacing_rate"], dtype=float)[drawn] > 0).any())
+    fig, top = new_figure(figsize=(8.0, 7.0 if paced else 5.5))
     top.remove()
-    top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))
+    if paced:
+        top, mid, bottom = fig.subplots(3, 1, sharex=True, height_ratios=(3, 2, 2))
+    else:
+        top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=(3, 2))
     end = float(res.summary.get("duration", tcp["t"].max()))
     groups = _flow_groups(res, flows)
     for f in flows:
@@ -52,9 +64,17 @@ def plot_tcp(res: "RunView", flows: Optional[Sequence[int]] = None,
         cwnd = np.append(rows["cwnd"], rows["cwnd"][-1:])
         label = f"flow {f} ({groups[f]})" if groups else f"flow {f}"
         top.plot(t, cwnd, drawstyle="steps-post", lw=0.9, label=label)
+        if paced:
+            rate = np.asarray(rows["pacing_rate"], dtype=float)
+            # not paced (0), or before the first RTT sample (4 Gb/s): nothing drawn
+            rate = np.where((rate <= 0) | (rate >= MAX_PACING_RATE_BPS), np.nan, rate) / 1e6
+            mid.plot(t, np.append(rate, rate[-1:]), drawstyle="steps-post", lw=0.9)
     top.set_ylabel("cwnd (packets)")
     top.set_ylim(bottom=0)
-    drawn = np.isin(np.asarray(tcp["flow"]), list(flows))
+    if paced:
+        mid.set_ylabel("pacing rate (Mb/s)")
+        mid.set_ylim(bottom=0)
+        mid.grid(True, alpha=0.3)
     clipped = _clip_outlying_windows(top, np.asarray(tcp["cwnd"], dtype=float)[drawn])
     top.grid(True, alpha=0.3)
     shown = ""
@@ -68,7 +88,7 @@ def plot_tcp(res: "RunView", flows: Optional[Sequence[int]] = None,
     else:
         top.legend(loc="upper right", fontsize="small", ncol=2)
     top.set_title(f"{res.scenario.name if res.scenario is not None and res.scenario.name else 'run'}"
-                  f" — cwnd and queue (seed {res.summary.get('seed', '?')}){shown}",
+                  f" — cwnd{', pacing rate' if paced else ''} and queue (seed {res.summary.get('seed', '?')}){shown}",
                   fontsize="medium")
     try:
         qlink, q = _pick_link(_table(res, "queue"), link, "queue samples")
