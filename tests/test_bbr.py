@@ -168,6 +168,36 @@ def test_pacing_rate_equals_ns3(core, ns3_bbr):
     assert late.sum() > 80 and np.abs(ap[:k] - npace[:k])[late].max() <= 1
 
 
+def test_tcp_table_has_bbrs_model(core):
+    """The TCP table's bbr_bw and bbr_min_rtt are the model the pacing rate is made of:
+    pacing_rate = gain × bbr_bw (to ns-3's whole bit/s) with PROBE_BW's gains 1.25, 0.75
+    and 1, DRAIN's 1/2.89 and STARTUP's 2.89 (where STARTUP's rate may only rise, it can
+    stay above, from the handshake's nominal rate); RTprop starts at the handshake's RTT
+    and is never below the smaller of it and the smallest RTT sample."""
+    r = bbr_run(seed=SEED_AS_NS3)
+    t, ph = r.tcp, r.phases
+    at = np.searchsorted(ph["t"].to_numpy(), t["t"].to_numpy(), side="right") - 1
+    mode = np.array(ph["phase"].tolist())[np.maximum(at, 0)]
+    bw, rate = t["bbr_bw"].to_numpy(), t["pacing_rate"].to_numpy()
+    assert (bw > 0).all()
+
+    def gains(m):
+        k = mode == m
+        return np.round(rate[k] / bw[k], 3), np.abs(rate[k] - np.floor(rate[k] / bw[k] * 1e3 + 0.5) / 1e3 * bw[k])
+
+    g, _ = gains("PROBE_BW")
+    assert set(np.unique(g)) == {0.75, 1.0, 1.25} and (g == 1.0).mean() > 0.6
+    for m in ("PROBE_BW", "PROBE_RTT"):
+        g, err = gains(m)
+        assert (err <= 1 + 1e-9 * rate[mode == m]).all(), m
+    assert set(gains("DRAIN")[0]) == {round(1 / 2.89, 3)}
+    g, _ = gains("STARTUP")
+    assert (g == 2.89).mean() > 0.95 and (g >= 2.89).all()
+    min_rtt = t["bbr_min_rtt"].to_numpy()
+    assert min_rtt[0] == pytest.approx(HANDSHAKE_S)
+    assert (min_rtt >= min(HANDSHAKE_S, r.rtt["rtt"].min()) - 1e-9).all() and (min_rtt < 0.06).all()
+
+
 def test_cwnd_parts_from_ns3_only_at_the_random_phase(run, ns3_cwnd):
     """At seed 1 aqmsim enters PROBE_BW at another phase than ns-3's: the series are equal
     for 107 values, 20 ms into PROBE_BW, where aqmsim's cwnd stops at its cruising target

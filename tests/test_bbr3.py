@@ -102,6 +102,28 @@ def test_phases_in_order_on_one_flow(run):
             assert 2.1 < r - d < 2.5, (d, r)
 
 
+def test_tcp_table_has_bbr3s_model(run):
+    """The TCP table's bbr_bw is BBR.bw, the pacing rate's base: in each state the rate is
+    the draft's pacing gain × bbr_bw × (1 − 1 %, BBRPacingMarginPercent): ProbeBW_DOWN 0.9,
+    CRUISE and REFILL 1, UP 1.25, DRAIN 0.5 (the draft's), ProbeRTT 1, STARTUP
+    2.77 (once its rate may fall: it only rises before the pipe is full). bbr_min_rtt is
+    0 before the first RTT sample, then BBR.min_rtt (here the path's 42 ms)."""
+    t, ph = run.tcp, run.phases
+    at = np.searchsorted(ph["t"].to_numpy(), t["t"].to_numpy(), side="right") - 1
+    mode = np.array(ph["phase"].tolist())[np.maximum(at, 0)]
+    bw = t["bbr_bw"].to_numpy()
+    ok = bw > 0
+    gain = np.round(t["pacing_rate"].to_numpy()[ok] / bw[ok] / 0.99, 2)
+    mode = mode[ok]
+    want = {"PROBE_BW_DOWN": 0.9, "PROBE_BW_CRUISE": 1.0, "PROBE_BW_REFILL": 1.0,
+            "PROBE_BW_UP": 1.25, "DRAIN": 0.5, "PROBE_RTT": 1.0, "STARTUP": 2.77}
+    for m, g in want.items():
+        got = gain[mode == m]
+        assert len(got) and (got == g).mean() > (0.9 if m == "STARTUP" else 0.99), (m, np.unique(got))
+    min_rtt = t["bbr_min_rtt"].to_numpy()
+    assert min_rtt[0] == 0 and min_rtt[-1] == pytest.approx(run.rtt["rtt"].min(), abs=2e-3)
+
+
 def test_utilisation_high_queue_low_and_probe_rtt_cwnd(run):
     """Measured: utilisation 0.967, mean queueing delay 3.6 ms (100-packet buffer)."""
     assert run.summary["utilisation"] > 0.95, run.summary["utilisation"]

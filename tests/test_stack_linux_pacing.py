@@ -42,6 +42,7 @@ def test_pacing_rate_in_the_tcp_table(core):
     short = {"duration": 0.3, "dumbbell.groups.0.stop": 0.3}
     plain = one_flow(**short).run().tcp
     assert (plain["pacing_rate"] == 0).all()
+    assert (plain["bbr_bw"] == 0).all() and (plain["bbr_min_rtt"] == 0).all()  # no BBR model
     paced = one_flow(**short, **{"tcp.pacing": True}).run().tcp
     rate = paced["pacing_rate"].to_numpy()
     assert rate[0] == 4e9

@@ -21,7 +21,8 @@ flows     flow, src, dst, app, variant, start, stop, sent, retransmitted, timeou
 links     t [s] (bin start), link, utilisation (bits sent / (rate x bin))
 tcp       t [s], flow, cwnd, ssthresh (packets), srtt, rttvar, rto [s], outstanding
           (packets sent, not yet acknowledged), state (slow_start | congestion_avoidance |
-          fast_recovery | timeout), pacing_rate [bit/s] (0: not paced) — the flows of
+          fast_recovery | timeout), pacing_rate [bit/s] (0: not paced), bbr_bw [bit/s],
+          bbr_min_rtt [s] (BBR's model; 0 for other senders) — the flows of
           ``monitor.tcp_flows``, one row per change
           (or per ``monitor.tcp_interval``)
 rtt       t [s], flow, rtt [s] — every RTT sample those flows took
@@ -190,8 +191,9 @@ class Results:
     @property
     def tcp(self) -> pd.DataFrame:
         """The state of the senders of ``monitor.tcp_flows`` over time: cwnd, ssthresh,
-        srtt, rttvar, rto, packets outstanding, the phase and the pacing rate (bit/s, 0 for
-        a sender that does not pace), one row per change (or per
+        srtt, rttvar, rto, packets outstanding, the phase, the pacing rate (bit/s, 0 for
+        a sender that does not pace) and BBR's model (bbr_bw, bit/s; bbr_min_rtt, s; 0 for
+        other senders), one row per change (or per
         ``monitor.tcp_interval``). Empty unless the scenario traces flows."""
         return self._table("tcp")
 

@@ -46,6 +46,7 @@ SCHEMAS: Dict[str, Dict[str, str]] = {
         "t": "float64", "flow": "int64", "cwnd": "float64", "ssthresh": "int64",
         "srtt": "float64", "rttvar": "float64", "rto": "float64", "outstanding": "int64",
         "state": "object", "pacing_rate": "float64",
+        "bbr_bw": "float64", "bbr_min_rtt": "float64",
     },
     "rtt": {"t": "float64", "flow": "int64", "rtt": "float64"},
     "delay_cdf": {"what": "object", "q": "float64", "delay_s": "float64"},

@@ -116,10 +116,10 @@ fn results_to_py<'py>(py: Python<'py>, r: RunResults, wall: f64) -> PyResult<Bou
         ColKind::Cat("<u1", &reason_names), ColKind::Cat("<u1", &["drop", "mark"]), ColKind::Num("<u4"),
     ])?;
     let mut tcp = r.tcp;
-    let tc = log_table(py, &mut tcp, "TCP state", &["t", "flow", "cwnd", "ssthresh", "srtt", "rttvar", "rto", "outstanding", "state", "pacing_rate"], &[
+    let tc = log_table(py, &mut tcp, "TCP state", &["t", "flow", "cwnd", "ssthresh", "srtt", "rttvar", "rto", "outstanding", "state", "pacing_rate", "bbr_bw", "bbr_min_rtt"], &[
         ColKind::Num("<f8"), ColKind::Num("<u4"), ColKind::Num("<f8"), ColKind::Num("<i4"), ColKind::Num("<f8"),
         ColKind::Num("<f8"), ColKind::Num("<f8"), ColKind::Num("<i4"), ColKind::Cat("<u1", &TcpState::NAMES),
-        ColKind::Num("<f8"),
+        ColKind::Num("<f8"), ColKind::Num("<f8"), ColKind::Num("<f8"),
     ])?;
     d.set_item("tcp", tc)?;
     let mut rtt = r.rtt;

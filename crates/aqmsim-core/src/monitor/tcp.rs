@@ -37,6 +37,10 @@ pub struct TcpRow {
     /// The pacing rate, bit/s (ns-3's `m_pacingRate`, Linux's `sk_pacing_rate`); 0 for a
     /// sender that does not pace (the ns-2 stack; the linux stack with `pacing = false`).
     pub pacing_rate: f64,
+    /// BBR's path model (v1: BtlBw and RTprop; v3: `BBR.bw` and `BBR.min_rtt`): its
+    /// bandwidth estimate, bit/s, and minimum RTT, s; 0 and 0 for other senders.
+    pub bbr_bw: f64,
+    pub bbr_min_rtt: f64,
 }
 
 /// The state series: one row per change of any column (or per `monitor.tcp_interval`).
@@ -53,6 +57,8 @@ pub struct TcpLog {
     /// `TcpState as u8`.
     pub state: Vec<u8>,
     pub pacing_rate: Vec<f64>,
+    pub bbr_bw: Vec<f64>,
+    pub bbr_min_rtt: Vec<f64>,
     /// The last row logged per flow (by flow index), to log changes only.
     last: Vec<Option<TcpRow>>,
     spill: SpillState,
@@ -61,7 +67,7 @@ pub struct TcpLog {
 impl Spilling for TcpLog {
     const WHAT: &'static str = "tcp";
     fn columns() -> Vec<(&'static str, u64)> {
-        vec![("t", 8), ("flow", 4), ("cwnd", 8), ("ssthresh", 4), ("srtt", 8), ("rttvar", 8), ("rto", 8), ("outstanding", 4), ("state", 1), ("pacing_rate", 8)]
+        vec![("t", 8), ("flow", 4), ("cwnd", 8), ("ssthresh", 4), ("srtt", 8), ("rttvar", 8), ("rto", 8), ("outstanding", 4), ("state", 1), ("pacing_rate", 8), ("bbr_bw", 8), ("bbr_min_rtt", 8)]
     }
     fn mem_rows(&self) -> usize {
         self.t.len()
@@ -78,6 +84,8 @@ impl Spilling for TcpLog {
             i32::le_bytes(&self.outstanding),
             self.state.clone(),
             f64::le_bytes(&self.pacing_rate),
+            f64::le_bytes(&self.bbr_bw),
+            f64::le_bytes(&self.bbr_min_rtt),
         ]
     }
     fn clear_mem(&mut self) {
@@ -91,6 +99,8 @@ impl Spilling for TcpLog {
         self.outstanding.clear();
         self.state.clear();
         self.pacing_rate.clear();
+        self.bbr_bw.clear();
+        self.bbr_min_rtt.clear();
     }
     fn prepend(&mut self, c: Vec<Vec<u8>>) {
         self.t = joined(&c[0], &mut self.t);
@@ -103,6 +113,8 @@ impl Spilling for TcpLog {
         self.outstanding = joined(&c[7], &mut self.outstanding);
         self.state = joined(&c[8], &mut self.state);
         self.pacing_rate = joined(&c[9], &mut self.pacing_rate);
+        self.bbr_bw = joined(&c[10], &mut self.bbr_bw);
+        self.bbr_min_rtt = joined(&c[11], &mut self.bbr_min_rtt);
     }
     fn state(&mut self) -> &mut SpillState {
         &mut self.spill
@@ -137,6 +149,8 @@ impl TcpLog {
         self.outstanding.push(row.outstanding);
         self.state.push(row.state as u8);
         self.pacing_rate.push(row.pacing_rate);
+        self.bbr_bw.push(row.bbr_bw);
+        self.bbr_min_rtt.push(row.bbr_min_rtt);
         self.after_push();
     }
 }
@@ -196,7 +210,7 @@ mod tests {
     use crate::monitor::spill::SPILL_ROWS;
 
     fn row(cwnd: f64, state: TcpState) -> TcpRow {
-        TcpRow { cwnd, ssthresh: 20, srtt: 0.1, rttvar: 0.05, rto: 1.0, outstanding: 3, state, pacing_rate: 0.0 }
+        TcpRow { cwnd, ssthresh: 20, srtt: 0.1, rttvar: 0.05, rto: 1.0, outstanding: 3, state, pacing_rate: 0.0, bbr_bw: 0.0, bbr_min_rtt: 0.0 }
     }
 
     #[test]

@@ -447,4 +447,8 @@ impl CongestionOps for Bbr {
     fn mode_changes(&self) -> Vec<(u64, u8)> {
         self.modes.iter().map(|&(t, m)| (t, m as u8)).collect()
     }
+    /// BtlBw (the windowed maximum of the delivery-rate samples) and RTprop.
+    fn model(&self) -> Option<(f64, f64)> {
+        Some((self.max_bw.best(), self.min_rtt_ns.map_or(0.0, |m| m as f64 * 1e-9)))
+    }
 }

@@ -450,4 +450,9 @@ impl CongestionOps for Bbr3 {
     fn mode_changes(&self) -> Vec<(u64, u8)> {
         self.states.iter().map(|&(t, s)| (t, s as u8)).collect()
     }
+    /// `BBR.bw` (min of max_bw and the short-term bound) and `BBR.min_rtt`.
+    fn model(&self) -> Option<(f64, f64)> {
+        let min_rtt = if self.min_rtt_ns == u64::MAX { 0.0 } else { self.min_rtt_ns as f64 * 1e-9 };
+        Some((self.bw, min_rtt))
+    }
 }

@@ -86,6 +86,12 @@ pub trait CongestionOps: std::fmt::Debug {
     fn mark_app_limited(&self) -> bool {
         false
     }
+    /// BBR's path model, for the TCP table (`bbr_bw`, `bbr_min_rtt`): its bandwidth
+    /// estimate (bit/s) and minimum RTT (s, 0 before the first sample); None for a
+    /// control that keeps none.
+    fn model(&self) -> Option<(f64, f64)> {
+        None
+    }
     /// BBR's mode changes: (time ns, mode number: 0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT).
     fn mode_changes(&self) -> Vec<(u64, u8)> {
         Vec::new()

@@ -7,7 +7,7 @@ impl LinuxSender {
     /// One row of the state series (`monitor.tcp_flows`): cwnd and ssthresh in segments
     /// (bytes / MSS: cwnd exact, ssthresh rounded down), `outstanding` in segments, the
     /// pacing rate in bit/s (0 without pacing; before the first RTT sample ns-3's
-    /// `MaxPacingRate`, which the initial window does not use).
+    /// `MaxPacingRate`, which the initial window does not use), BBR's model (0 for others).
     pub fn snapshot(&self) -> crate::monitor::tcp::TcpRow {
         use crate::monitor::tcp::{TcpRow, TcpState};
         let mss = self.tcb.mss as f64;
@@ -17,6 +17,7 @@ impl LinuxSender {
             _ if self.tcb.cwnd < self.tcb.ssthresh => TcpState::SlowStart,
             _ => TcpState::CongestionAvoidance,
         };
+        let (bbr_bw, bbr_min_rtt) = self.cc.model().unwrap_or((0.0, 0.0));
         TcpRow {
             cwnd: self.tcb.cwnd as f64 / mss,
             ssthresh: (self.tcb.ssthresh as f64 / mss).min(i32::MAX as f64) as i32,
@@ -26,6 +27,8 @@ impl LinuxSender {
             outstanding: self.sb.outstanding() as i32,
             state,
             pacing_rate: if self.pacer.on { self.pacer.rate_bps as f64 } else { 0.0 },
+            bbr_bw,
+            bbr_min_rtt,
         }
     }
 

@@ -46,6 +46,8 @@ impl TcpSender {
             outstanding: (self.t_seqno - self.highest_ack - 1).max(0),
             state: self.tcp_state(),
             pacing_rate: 0.0, // ns-2's agents do not pace
+            bbr_bw: 0.0,
+            bbr_min_rtt: 0.0,
         }
     }
 
