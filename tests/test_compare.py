@@ -11,6 +11,7 @@ import shutil
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -122,6 +123,36 @@ def test_compare_three_runs(saved: Path, tmp_path: Path):
     srcs = re.findall(r'<img src="([^"]*)"', html)
     assert len(srcs) == len(FIGURES) and all(s.startswith("data:image/png;base64,") for s in srcs)
     assert "<script" not in html and "<link" not in html
+
+
+def test_pacing_figure_when_a_run_traced_a_paced_flow(saved: Path, tmp_path: Path):
+    """BBR v1 beside BBR v3 (the BBR example, CUBIC beside each, every flow traced): a
+    pacing figure, one panel a run, a line for each of the two BBR flows (the CUBIC flows
+    do not pace); beside a RED run (ns-2's senders, which do not pace) that run is named
+    in its note. The RED runs alone have no pacing figure and no note of one (above)."""
+    bbr = EXAMPLES / "dumbbell-bbr.toml"
+    for name, extra in (("v1", []), ("v3", ["--set", 'dumbbell.groups.0.tcp.variant="bbr3"'])):
+        args = ["run", str(bbr), "--set", "duration=3", "--tcp", "all", "--out", str(tmp_path / name), *extra]
+        assert runner.invoke(app, args).exit_code == 0
+    out = tmp_path / "cmp"
+    result = _compare(str(tmp_path / "v1"), str(tmp_path / "v3"), str(saved / "a"), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert (out / "pacing_rate.png").stat().st_size > 1000
+    html = " ".join((out / "index.html").read_text().split())
+    assert "Pacing rates" in html and "no paced flow traced" in html
+    from aqmsim.compare import figures
+    from aqmsim.compare.sources import load_runs
+    from matplotlib.figure import Figure
+
+    runs = load_runs([str(tmp_path / "v1"), str(tmp_path / "v3")])
+    f = figures.FigureFile("pacing_rate", "Pacing rates", "")
+    fig = figures._draw_pacing(runs, ["v1", "v3"], f)
+    assert isinstance(fig, Figure) and not f.notes
+    axes = [a for a in fig.axes if a.get_lines()]
+    assert [len(a.get_lines()) for a in axes] == [2, 2]
+    assert all(a.get_title(loc="left").endswith("2 flows") for a in axes)
+    ys = np.concatenate([ln.get_ydata() for a in axes for ln in a.get_lines()])
+    assert 0 < np.nanmax(ys) < 100  # Mb/s on a 20 Mb/s bottleneck: 4 Gb/s left out
 
 
 def test_one_run_needs_no_labels(saved: Path, tmp_path: Path):

@@ -7,7 +7,7 @@
 Reads ``aqmsim run --out`` directories, sweep stores and sweep files
 (:mod:`~aqmsim.compare.sources`), names each run by how its scenario differs from the
 others' (:mod:`~aqmsim.compare.labels`), overlays them in figures — delay CDFs, per-flow
-goodput boxes, queue and cwnd time series, a delay–goodput scatter — as PNG + SVG
+goodput boxes, queue, cwnd (and, for paced flows, pacing-rate) time series, a delay–goodput scatter — as PNG + SVG
 (:mod:`~aqmsim.compare.figures`), and writes ``index.html`` with the figures embedded and
 a table of the runs and their provenance (:mod:`~aqmsim.compare.page`).
 """

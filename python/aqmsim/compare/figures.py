@@ -240,19 +240,24 @@ def _draw_queue(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: Figur
     return fig
 
 
-def _draw_cwnd(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: FigureFile) -> Any:
+def _draw_tcp_panels(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: FigureFile,
+                     column: str, ylabel: str, values: Callable[[np.ndarray], np.ndarray],
+                     without: str, none_note: str) -> Any:
+    """One panel a run (each with its own y scale) of a TCP-table column, one line a traced
+    flow: ``values`` maps the column to what is drawn (NaN: nothing), ``without`` says why a
+    run is left out (no such table, or nothing to draw), ``none_note`` when none is drawn."""
     drawn, missing = [], []
     for r, lab, c in zip(runs, labels, _colours(len(runs))):
         tcp = r.table("tcp")
-        if tcp is None or "cwnd" not in tcp.columns:
+        if tcp is None or column not in tcp.columns or np.isnan(values(tcp[column].to_numpy(float))).all():
             missing.append(lab)
         else:
             drawn.append((r, lab, c, tcp))
     if not drawn:
-        fig_file.notes.append("No run kept TCP state: run with `--tcp all` (monitor.tcp_flows).")
+        fig_file.notes.append(none_note)
         return None
     if missing:
-        fig_file.notes.append(_missing_note(missing, "no TCP state saved (`--tcp`)"))
+        fig_file.notes.append(_missing_note(missing, without))
     if len(drawn) > MAX_CWND_PANELS:
         fig_file.notes.append(_missing_note([lab for _r, lab, _c, _t in drawn[MAX_CWND_PANELS:]],
                                             f"at most {MAX_CWND_PANELS} panels a figure"))
@@ -262,20 +267,53 @@ def _draw_cwnd(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: Figure
     axes = np.atleast_1d(fig.subplots(len(drawn), 1, sharex=True))  # own y scale each
     for ax, (r, lab, colour, tcp) in zip(axes, drawn):
         end = float(r.summary.get("duration", tcp["t"].max()))
+        n = 0
         for _flow, rows in tcp.groupby("flow", sort=True):
+            y = values(rows[column].to_numpy(float))
+            if np.isnan(y).all():
+                continue
+            n += 1
             t = np.append(rows["t"].to_numpy(float), end)
-            cwnd = rows["cwnd"].to_numpy(float)
-            ax.plot(t, np.append(cwnd, cwnd[-1:]), drawstyle="steps-post", lw=0.7,
-                    color=colour, alpha=0.75)
-        n = tcp["flow"].nunique()
+            ax.plot(t, np.append(y, y[-1:]), drawstyle="steps-post", lw=0.7, color=colour, alpha=0.75)
         ax.set_title(f"{lab} — {n} flow{'s' if n != 1 else ''}", fontsize="small", loc="left")
-        ax.set_ylabel("cwnd (pkts)")
+        ax.set_ylabel(ylabel)
         ax.set_ylim(bottom=0)
         ax.grid(True, alpha=0.3)
     axes[-1].set_xlabel("time (s)")
     axes[-1].set_xlim(left=0)
     fig.suptitle(fig_file.title, fontsize="medium")
     return fig
+
+
+def _draw_cwnd(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: FigureFile) -> Any:
+    return _draw_tcp_panels(runs, labels, fig_file, "cwnd", "cwnd (pkts)", lambda v: v,
+                            "no TCP state saved (`--tcp`)",
+                            "No run kept TCP state: run with `--tcp all` (monitor.tcp_flows).")
+
+
+#: A paced linux sender's rate before its first RTT sample (ns-3's MaxPacingRate), bit/s.
+_MAX_PACING_RATE = 4e9
+
+
+def _pacing_mbps(rate: np.ndarray) -> np.ndarray:
+    """Pacing rates in Mb/s; NaN where a flow does not pace (0) and before a paced flow's
+    first RTT sample (4 Gb/s, which its unpaced initial window does not use)."""
+    return np.where((rate <= 0) | (rate >= _MAX_PACING_RATE), np.nan, rate) / 1e6
+
+
+def _draw_pacing(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: FigureFile) -> Any:
+    return _draw_tcp_panels(runs, labels, fig_file, "pacing_rate", "pacing (Mb/s)", _pacing_mbps,
+                            "no paced flow traced", "No run traced a paced flow.")
+
+
+def any_paced(runs: Sequence[SavedRun]) -> bool:
+    """Some run traced a flow that paces (BBR, Prague, ``tcp.pacing``): the pacing figure
+    is drawn only then (an ns-2 comparison would otherwise always say it is missing)."""
+    for r in runs:
+        tcp = r.table("tcp")
+        if tcp is not None and "pacing_rate" in tcp.columns and (tcp["pacing_rate"].to_numpy(float) > 0).any():
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------- scatter
@@ -339,6 +377,9 @@ FIGURES: List[Tuple[str, str, str, Callable[..., Any]]] = [
     ("cwnd", "Congestion windows",
      "The congestion window of every traced flow, one panel a run (each with its own "
      "y scale).", _draw_cwnd),
+    ("pacing_rate", "Pacing rates",
+     "The pacing rate of every traced flow that paces (BBR, Prague, `tcp.pacing`), one "
+     "panel a run (each with its own y scale); only when a run traced one.", _draw_pacing),
     ("delay_goodput", "Queueing delay against goodput",
      "One point a run: its total goodput against its mean queueing delay (and 99th "
      "percentile, when kept), as RFC 7928 §2.7 pictures the trade-off.", _draw_scatter),
@@ -347,9 +388,13 @@ FIGURES: List[Tuple[str, str, str, Callable[..., Any]]] = [
 
 def draw_all(runs: Sequence[SavedRun], labels: Sequence[str], out_dir: Path) -> List[FigureFile]:
     """Every figure of :data:`FIGURES` drawn into ``out_dir`` (PNG + SVG), or left out
-    with a note. Returns them all, in order."""
+    with a note; the pacing figure only when some run traced a paced flow. Returns them
+    all, in order."""
     files: List[FigureFile] = []
+    paced = any_paced(runs)
     for name, title, caption, draw in FIGURES:
+        if name == "pacing_rate" and not paced:
+            continue
         f = FigureFile(name, title, caption)
         fig = draw(runs, labels, f)
         if fig is not None:
