@@ -26,6 +26,14 @@ TCP_PLOT_FLOWS = 8
 MAX_PACING_RATE_BPS = 4e9
 
 
+def pacing_mbps(rate: Any) -> Any:
+    """Pacing rates (bit/s, the ``tcp`` table's) in Mb/s as figures draw them: NaN where a
+    flow does not pace (0) and before a paced flow's first RTT sample (4 Gb/s, which its
+    unpaced initial window does not use)."""
+    rate = np.asarray(rate, dtype=float)
+    return np.where((rate <= 0) | (rate >= MAX_PACING_RATE_BPS), np.nan, rate) / 1e6
+
+
 def plot_tcp(res: "RunView", flows: Optional[Sequence[int]] = None,
              link: Optional[str] = None) -> "Figure":
     """The classic figure: cwnd of the chosen traced flows (step lines, one colour each,
@@ -65,9 +73,7 @@ def plot_tcp(res: "RunView", flows: Optional[Sequence[int]] = None,
         label = f"flow {f} ({groups[f]})" if groups else f"flow {f}"
         top.plot(t, cwnd, drawstyle="steps-post", lw=0.9, label=label)
         if paced:
-            rate = np.asarray(rows["pacing_rate"], dtype=float)
-            # not paced (0), or before the first RTT sample (4 Gb/s): nothing drawn
-            rate = np.where((rate <= 0) | (rate >= MAX_PACING_RATE_BPS), np.nan, rate) / 1e6
+            rate = pacing_mbps(rows["pacing_rate"])
             mid.plot(t, np.append(rate, rate[-1:]), drawstyle="steps-post", lw=0.9)
     top.set_ylabel("cwnd (packets)")
     top.set_ylim(bottom=0)

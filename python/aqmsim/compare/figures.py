@@ -17,6 +17,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..plot import new_figure
+from ..plot_tcp import pacing_mbps
 from ..run_output import save_figure
 from .sources import SavedRun
 
@@ -291,18 +292,8 @@ def _draw_cwnd(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: Figure
                             "No run kept TCP state: run with `--tcp all` (monitor.tcp_flows).")
 
 
-#: A paced linux sender's rate before its first RTT sample (ns-3's MaxPacingRate), bit/s.
-_MAX_PACING_RATE = 4e9
-
-
-def _pacing_mbps(rate: np.ndarray) -> np.ndarray:
-    """Pacing rates in Mb/s; NaN where a flow does not pace (0) and before a paced flow's
-    first RTT sample (4 Gb/s, which its unpaced initial window does not use)."""
-    return np.where((rate <= 0) | (rate >= _MAX_PACING_RATE), np.nan, rate) / 1e6
-
-
 def _draw_pacing(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: FigureFile) -> Any:
-    return _draw_tcp_panels(runs, labels, fig_file, "pacing_rate", "pacing (Mb/s)", _pacing_mbps,
+    return _draw_tcp_panels(runs, labels, fig_file, "pacing_rate", "pacing (Mb/s)", pacing_mbps,
                             "no paced flow traced", "No run traced a paced flow.")
 
 
