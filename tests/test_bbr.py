@@ -148,9 +148,12 @@ def test_pacing_rate_equals_ns3(core, ns3_bbr):
     ns-3's PROBE_BW phase: the 112 values to 10.37 s (STARTUP's nominal rate, its bandwidth
     samples, DRAIN, PROBE_BW's eight-phase cycle, PROBE_RTT), in order, each within 37 µs;
     from 0.3 s on within 1 bit/s (ns-3 keeps rates as whole bit/s, DataRate); before, within
-    0.05 %: STARTUP's first ACKs reach ns-3's sender up to 26 µs later than aqmsim's (its
-    handshake's alignment, as in the cwnd series), so its first delivery-rate samples are
-    measured over intervals that much longer. Then the phase drawn when PROBE_RTT ends
+    0.05 %: STARTUP's ACKs reach ns-3's sender 25.6 µs later than aqmsim's, so its first
+    delivery-rate samples are measured over intervals that much longer. The 25.6 µs are
+    ns-3's handshake: its last packet, a 42-byte pure ACK, reaches the 10 Mb/s bottleneck
+    just before the initial window's first segment, which waits the rest of its 33.6 µs
+    (ns-3's own bottleneck trace shows it entering first); aqmsim models the handshake by
+    its RTT (syn_rtt), not by that packet. Then the phase drawn when PROBE_RTT ends
     differs, as for cwnd."""
     from test_timestamps import collapse
 
