@@ -74,6 +74,29 @@ def aqmsim_argv(args: Sequence[Any]):
         sys.argv = saved
 
 
+def collapse(t, w):
+    """One value per instant (the last), then only the changes: ns-3's trace shows every
+    assignment of an ACK (leaving recovery: cwnd = ssthresh, then the avoidance step);
+    aqmsim's series holds what an ACK leaves."""
+    import numpy as np
+
+    last = np.r_[t[1:] != t[:-1], True]
+    t, w = t[last], w[last]
+    keep = np.r_[True, w[1:] != w[:-1]]
+    return t[keep], w[keep]
+
+
+def tcp_changes(res, column: str = "cwnd", scale: float = 1000.0):
+    """(times, values) of a column of a run's TCP table, each change once, the values times
+    ``scale`` as integers (the default: cwnd in bytes of 1000-byte segments)."""
+    import numpy as np
+
+    t = res.tcp
+    v = np.round(t[column].to_numpy() * scale).astype(np.int64)
+    keep = np.r_[True, v[1:] != v[:-1]]
+    return t["t"].to_numpy()[keep], v[keep]
+
+
 def fresh_python(args: Sequence[Any], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess:
     """``python ARGS`` in a new interpreter that imports this checkout's aqmsim (for what
     only a fresh process shows: the modules a command loads, how it exits)."""

@@ -9,6 +9,7 @@ import pytest
 
 from aqmsim import ScenarioError
 
+from conftest import collapse, tcp_changes
 from test_stack_linux import one_flow
 
 MODES = ("STARTUP", "DRAIN", "PROBE_BW", "PROBE_RTT")
@@ -99,21 +100,11 @@ def test_one_flow_goodput_equals_ns3(run, ns3_bbr):
 SEED_AS_NS3 = 7
 
 
-def cwnd_series(res):
-    """aqmsim's cwnd values (bytes) and their times, each change once."""
-    tcp = res.tcp
-    w = np.round(tcp["cwnd"].to_numpy() * 1000).astype(np.int64)
-    keep = np.r_[True, w[1:] != w[:-1]]
-    return tcp["t"].to_numpy()[keep], w[keep]
-
-
 @pytest.fixture(scope="module")
 def ns3_cwnd(ns3_bbr):
     """ns-3's cwnd values: its last value at each instant (ns-3 traces every change within
     an ACK, e.g. 159 000, 157 000, 159 000 on entering recovery; aqmsim the value each ACK
     leaves), each change once."""
-    from test_timestamps import collapse
-
     return collapse(*ns3_bbr.series("cwnd"))
 
 
@@ -134,7 +125,7 @@ def test_cwnd_equals_ns3_value_for_value(core, ns3_cwnd):
     when PROBE_RTT ends differs: ns-3 probes (gain 1.25), whose target window is 2 MSS
     larger."""
     nt, nw = ns3_cwnd
-    at, aw = cwnd_series(bbr_run(seed=SEED_AS_NS3))
+    at, aw = tcp_changes(bbr_run(seed=SEED_AS_NS3))
     n = min(len(nw), len(aw))
     diff = np.flatnonzero(aw[:n] != nw[:n])
     assert diff[0] == 225 and nw[225] - aw[225] == 2000, (diff[:3], nw[225], aw[225])
@@ -155,12 +146,7 @@ def test_pacing_rate_equals_ns3(core, ns3_bbr):
     (ns-3's own bottleneck trace shows it entering first); aqmsim models the handshake by
     its RTT (syn_rtt), not by that packet. Then the phase drawn when PROBE_RTT ends
     differs, as for cwnd."""
-    from test_timestamps import collapse
-
-    tcp = bbr_run(seed=SEED_AS_NS3).tcp
-    p, t = tcp["pacing_rate"].to_numpy(), tcp["t"].to_numpy()
-    keep = np.r_[True, p[1:] != p[:-1]]
-    at, ap = t[keep], p[keep]
+    at, ap = tcp_changes(bbr_run(seed=SEED_AS_NS3), "pacing_rate", 1.0)
     nt, npace = collapse(*ns3_bbr.series("pacing"))
     k = int(np.searchsorted(at, 10.37))
     assert k == 112 and len(npace) > k
@@ -206,7 +192,7 @@ def test_cwnd_parts_from_ns3_only_at_the_random_phase(run, ns3_cwnd):
     for 107 values, 20 ms into PROBE_BW, where aqmsim's cwnd stops at its cruising target
     (115 545 bytes) and ns-3's climbs on to its probing one, 2 MSS higher (117 545)."""
     nt, nw = ns3_cwnd
-    at, aw = cwnd_series(run)
+    at, aw = tcp_changes(run)
     n = min(len(nw), len(aw))
     diff = np.flatnonzero(aw[:n] != nw[:n])
     assert diff[0] == 107 and aw[107] == 115_545 and nw[107:110].max() == 117_545, diff[:3]

@@ -9,7 +9,7 @@ import pytest
 
 from aqmsim import ScenarioError
 from test_stack_linux import one_flow
-from test_timestamps import collapse
+from conftest import collapse
 
 # ns-3's first data segment leaves after the handshake (with the SYN's options): aqmsim's
 # flow starts then, so that whole-millisecond timestamps fall on the same milliseconds.
@@ -80,7 +80,7 @@ def test_cwnd_equals_ns3_value_for_value(core, target_ms, values):
     same times within 10 µs — slow start, one recovery, the delay-driven steps (with a
     25 ms target the queue goes past it and the window comes down by fractions of a
     segment), then ns-3's stall (its cap, test_rfc_cap_reaches_the_target_where_ns3s_stalls). ns-3's two assignments of the ACK that ends recovery are
-    read as one (test_timestamps.collapse)."""
+    read as one (conftest.collapse)."""
     from test_stack_linux_ns3 import aqmsim_cwnd, ns3_run
 
     nt, nw, states = ns3_run("--timestamps=1", "--tcp=ns3::TcpLedbat", "--limit=100",

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import tcp_changes
 from test_stack_linux import one_flow
 
 pytestmark = pytest.mark.usefixtures("ns3_required")
@@ -58,10 +59,7 @@ def aqmsim_cwnd(**over):
                     "tcp.window": 4000, "dumbbell.bottleneck.queue.limit": 51,
                     "tcp.header": 42, "tcp.ack_size": 42, "tcp.syn_rtt": HANDSHAKE_S,
                     "dumbbell.groups.0.access.queue": ACCESS_QUEUE, **over}).run()
-    t = r.tcp
-    w = np.round(t["cwnd"].to_numpy() * 1000).astype(np.int64)
-    keep = np.r_[True, w[1:] != w[:-1]]
-    return t["t"].to_numpy()[keep], w[keep]
+    return tcp_changes(r)
 
 
 def test_cwnd_equals_ns3_value_for_value(core, ns3_cwnd):

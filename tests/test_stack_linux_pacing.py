@@ -12,17 +12,11 @@ from typer.testing import CliRunner
 from aqmsim import ScenarioError
 from aqmsim.cli import app
 
+from conftest import collapse, tcp_changes
 from test_cli import _one_line_error
 from test_stack_linux import ONE_FLOW, one_flow
 
 runner = CliRunner()
-
-
-def cwnd_changes(r):
-    t = r.tcp
-    w = np.round(t["cwnd"].to_numpy() * 1000).astype(np.int64)
-    keep = np.r_[True, w[1:] != w[:-1]]
-    return t["t"].to_numpy()[keep], w[keep]
 
 
 def test_pacing_is_off_by_default_and_resolved(core):
@@ -74,7 +68,7 @@ def test_paced_second_round_leaves_slower_than_the_bottleneck(core):
     a segment leaves every ≈ 2 ms, so two-segment ACKs come ≈ 4 ms apart."""
     gaps = {}
     for paced in (False, True):
-        t, w = cwnd_changes(one_flow(**{"duration": 0.2, "dumbbell.groups.0.stop": 0.2,
+        t, w = tcp_changes(one_flow(**{"duration": 0.2, "dumbbell.groups.0.stop": 0.2,
                                          "tcp.pacing": paced}).run())
         g = np.diff(t[:12]) * 1e3
         gaps[paced] = g[6:11]  # round 2: after the IW's five ACKs and the RTT pause
@@ -100,14 +94,6 @@ def single_flow_paced(paced: bool):
                        "tcp.pacing": paced}).run()
 
 
-def changes(r, column, scale=1.0):
-    """(times, values) of a TCP-table column, each change once (values × scale, rounded)."""
-    t = r.tcp
-    v = np.round(t[column].to_numpy() * scale).astype(np.int64)
-    keep = np.r_[True, v[1:] != v[:-1]]
-    return t["t"].to_numpy()[keep], v[keep]
-
-
 @pytest.mark.usefixtures("ns3_required")
 def test_paced_newreno_equals_ns3_value_for_value(core):
     """ns-3.37's NewReno with EnablePacing (single_flow, 1000-byte segments, no timestamps,
@@ -118,15 +104,13 @@ def test_paced_newreno_equals_ns3_value_for_value(core):
     whole bit/s, and a srtt 0.4 µs apart from the handshake's RTT), each within 20 µs of
     ns-3's time. Unpaced, the cwnd series parts from ns-3's at value 232."""
     from aqmsim import ns3tcp
-    from test_timestamps import collapse
-
     ref = ns3tcp.run("newreno", "droptail", segment=1000, timestamps=False, limit=50,
                      access="100Mbps", start=0.0, duration=10, pacing=True)
     nwt, nw = collapse(*ref.series("cwnd"))
     npt, npace = collapse(*ref.series("pacing"))
     r = single_flow_paced(True)
-    awt, aw = changes(r, "cwnd", 1000)
-    apt, apace = changes(r, "pacing_rate")
+    awt, aw = tcp_changes(r)
+    apt, apace = tcp_changes(r, "pacing_rate", 1.0)
     n = len(nw)
     assert n > 5000 and (aw[:n] == nw).all(), np.flatnonzero(aw[:n] != nw)[:3]
     assert np.abs(nwt - SINGLE_FLOW_SYN_RTT - awt[:n]).max() < 20e-6
@@ -135,5 +119,5 @@ def test_paced_newreno_equals_ns3_value_for_value(core):
     assert m > 5000 and apace[0] == 4e9 and npace[0] == 3_628_447
     assert np.abs(apace[1:m] / npace[1:m] - 1).max() < 6e-5
     assert np.abs(npt[1:m] - SINGLE_FLOW_SYN_RTT - apt[1:m]).max() < 20e-6
-    _, uw = changes(single_flow_paced(False), "cwnd", 1000)
+    _, uw = tcp_changes(single_flow_paced(False))
     assert np.flatnonzero(uw[:n] != nw)[0] == 232

@@ -10,17 +10,8 @@ import numpy as np
 import pytest
 
 from aqmsim import ScenarioError
+from conftest import collapse
 from test_stack_linux import one_flow
-
-
-def collapse(t, w):
-    """One value per instant (the last), then only the changes: ns-3's trace shows every
-    assignment of an ACK (leaving recovery: cwnd = ssthresh, then the avoidance step);
-    aqmsim's series holds what an ACK leaves."""
-    last = np.r_[t[1:] != t[:-1], True]
-    t, w = t[last], w[last]
-    keep = np.r_[True, w[1:] != w[:-1]]
-    return t[keep], w[keep]
 
 
 def test_default_on_and_resolved(core):

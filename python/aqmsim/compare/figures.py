@@ -243,10 +243,11 @@ def _draw_queue(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: Figur
 
 def _draw_tcp_panels(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: FigureFile,
                      column: str, ylabel: str, values: Callable[[np.ndarray], np.ndarray],
-                     without: str, none_note: str) -> Any:
+                     without: str, none_note: Optional[str]) -> Any:
     """One panel a run (each with its own y scale) of a TCP-table column, one line a traced
     flow: ``values`` maps the column to what is drawn (NaN: nothing), ``without`` says why a
-    run is left out (no such table, or nothing to draw), ``none_note`` when none is drawn."""
+    run is left out (no such table, or nothing to draw), ``none_note`` when none is drawn
+    (None: then the figure does not apply, and :func:`draw_all` leaves it out)."""
     drawn, missing = [], []
     for r, lab, c in zip(runs, labels, _colours(len(runs))):
         tcp = r.table("tcp")
@@ -255,7 +256,8 @@ def _draw_tcp_panels(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: 
         else:
             drawn.append((r, lab, c, tcp))
     if not drawn:
-        fig_file.notes.append(none_note)
+        if none_note:
+            fig_file.notes.append(none_note)
         return None
     if missing:
         fig_file.notes.append(_missing_note(missing, without))
@@ -293,18 +295,10 @@ def _draw_cwnd(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: Figure
 
 
 def _draw_pacing(runs: Sequence[SavedRun], labels: Sequence[str], fig_file: FigureFile) -> Any:
+    # no run traced a paced flow (BBR, Prague, tcp.pacing): the figure does not apply (an
+    # ns-2 comparison would otherwise always say it is missing)
     return _draw_tcp_panels(runs, labels, fig_file, "pacing_rate", "pacing (Mb/s)", pacing_mbps,
-                            "no paced flow traced", "No run traced a paced flow.")
-
-
-def any_paced(runs: Sequence[SavedRun]) -> bool:
-    """Some run traced a flow that paces (BBR, Prague, ``tcp.pacing``): the pacing figure
-    is drawn only then (an ns-2 comparison would otherwise always say it is missing)."""
-    for r in runs:
-        tcp = r.table("tcp")
-        if tcp is not None and "pacing_rate" in tcp.columns and (tcp["pacing_rate"].to_numpy(float) > 0).any():
-            return True
-    return False
+                            "no paced flow traced", None)
 
 
 # --------------------------------------------------------------------------- scatter
@@ -379,16 +373,16 @@ FIGURES: List[Tuple[str, str, str, Callable[..., Any]]] = [
 
 def draw_all(runs: Sequence[SavedRun], labels: Sequence[str], out_dir: Path) -> List[FigureFile]:
     """Every figure of :data:`FIGURES` drawn into ``out_dir`` (PNG + SVG), or left out
-    with a note; the pacing figure only when some run traced a paced flow. Returns them
-    all, in order."""
+    with a note; one that does not apply to these runs (drawn nothing and noted nothing:
+    the pacing figure when no run traced a paced flow) is left out of the list. Returns
+    them, in order."""
     files: List[FigureFile] = []
-    paced = any_paced(runs)
     for name, title, caption, draw in FIGURES:
-        if name == "pacing_rate" and not paced:
-            continue
         f = FigureFile(name, title, caption)
         fig = draw(runs, labels, f)
         if fig is not None:
             f.png, f.svg = save_figure(fig, out_dir / name)
+        elif not f.notes:
+            continue
         files.append(f)
     return files

@@ -47,10 +47,6 @@ pub const C_STICKY: u64 = CLASSIC_ECN + L_STICKY;
 const V0_LG: u64 = (10_014_683 << (ALPHA_BITS - 20)) >> V;
 const D0_LG: u64 = (11_498_458 << (ALPHA_BITS - 20)) >> D;
 
-fn ilog2(x: u64) -> u32 {
-    63 - x.max(1).leading_zeros()
-}
-
 #[derive(Clone, Debug)]
 pub struct ClassicDetector {
     /// `prague_ecn_fallback`: 1 detection and fall-back, 2 detection only (0 is no detector).
@@ -105,23 +101,15 @@ impl ClassicDetector {
 
     /// `prague_update_rtt_scaling`: the gains follow ssthresh (segments).
     pub fn rtt_scaling(&mut self, ssthresh: u32) {
-        let lg = ilog2(ssthresh.max(1) as u64);
+        let lg = ssthresh.max(1).ilog2();
         let g = (lg + (lg >> 1) + 1).min(MAX_SRTT_BITS);
         let old = self.g_srtt;
         self.g_srtt = g;
         self.g_mdev = g + 1;
-        if g > old {
-            let d = g - old;
-            self.srtt_pace <<= d;
-            self.mdev_pace <<= d;
-            self.rest_depth <<= d;
-            self.rest_mdev <<= d;
-        } else if g < old {
-            let d = old - g;
-            self.srtt_pace >>= d;
-            self.mdev_pace >>= d;
-            self.rest_depth >>= d;
-            self.rest_mdev >>= d;
+        // the averages and carries keep their values in the new scale
+        let rescale = |v: u64| if g >= old { v << (g - old) } else { v >> (old - g) };
+        for v in [&mut self.srtt_pace, &mut self.mdev_pace, &mut self.rest_depth, &mut self.rest_mdev] {
+            *v = rescale(*v);
         }
     }
 
@@ -134,12 +122,12 @@ impl ClassicDetector {
         let adj = INIT_ADJ_US >> (MAX_MDEV_BITS - self.g_mdev);
         let mut score = self.score as i64;
         let mdev = (self.mdev_pace >> self.g_mdev) * self.rest_mdev + adj;
-        let mdev_lg = ilog2(mdev).max(self.g_mdev) - self.g_mdev;
+        let mdev_lg = mdev.max(1).ilog2().max(self.g_mdev) - self.g_mdev;
         self.rest_mdev = mdev >> mdev_lg;
         score += ((mdev_lg as i64) << (ALPHA_BITS - V)) - V0_LG as i64;
         if srtt > self.min_rtt_us {
             let depth = (srtt - self.min_rtt_us) * self.rest_depth + (adj >> 1);
-            let depth_lg = ilog2(depth).max(self.g_srtt) - self.g_srtt;
+            let depth_lg = depth.max(1).ilog2().max(self.g_srtt) - self.g_srtt;
             self.rest_depth = depth >> depth_lg;
             let weighted = (depth_lg as u64) << (ALPHA_BITS - D);
             if weighted > D0_LG {
@@ -153,7 +141,7 @@ impl ClassicDetector {
 
     /// `prague_classic_ecn_fallback` (mode 1, past the L4S region): the α a CWR uses.
     pub fn alpha(&self, alpha: u64) -> u64 {
-        if self.mode != 1 || self.score <= L_STICKY {
+        if self.mode != 1 || !self.classic() {
             return alpha;
         }
         let c = self.score.min(CLASSIC_ECN) - L_STICKY;
