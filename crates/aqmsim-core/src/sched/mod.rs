@@ -44,6 +44,20 @@
 //! after every event scheduled before `t` and before every event scheduled at or after `t`
 //! in the ordinary way, where ns-2 would have put it (exactly, unless other events at `t`
 //! itself would have run before that arrival: then it sorts ahead of their children).
+//!
+//! # Classes
+//!
+//! A `stack = "linux"` run numbers its events by *class* instead (`use_classes`): 0 for
+//! the set-up, 1 for the senders' side (the TCP senders and sources, their timers, the
+//! links out of the hosts that only send), 2 for the rest of the network (queues, links,
+//! sinks, monitors). Each class has its own counter, raised to `now` when an event of that
+//! class is handled (`enter`), and its numbers are `c` modulo 4: two events scheduled for
+//! the same instant in the same instant sort by how many events *their own class* had
+//! scheduled in that instant before them, then by class. One class alone sorts exactly as
+//! one counter; the two sides differ from a single counter only when both schedule, in one
+//! instant, events for one later instant. The point is that each side's numbers depend on
+//! that side's events only, so the two halves of the network can run on two cores and still
+//! order every event as one core does (`sim/parallel/`).
 
 mod heap;
 
@@ -135,9 +149,17 @@ pub struct Scheduler {
     in_wheel: usize,
     /// Events of buckets `cur_b + SLOTS` and beyond (when scheduled).
     overflow: Heap,
-    seq: u64,
-    /// Numbers handed out by `reserve_as_of` (their order among one instant's).
-    vseq: u64,
+    /// The next insertion number of each class (see "Classes" in the module docs); with
+    /// one class (the default) only `seqs[0]`, counting by one.
+    seqs: [u64; 4],
+    /// Numbers handed out by `reserve_as_of` (their order among one instant's), per class.
+    vseqs: [u64; 4],
+    /// The class of the event being handled: its pushes take this class's numbers.
+    cls: usize,
+    /// The key of the last event popped.
+    last: u128,
+    /// 1 with one class; 4 with classes (a class's numbers are `c` modulo 4).
+    stride: u64,
     popped: u64,
     /// Time of the pop that started the current gap measurement.
     probe_t: u64,
@@ -180,8 +202,11 @@ impl Scheduler {
             occupied: vec![0; SLOTS / 64],
             in_wheel: 0,
             overflow: Heap::default(),
-            seq: 0,
-            vseq: 0,
+            seqs: [0; 4],
+            vseqs: [0; 4],
+            cls: 0,
+            last: 0,
+            stride: 1,
             popped: 0,
             probe_t: 0,
             fixed,
@@ -224,19 +249,63 @@ impl Scheduler {
 
     #[inline]
     pub fn schedule(&mut self, at: SimTime, ev: Event) {
-        let k = key(at.0, self.seq);
-        self.seq += 1;
-        self.push(Entry { key: k, ev });
+        let seq = self.reserve();
+        self.push(Entry { key: key(at.0, seq), ev });
+    }
+
+    /// Number events by class from now on (before anything is scheduled): see "Classes"
+    /// in the module docs.
+    pub fn use_classes(&mut self) {
+        debug_assert!(self.is_empty() && self.seqs == [0; 4]);
+        self.stride = 4;
+        self.seqs = [0, 1, 2, 3];
+        self.vseqs = [0; 4];
+    }
+
+    /// The events handled from now on (until the next call) are of class `c`, the first of
+    /// them at `t`: their pushes take class `c`'s numbers, which never go below `t`'s.
+    #[inline(always)]
+    pub fn enter(&mut self, c: usize, t: SimTime) {
+        let c = c & 3;
+        self.cls = c;
+        if t.0 < STAMP_LIMIT_NS {
+            let floor = (t.0 << STAMP_SHIFT) | c as u64;
+            if self.seqs[c] < floor {
+                self.seqs[c] = floor;
+            }
+        }
+    }
+
+    /// Class `c`'s numbers from now on, without raising them to the present (a decision
+    /// that belongs to class `c`'s last event, taken between events).
+    #[inline]
+    pub fn set_class(&mut self, c: usize) {
+        self.cls = c & 3;
+    }
+
+    /// The key (`time << 64 | number`) of the event popped last: where it stands in the
+    /// run's order of events.
+    #[inline]
+    pub fn last_key(&self) -> u128 {
+        self.last
+    }
+
+    /// The number after `seq` in its class (`seq + 1` with one class).
+    #[inline(always)]
+    pub fn next_number(&self, seq: u64) -> u64 {
+        seq + self.stride
     }
 
     /// Take the next insertion number without scheduling anything yet: an event scheduled
     /// later with [`Scheduler::schedule_reserved`] sorts as if scheduled now. Links use it to
     /// keep ns-2's order (ns-2 schedules a transmission's end and its arrival downstream
     /// when the transmission starts) while creating those events only when needed.
-    #[inline]
+    #[inline(always)]
     pub fn reserve(&mut self) -> u64 {
-        self.seq += 1;
-        self.seq - 1
+        let c = self.cls & 3;
+        let s = self.seqs[c];
+        self.seqs[c] = s + self.stride;
+        s
     }
 
     /// Take `n` consecutive insertion numbers (the first is returned) for events that ns-2
@@ -246,20 +315,24 @@ impl Scheduler {
     /// than now, or beyond the stamped range, this is [`Scheduler::reserve`] `n` times.
     #[inline]
     pub fn reserve_as_of(&mut self, at: SimTime, n: u64) -> u64 {
-        debug_assert!((1..VIRTUAL_SLOTS).contains(&n));
+        debug_assert!((1..VIRTUAL_SLOTS / 4).contains(&n));
+        let c = self.cls & 3;
+        let span = n * self.stride;
         if at.0 > 0 && at.0 < STAMP_LIMIT_NS {
-            let base = (at.0 << STAMP_SHIFT) - VIRTUAL_SLOTS;
-            let mut k = self.vseq & (VIRTUAL_SLOTS - 1);
-            if k + n > VIRTUAL_SLOTS {
+            // (with classes, `base` is class c's modulo 4, and so are k and span)
+            let base = ((at.0 << STAMP_SHIFT) - VIRTUAL_SLOTS) | (c as u64 * (self.stride >> 2));
+            let mut k = self.vseqs[c] & (VIRTUAL_SLOTS - 1);
+            if k + span > VIRTUAL_SLOTS {
                 k = 0;
             }
-            if base + k > self.seq {
-                self.vseq = k + n;
+            if base + k > self.seqs[c] {
+                self.vseqs[c] = k + span;
                 return base + k;
             }
         }
-        self.seq += n;
-        self.seq - n
+        let s = self.seqs[c];
+        self.seqs[c] = s + span;
+        s
     }
 
     /// Schedule with an insertion number from [`Scheduler::reserve`].
@@ -297,13 +370,24 @@ impl Scheduler {
             self.current.swap_remove(i)
         };
         self.popped += 1;
+        self.last = e.key;
         if t < STAMP_LIMIT_NS {
-            self.seq = self.seq.max(t << STAMP_SHIFT);
+            // (with classes, `enter` raises the class of the event; class 0 is the set-up's)
+            self.seqs[0] = self.seqs[0].max(t << STAMP_SHIFT);
         }
         if self.popped % ADAPT_EVERY == 0 {
             self.adapt(t);
         }
         Some((SimTime(t), e.ev))
+    }
+
+    /// The time of the next event, if any (nothing is popped).
+    pub fn next_time(&mut self) -> Option<SimTime> {
+        if self.head == self.current.len() && !self.advance() {
+            return None;
+        }
+        let k = if self.sorted { self.current[self.head].key } else { self.current.iter().map(|e| e.key).min().expect("non-empty") };
+        Some(SimTime((k >> 64) as u64))
     }
 
     #[cold]

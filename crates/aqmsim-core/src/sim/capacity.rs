@@ -13,13 +13,17 @@ use crate::time::SimTime;
 impl Simulation {
     /// Schedule every rate change of every link (at the start of the run).
     pub(super) fn schedule_rate_changes(&mut self) {
+        let mut changes = Vec::new();
         for (l, link) in self.links.iter().enumerate() {
             for (i, &(t, _)) in link.schedule.iter().enumerate().skip(1) {
                 let at = SimTime::from_secs(t);
                 if at < self.end {
-                    self.sched.schedule(at, Event::RateChange { link: l as u32, idx: i as u32 });
+                    changes.push((at, Event::RateChange { link: l as u32, idx: i as u32 }));
                 }
             }
+        }
+        for (at, ev) in changes {
+            self.init_push(at, ev);
         }
     }
 

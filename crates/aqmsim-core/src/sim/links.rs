@@ -192,6 +192,10 @@ impl Simulation {
                 f.marks += 1;
             }
         }
+        if self.role != 0 {
+            // a side of a run on two threads: the two sides' drops are merged in order
+            return self.log_drop_split(l, flow, reason, action, qlen);
+        }
         self.drops.push(self.now.secs(), l, flow, reason, action, qlen);
     }
 
@@ -246,11 +250,11 @@ impl Simulation {
         let slot = self.store(pkt);
         if feeds_cut {
             if let Some((at, seq, ev)) = self.cut_through(l, at, arrive_seq, &pkt, slot) {
-                self.sched.schedule_reserved(at, seq, ev);
+                self.post(at, seq, ev);
             }
         } else {
             let ev = self.arrival(l, &pkt, slot);
-            self.sched.schedule_reserved(at, arrive_seq, ev);
+            self.post(at, arrive_seq, ev);
         }
         if self.links[l as usize].has_dev {
             // the device queue has room again: the discipline hands it its next packet
@@ -347,7 +351,7 @@ impl Simulation {
         next.bin_busy_ns += tx.0;
         // ns-2 numbers these two events while processing the arrival at the node, at `at`.
         let seq = self.sched.reserve_as_of(at, 2);
-        next.txdone_seq = seq + 1;
+        next.txdone_seq = self.sched.next_number(seq);
         (next.busy_until + next.delay, seq)
     }
 

@@ -59,6 +59,12 @@ impl Simulation {
     /// The events up to `merge_due` have run: decide the packets due then.
     pub(super) fn commit_merges(&mut self) {
         let due = self.merge_due;
+        // A run numbered by class decides as of `due` itself, in the merge's class: what it
+        // does then depends on that side's events alone (`sched`'s module docs, "Classes").
+        let was = self.now;
+        if self.split {
+            self.now = due;
+        }
         let mut i = 0;
         while i < self.deferred.len() {
             if self.deferred[i].due > due {
@@ -66,16 +72,20 @@ impl Simulation {
                 continue;
             }
             let d = self.deferred.remove(i);
+            if self.split {
+                self.sched.set_class(self.link_cls[d.link as usize] as usize);
+            }
             let pkt = self.in_flight[d.slot as usize];
             let link = &mut self.links[d.link as usize];
             debug_assert!(link.pending == 1 && !link.txdone_pending && d.at >= link.busy_until);
             link.pending -= 1;
             let (at, seq) = self.pass_cut(d.link, d.at, pkt.size);
             if let Some((at, seq, ev)) = self.cut_through(d.link, at, seq, &pkt, d.slot) {
-                self.sched.schedule_reserved(at, seq, ev);
+                self.post(at, seq, ev);
             }
         }
         self.merge_due = self.earliest_due();
+        self.now = was;
     }
 
     /// Merge decisions that waited so far, and how many of them became events because

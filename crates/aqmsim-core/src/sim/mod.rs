@@ -13,7 +13,7 @@
 //! `tcp_watch.rs`, `trace_hooks.rs`, `web.rs`, `udp.rs`, `onoff.rs`, `linux_hooks.rs` (a
 //! `stack = "linux"` flow's agent; its other arms sit beside the ns-2 agent's).
 
-use crate::monitor::{DropLog, FlowTable, LinkBins, QueueSamples, RttLog, Spilling, Summary, TcpLog};
+use crate::monitor::{DropLog, FlowTable, LinkBins, QueueSamples, RttLog, Summary, TcpLog};
 
 mod agents;
 mod capacity;
@@ -24,6 +24,7 @@ mod links;
 mod linux_hooks;
 mod merge;
 mod monitors;
+mod parallel;
 pub mod onoff;
 mod run;
 mod setup;
@@ -33,6 +34,7 @@ mod trace_hooks;
 pub mod udp;
 pub mod web;
 
+pub use parallel::{run_model, run_model_threads, run_on_two_threads, Plan};
 pub use udp::{Cbr, Pacing};
 
 use crate::net::{Link, Routes};
@@ -155,7 +157,25 @@ pub struct Simulation {
     merge_due: SimTime,
     /// [`Simulation::merge_decisions`].
     merge_counts: (u64, u64),
+    /// Events are numbered by class (`sched`'s module docs, "Classes"): a run of the
+    /// linux TCP stack.
+    split: bool,
+    /// Each link's class: 1 out of a host that only sends, else 2.
+    link_cls: Vec<u8>,
+    /// Each link's lookahead: its delay plus the serialisation of the run's smallest packet
+    /// at its highest rate (`parallel/`).
+    link_la: Vec<Dur>,
+    /// 0, or the side this simulation runs of a run on two threads (`parallel/`), and its
+    /// end of the exchange with the other side.
+    role: u8,
+    port: Option<Box<parallel::Port>>,
+    /// The other side's events (a run on two threads).
+    other_events: u64,
 }
+
+/// Event classes (`sched`'s module docs): the senders' side and the rest of the network.
+pub(crate) const SENDERS: u8 = 1;
+pub(crate) const NETWORK: u8 = 2;
 
 /// One flow's packets at the primary monitored queue (data and ACKs alike).
 #[derive(Copy, Clone, Debug, Default)]
@@ -180,13 +200,7 @@ pub fn run_json(json: &str, seed: Option<u64>, spill_dir: Option<std::path::Path
     let spec = crate::scenario::from_json(json)?;
     let seed = seed.unwrap_or(spec.seed);
     let model = crate::scenario::build::build(&spec, seed)?;
-    let mut sim = Simulation::new(model);
-    if let Some(dir) = spill_dir {
-        sim.drops.spill_to(dir.clone());
-        sim.tcp_log.spill_to(dir.clone());
-        sim.rtt_log.spill_to(dir);
-    }
-    sim.try_run()
+    run_model(model, spill_dir)
 }
 
 /// Check and build a scenario given as TOML.
@@ -194,5 +208,5 @@ pub fn run_toml(toml: &str, seed: Option<u64>) -> crate::error::Result<RunResult
     let spec = crate::scenario::from_toml(toml)?;
     let seed = seed.unwrap_or(spec.seed);
     let model = crate::scenario::build::build(&spec, seed)?;
-    Simulation::new(model).try_run()
+    run_model(model, None)
 }

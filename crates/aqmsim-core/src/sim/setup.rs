@@ -122,6 +122,7 @@ impl Simulation {
             .map(|(i, l)| if target(i, l) && inputs.links[i].len() > 1 { inputs.links[i].clone() } else { Vec::new() })
             .collect();
         let mut links = links;
+        let link_la: Vec<Dur> = links.iter_mut().zip(&max_rates).map(|(l, &top)| l.delay + l.fastest_tx_time(min_size, top)).collect();
         for (i, feeders) in merge_inputs.iter().enumerate() {
             let la = feeders.iter().map(|&j| links[j as usize].delay + links[j as usize].fastest_tx_time(min_size, max_rates[j as usize])).min();
             links[i].lookahead = la.unwrap_or(Dur::ZERO);
@@ -182,12 +183,40 @@ impl Simulation {
             merge_counts: (0, 0),
             in_flight: Vec::with_capacity(1024),
             free_slots: Vec::with_capacity(1024),
+            split: false,
+            link_cls: Vec::new(),
+            link_la: Vec::new(),
+            role: 0,
+            port: None,
+            other_events: 0,
         };
         sim.primary = primary;
+        sim.link_la = link_la;
+        sim.classify();
         sim.has_timers = sim.links.iter().any(|l| l.queue.aqm.has_timers());
         sim.set_cut_through(true);
         sim.per_flow = vec![FlowAtQueue::default(); nflows];
         sim
+    }
+
+    /// Number the events of a linux-stack run by class (`sched`'s module docs, "Classes"):
+    /// the links out of hosts that only send (no flow ends there) are the senders' side.
+    /// A run with an ns-2-stack TCP flow keeps the single counter, ns-2's order.
+    fn classify(&mut self) {
+        let linux = self.flows.iter().any(|f| matches!(f.agent, Agent::Linux { .. }));
+        let ns2 = self.flows.iter().any(|f| matches!(f.agent, Agent::Tcp { .. }));
+        let mut sender_host = vec![false; self.nodes.len()];
+        for f in &self.flows {
+            sender_host[f.src as usize] = true;
+        }
+        for f in &self.flows {
+            sender_host[f.dst as usize] = false;
+        }
+        self.link_cls = self.links.iter().map(|l| if sender_host[l.from as usize] { super::SENDERS } else { super::NETWORK }).collect();
+        self.split = linux && !ns2;
+        if self.split {
+            self.sched.use_classes();
+        }
     }
 
     /// Switch cut-through (see [`Simulation::start_tx`]) off or back on, before the run
@@ -196,9 +225,14 @@ impl Simulation {
     /// their order (the tests run scenarios both ways and compare every result).
     pub fn set_cut_through(&mut self, on: bool) {
         assert!(!self.started, "set_cut_through after the run started");
+        // A run numbered by class takes no shortcut from one side to the other: what one
+        // side decides depends on its own state alone (`parallel/`).
+        let cls = &self.link_cls;
+        let same = |a: usize, b: usize| !self.split || cls[a] == cls[b];
         for (i, l) in self.links.iter_mut().enumerate() {
-            l.cut_from = if on { self.cut_from_all[i] } else { NO_FEEDER };
-            l.merge_ok = on && !self.merge_inputs[i].is_empty();
+            let f = self.cut_from_all[i];
+            l.cut_from = if on && (f == NO_FEEDER || same(f as usize, i)) { f } else { NO_FEEDER };
+            l.merge_ok = on && !self.merge_inputs[i].is_empty() && self.merge_inputs[i].iter().all(|&j| same(j as usize, i));
             l.feeds_cut = false;
         }
         for i in 0..self.links.len() {

@@ -6,6 +6,7 @@ mod cut_through;
 mod invariants;
 mod linux_stack;
 mod markfront;
+mod parallel;
 mod pcap;
 mod plugin_seam;
 mod properties;

@@ -32,7 +32,7 @@ impl Tcb {
     }
 }
 
-pub trait CongestionOps: std::fmt::Debug {
+pub trait CongestionOps: std::fmt::Debug + Send {
     fn name(&self) -> &'static str;
     /// The slow-start threshold after a congestion event with `bytes_in_flight` in flight
     /// (SACKed and lost bytes excluded, retransmissions included).
