@@ -170,19 +170,23 @@ fn a_limit_reached_runs_again_on_one_thread() {
 #[test]
 fn who_runs_on_two_threads() {
     let linux = dumbbell(r#"{ kind = "codel" }"#, &group(2, r#"{ variant = "cubic" }"#, r#""1ms""#), 100.0, "");
-    let plan = Simulation::new(model(&linux, 1)).parallel_plan(0.0).expect("a linux dumbbell splits");
+    let plan = Simulation::new(model(&linux, 1)).parallel_plan().expect("a linux dumbbell splits");
     // 1 ms plus the 40-byte ACK at 100 Mb/s (3.2 µs) each way
     assert_eq!((plan.to_network.0, plan.to_senders.0), (1_003_200, 1_003_200));
-    // too small to be worth a second thread (20 s at 10 Mb/s: 17 000 packets)
-    assert!(Simulation::new(model(&linux.replace("duration = 100", "duration = 20"), 1)).parallel_plan(50_000.0).is_none());
+    // worth a second thread: paced senders and enough packets; not CUBIC unpaced, nor a run
+    // too small (20 s at 10 Mb/s: 17 000 packets)
+    let paced = linux.replace(r#"{ variant = "cubic" }"#, r#"{ variant = "bbr" }"#);
+    assert!(Simulation::new(model(&paced, 1)).parallel_pays());
+    assert!(!Simulation::new(model(&linux, 1)).parallel_pays());
+    assert!(!Simulation::new(model(&paced.replace("duration = 100", "duration = 20"), 1)).parallel_pays());
     // the ns-2 stack keeps ns-2's single order of events
     let ns2 = linux.replace("stack = \"linux\"", "stack = \"ns2\"").replace(r#"{ variant = "cubic" }"#, r#"{ variant = "sack" }"#);
-    assert!(Simulation::new(model(&ns2, 1)).parallel_plan(0.0).is_none());
+    assert!(Simulation::new(model(&ns2, 1)).parallel_plan().is_none());
     // a monitor on the senders' side, a packet trace, an access link of no delay: no
     let watched = linux.clone() + "\n[monitor]\nqueues = [\"S0->R1\"]\n";
-    assert!(Simulation::new(model(&watched, 1)).parallel_plan(0.0).is_none());
+    assert!(Simulation::new(model(&watched, 1)).parallel_plan().is_none());
     let traced = linux.clone() + "\n[trace]\npath = \"/dev/null\"\n";
-    assert!(Simulation::new(model(&traced, 1)).parallel_plan(0.0).is_none());
+    assert!(Simulation::new(model(&traced, 1)).parallel_plan().is_none());
     let instant = linux.replace(r#"delay = "1ms" }"#, r#"delay = "0ms" }"#);
-    assert!(Simulation::new(model(&instant, 1)).parallel_plan(0.0).is_none());
+    assert!(Simulation::new(model(&instant, 1)).parallel_plan().is_none());
 }

@@ -21,8 +21,9 @@
 //! **When.** A run takes two threads when it can (`Simulation::parallel_plan`): a
 //! linux-stack run whose hosts that send receive nothing but ACKs, with no packet trace,
 //! plug-in or web transfer, monitors on the network side only, a lookahead of at least
-//! 10 µs each way, and about [`MIN_PACKETS`] packets at the bottleneck or more; on a machine
-//! with two cores or more, none of them busy with another process when the run starts (the
+//! 10 µs each way; and when it pays (`Simulation::parallel_pays`): a sender that paces, and
+//! about [`MIN_PACKETS`] packets at the bottleneck or more; on a machine with two cores or
+//! more, none of them busy with another process when the run starts (the
 //! two sides advance in steps of a few microseconds of wall time: a side taken off its core
 //! stalls the other). `AQMSIM_THREADS=1` asks for one thread, `AQMSIM_THREADS=2` for two
 //! whenever the scenario can split. A limit reached (`max_events`, `max_packets`) makes the
@@ -58,9 +59,8 @@ pub struct Plan {
 }
 
 impl Simulation {
-    /// Can this run take two threads, and with what lookaheads (see the module docs)? Not
-    /// if it has fewer than about `min_packets` packets at its bottleneck.
-    pub fn parallel_plan(&self, min_packets: f64) -> Option<Plan> {
+    /// Can this run take two threads, and with what lookaheads (see the module docs)?
+    pub fn parallel_plan(&self) -> Option<Plan> {
         if !self.split || self.trace_spec.is_some() || self.web {
             return None;
         }
@@ -93,16 +93,22 @@ impl Simulation {
         if to_network < MIN_LOOKAHEAD || to_senders < MIN_LOOKAHEAD {
             return None;
         }
-        // packets at the bottleneck (the first monitored link; else the fastest link)
+        Some(Plan { to_network, to_senders })
+    }
+
+    /// Would two threads pay? With about [`MIN_PACKETS`] packets or more at the bottleneck
+    /// (the first monitored link; else the fastest link), and a sender that paces: a paced
+    /// segment's timer event puts about half the work on the senders' side (BBR 0.65× the
+    /// time of one thread, Prague 0.67×); unpaced, the network side carries most of it and
+    /// the two sides wait for each other (CUBIC 1.05×, NewReno 0.87×, with wider spreads).
+    pub fn parallel_pays(&self) -> bool {
         let top = |l: &super::Link| l.schedule.iter().map(|&(_, r)| r).fold(l.rate_bps, f64::max);
         let rate = match self.monitored.first() {
             Some(&b) => top(&self.links[b as usize]),
             None => self.links.iter().map(top).fold(0.0, f64::max),
         };
-        if self.duration * rate / 8.0 / 1500.0 < min_packets {
-            return None;
-        }
-        Some(Plan { to_network, to_senders })
+        let paced = self.flows.iter().any(|f| matches!(&f.agent, Agent::Linux { snd, .. } if snd.pacer.on));
+        paced && self.duration * rate / 8.0 / 1500.0 >= MIN_PACKETS
     }
 
     /// Run this side to the end. False if it stopped early (a limit, or the other side
@@ -282,11 +288,11 @@ pub fn run_model_threads(model: crate::scenario::Model, spill_dir: Option<std::p
     let first = fresh(model.clone());
     let plan = match threads {
         Some(n) if n < 2 => None,
-        Some(_) => first.parallel_plan(0.0),
+        Some(_) => first.parallel_plan(),
         None => {
             let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            match first.parallel_plan(MIN_PACKETS) {
-                Some(p) if cores >= 2 && !machine_busy(cores) => Some(p),
+            match first.parallel_plan() {
+                Some(p) if first.parallel_pays() && cores >= 2 && !machine_busy(cores) => Some(p),
                 _ => None,
             }
         }
@@ -302,7 +308,7 @@ pub fn run_model_threads(model: crate::scenario::Model, spill_dir: Option<std::p
 /// start again on one thread.
 pub fn run_on_two_threads(model: crate::scenario::Model) -> Option<crate::error::Result<RunResults>> {
     let first = Simulation::new(model.clone());
-    let plan = first.parallel_plan(0.0)?;
+    let plan = first.parallel_plan()?;
     run_two(first, Simulation::new(model), plan).map(Simulation::try_run_finished)
 }
 
