@@ -228,8 +228,6 @@ impl Simulation {
         // both sides ran the end marker
         self.other_events = net.sched.events_processed() - 1;
     }
-
-
 }
 
 /// How many threads `AQMSIM_THREADS` asks for: 1, at least 2 (whenever the scenario can
