@@ -180,3 +180,45 @@ fn pop_until_leaves_later_events() {
 fn event_is_small() {
     assert!(std::mem::size_of::<Event>() <= 12);
 }
+
+/// With classes (a linux-stack run), events of one instant scheduled in one instant sort by
+/// how many events their own class had scheduled in it before them, then by class; an
+/// earlier instant's still sort first. One counter sorts the same pushes by insertion.
+#[test]
+fn classes_sort_by_their_own_count_then_class() {
+    let flows = |s: &mut Scheduler| -> Vec<u32> {
+        std::iter::from_fn(|| s.pop())
+            .map(|(_, e)| match e {
+                Event::Start { flow } => flow,
+                _ => unreachable!(),
+            })
+            .collect()
+    };
+    let script = |s: &mut Scheduler| {
+        s.enter(2, SimTime(5));
+        s.schedule(SimTime(100), Event::Start { flow: 1 });
+        s.enter(2, SimTime(10));
+        s.schedule(SimTime(100), Event::Start { flow: 20 });
+        s.schedule(SimTime(100), Event::Start { flow: 21 });
+        s.enter(1, SimTime(10));
+        s.schedule(SimTime(100), Event::Start { flow: 10 });
+    };
+    let mut classes = Scheduler::default();
+    classes.use_classes();
+    script(&mut classes);
+    assert_eq!(flows(&mut classes), vec![1, 10, 20, 21]);
+    // one counter: `enter` is not called, insertion order
+    let mut one = Scheduler::default();
+    one.schedule(SimTime(100), Event::Start { flow: 1 });
+    one.schedule(SimTime(100), Event::Start { flow: 20 });
+    one.schedule(SimTime(100), Event::Start { flow: 21 });
+    one.schedule(SimTime(100), Event::Start { flow: 10 });
+    assert_eq!(flows(&mut one), vec![1, 20, 21, 10]);
+    // a class's numbers, reserved and "as of" a later time, stay its own (c modulo 4)
+    let mut s = Scheduler::default();
+    s.use_classes();
+    s.enter(1, SimTime(7));
+    let (r, v) = (s.reserve(), s.reserve_as_of(SimTime(50), 2));
+    assert_eq!((r % 4, v % 4, s.next_number(v) % 4), (1, 1, 1));
+    assert_eq!(r, (7 << 16) | 1);
+}
