@@ -347,18 +347,7 @@ impl Scheduler {
         if self.head == self.current.len() && !self.advance() {
             return None;
         }
-        let v = &self.current;
-        let (i, key) = if self.sorted {
-            (self.head, v[self.head].key)
-        } else {
-            let (mut i, mut key) = (0, v[0].key);
-            for (j, e) in v.iter().enumerate().skip(1) {
-                if e.key < key {
-                    (i, key) = (j, e.key);
-                }
-            }
-            (i, key)
-        };
+        let (i, key) = self.earliest();
         let t = (key >> 64) as u64;
         if t > limit.0 {
             return None;
@@ -386,8 +375,24 @@ impl Scheduler {
         if self.head == self.current.len() && !self.advance() {
             return None;
         }
-        let k = if self.sorted { self.current[self.head].key } else { self.current.iter().map(|e| e.key).min().expect("non-empty") };
-        Some(SimTime((k >> 64) as u64))
+        Some(SimTime((self.earliest().1 >> 64) as u64))
+    }
+
+    /// Where the current bucket's earliest event is, and its key (the bucket is not empty):
+    /// its head when sorted, else a scan of its few keys (branch-free compares).
+    #[inline(always)]
+    fn earliest(&self) -> (usize, u128) {
+        let v = &self.current;
+        if self.sorted {
+            return (self.head, v[self.head].key);
+        }
+        let (mut i, mut key) = (0, v[0].key);
+        for (j, e) in v.iter().enumerate().skip(1) {
+            if e.key < key {
+                (i, key) = (j, e.key);
+            }
+        }
+        (i, key)
     }
 
     #[cold]

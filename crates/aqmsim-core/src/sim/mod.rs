@@ -177,6 +177,17 @@ pub struct Simulation {
 pub(crate) const SENDERS: u8 = 1;
 pub(crate) const NETWORK: u8 = 2;
 
+/// The class of a packet's arrival where it is delivered: an ACK at its sender, anything
+/// else at its sink.
+#[inline(always)]
+pub(crate) fn class_of_packet(p: &Packet) -> u8 {
+    if p.kind == crate::packet::Kind::Ack {
+        SENDERS
+    } else {
+        NETWORK
+    }
+}
+
 /// One flow's packets at the primary monitored queue (data and ACKs alike).
 #[derive(Copy, Clone, Debug, Default)]
 pub struct FlowAtQueue {

@@ -168,7 +168,7 @@ impl Simulation {
             }
             Event::Deliver { slot } => {
                 let pkt = self.take(slot);
-                self.enter(if pkt.kind == crate::packet::Kind::Ack { SENDERS } else { NETWORK });
+                self.enter(super::class_of_packet(&pkt));
                 if self.tracer.is_some() {
                     self.trace_receive(&pkt, true);
                 }

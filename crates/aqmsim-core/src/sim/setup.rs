@@ -122,10 +122,11 @@ impl Simulation {
             .map(|(i, l)| if target(i, l) && inputs.links[i].len() > 1 { inputs.links[i].clone() } else { Vec::new() })
             .collect();
         let mut links = links;
+        // each link's lookahead: its delay plus the smallest packet's serialisation at its
+        // highest rate (what a merge, and a run on two threads, may count on)
         let link_la: Vec<Dur> = links.iter_mut().zip(&max_rates).map(|(l, &top)| l.delay + l.fastest_tx_time(min_size, top)).collect();
         for (i, feeders) in merge_inputs.iter().enumerate() {
-            let la = feeders.iter().map(|&j| links[j as usize].delay + links[j as usize].fastest_tx_time(min_size, max_rates[j as usize])).min();
-            links[i].lookahead = la.unwrap_or(Dur::ZERO);
+            links[i].lookahead = feeders.iter().map(|&j| link_la[j as usize]).min().unwrap_or(Dur::ZERO);
         }
         let guard_mask = (links.len() as u64 * 16).next_power_of_two().max(1 << 16) - 1;
         for (i, l) in links.iter_mut().enumerate() {

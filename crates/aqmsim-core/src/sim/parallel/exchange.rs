@@ -2,7 +2,7 @@
 //! carry packets and drops across, each side's published clock, and the merge of the two
 //! sides' drops in the order of their events.
 
-use super::super::{Simulation, NETWORK, SENDERS};
+use super::super::{class_of_packet, Simulation, SENDERS};
 use crate::packet::{Kind, Packet};
 use crate::sched::Event;
 use crate::time::{Dur, SimTime};
@@ -296,15 +296,6 @@ impl Simulation {
             queue.pop_front();
             self.drops.push(row.time().secs(), row.link, row.flow, row.reason, row.action, row.qlen);
         }
-    }
-}
-
-#[inline(always)]
-fn class_of_packet(p: &Packet) -> u8 {
-    if p.kind == Kind::Ack {
-        SENDERS
-    } else {
-        NETWORK
     }
 }
 

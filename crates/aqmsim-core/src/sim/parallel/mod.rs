@@ -210,12 +210,12 @@ impl Simulation {
         for (mine, theirs) in self.flows.iter_mut().zip(net.flows.iter_mut()) {
             match (&mut mine.agent, &mut theirs.agent) {
                 (Agent::Linux { sink: a, .. }, Agent::Linux { sink: b, .. }) => std::mem::swap(a, b),
-                (Agent::Tcp { sink: a, .. }, Agent::Tcp { sink: b, .. }) => std::mem::swap(a, b),
                 (Agent::Cbr(a), Agent::Cbr(b)) => {
                     a.received = b.received;
                     a.received_bytes = b.received_bytes;
                     a.delay_sum_ns = b.delay_sum_ns;
                 }
+                // (no ns-2 agent: a run with one is numbered by one counter and never splits)
                 _ => unreachable!("both sides are built from one model"),
             }
         }
